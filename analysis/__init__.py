@@ -1,0 +1,1 @@
+"""Polars analyses over datasets and the report builder (never imports ``kernels``)."""

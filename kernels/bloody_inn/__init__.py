@@ -1,0 +1,1 @@
+"""The Bloody Inn kernel: state layout, rules, strategies, batch ``play`` entry point."""

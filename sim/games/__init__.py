@@ -1,0 +1,1 @@
+"""One adapter module per game (see ``sim.registry``)."""
