@@ -1,7 +1,9 @@
 """The ``sim`` command line (Typer).
 
 Commands live in ``sim/commands/<group>.py``; each module has ``register(app)``.
-A user mistake (``SimError``) prints one line and exits with status 2, never a traceback.
+A user mistake (``SimError``) prints one line and exits with status 2, never a traceback;
+Ctrl-C prints what was kept and exits with status 130.  Both are handled in the root group,
+so ``typer.testing.CliRunner`` sees the same behaviour as the console script.
 """
 from __future__ import annotations
 
@@ -9,11 +11,38 @@ import importlib
 import sys
 
 import typer
+from typer.core import TyperGroup
 
 from .errors import SimError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+
+class _SimGroup(TyperGroup):
+    """Root command group turning user errors and Ctrl-C into one line and an exit status."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except SimError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(EXIT_USER_ERROR) from None
+        except KeyboardInterrupt as exc:
+            typer.echo(str(exc) or "interrupted", err=True)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+app = typer.Typer(cls=_SimGroup, add_completion=False, no_args_is_help=True,
+                  pretty_exceptions_show_locals=False,
                   help="Monte Carlo balance simulator for board games.")
+
+
+
+@app.callback()
+def _root():
+    """Monte Carlo balance simulator for board games."""
+
 
 _COMMAND_MODULES = ("run", "analysis", "bench", "replay", "tune")
 
@@ -30,20 +59,9 @@ for _name in _COMMAND_MODULES:
 def main():
     """Console-script entry point."""
     try:
-        app(standalone_mode=False)
-    except SimError as exc:
+        # standalone mode: Typer/Click print usage errors themselves and exit with their code
+        # (2 for a bad option); SimError and Ctrl-C are handled in _SimGroup.invoke.
+        app(prog_name="sim")
+    except SimError as exc:        # raised outside a command (should not happen)
         typer.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    except KeyboardInterrupt:
-        typer.echo("interrupted", err=True)
-        sys.exit(130)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except Exception as exc:  # click usage errors
-        import click
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
-            sys.exit(1)
-        raise
+        sys.exit(EXIT_USER_ERROR)

@@ -24,6 +24,13 @@ MAX_GAMES = 10**10
 MAX_SEED = 2**63 - 1
 
 
+class TomlSyntaxError(ConfigError):
+    """A TOML file that does not parse; the message gives the file and the line."""
+
+    def _format(self):
+        return f"{self.source}: invalid TOML: {self.value}"
+
+
 def load_toml(path):
     """Read a TOML file; a syntax error becomes a ``ConfigError`` naming the line."""
     p = Path(path)
@@ -33,7 +40,7 @@ def load_toml(path):
         with p.open("rb") as fh:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError("toml", str(exc), "valid TOML syntax", source=str(p)) from None
+        raise TomlSyntaxError("toml", str(exc), "valid TOML syntax", source=str(p)) from None
 
 
 def load_run_config(config):

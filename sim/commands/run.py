@@ -1,0 +1,186 @@
+"""Commands ``run``, ``sweep``, ``validate``, ``games`` and ``strategies``."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .. import api, registry, runner, sweep as sweeps
+from ..config import MAX_GAMES, MAX_SEED, config_id, load_toml
+from ..errors import ConfigError
+from ..progress import Progress, auto_enabled
+
+ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="Run config (TOML).",
+                                           show_default=False)]
+OutOpt = Annotated[Optional[Path], typer.Option("--out", "-o", help="Output directory "
+                   "(default: results/<config file name>/).", show_default=False)]
+ThreadsOpt = Annotated[Optional[int], typer.Option(help="Numba threads (default: all cores); "
+                       "the data does not depend on it.", show_default=False)]
+ChunkOpt = Annotated[Optional[int], typer.Option("--chunk-games", help="Games per chunk file "
+                     "(default: 100000, 10000 with --events); the data does not depend on it.",
+                     show_default=False)]
+EventsOpt = Annotated[bool, typer.Option("--events", help="Also write the event log.")]
+ResumeOpt = Annotated[bool, typer.Option("--resume", help="Complete an interrupted dataset "
+                      "(same config); a complete one is kept as it is.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Delete the dataset in the output "
+                     "directory and start over.")]
+ProgressOpt = Annotated[Optional[bool], typer.Option("--progress/--no-progress", help="Progress "
+                        "bar on stderr (default: only when stderr is a terminal).",
+                        show_default=False)]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")]
+BackendOpt = Annotated[str, typer.Option(help="Where chunks are played.")]
+
+
+def _progress(flag):
+    return Progress(enabled=auto_enabled() if flag is None else flag)
+
+
+def _check_overrides(games, seed):
+    if games is not None and not 1 <= games <= MAX_GAMES:
+        raise ConfigError("--games", games, f"an integer from 1 to {MAX_GAMES}")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise ConfigError("--seed", seed, f"an integer from 0 to {MAX_SEED}")
+
+
+def _rate(games, seconds):
+    return f"{games / seconds:,.0f} games/s" if seconds else "-"
+
+
+def run(config: ConfigArg,
+        games: Annotated[Optional[int], typer.Option(help="Override the config's games.",
+                                                     show_default=False)] = None,
+        seed: Annotated[Optional[int], typer.Option(help="Override the config's seed.",
+                                                    show_default=False)] = None,
+        out: OutOpt = None, threads: ThreadsOpt = None, chunk_games: ChunkOpt = None,
+        events: EventsOpt = False, resume: ResumeOpt = False, force: ForceOpt = False,
+        progress: ProgressOpt = None, json_: Annotated[bool, typer.Option(
+            "--json", help="Print a JSON summary on stdout.")] = False,
+        backend: BackendOpt = "local"):
+    """Play a run config and write a dataset (manifest, games/, seats/, events/)."""
+    _check_overrides(games, seed)
+    resolved = api.resolve(config, games=games, seed=seed)
+    out = out or runner.default_out(config, resolved)
+    manifest = runner.run_resolved(
+        resolved, out, name=runner.config_name(config, resolved), source=str(config),
+        threads=threads, chunk_games=chunk_games, events=events, resume=resume, force=force,
+        progress=_progress(progress), backend=backend)
+    s = runner.summary(manifest, out)
+    if json_:
+        typer.echo(json.dumps(s))
+        return
+    if manifest.get("nothing_to_do"):
+        typer.echo(f"{out} is already complete ({s['games']:,} games); nothing to do")
+        return
+    resumed = "" if s["games_played"] == s["games"] else \
+        f" ({s['games_played']:,} played now, the rest resumed)"
+    typer.echo(f"{s['games']:,} games{resumed} in {s['elapsed_s']:.2f} s, "
+               f"{_rate(s['games_played'], s['elapsed_s'])}; seed {s['seed']}, "
+               f"config_id {s['config_id']}")
+    typer.echo(f"dataset: {out}/ ({', '.join(s['tables'])}; {s['chunks']} chunks)")
+
+
+def sweep(sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP", help="Sweep config "
+                                                     "(TOML with base and [grid]).",
+                                                     show_default=False)],
+          out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output directory "
+                         "(default: results/<sweep file name>/).", show_default=False)] = None,
+          resume: ResumeOpt = False, force: ForceOpt = False, threads: ThreadsOpt = None,
+          chunk_games: ChunkOpt = None, events: EventsOpt = False,
+          progress: ProgressOpt = None,
+          json_: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")]
+          = False,
+          backend: BackendOpt = "local"):
+    """Run a base config over a grid: one dataset per point plus points.parquet."""
+    sw = sweeps.load(sweep_file)
+    t0 = time.perf_counter()
+    bar = _progress(progress)
+    out_dir = sweeps.run_sweep(sw, out, resume=resume, force=force, threads=threads,
+                               backend=backend, progress=bar, chunk_games=chunk_games,
+                               events=events)
+    elapsed = time.perf_counter() - t0
+    total = sum(p.resolved["games"] for p in sw.points)
+    s = {"out": str(out_dir), "points": len(sw.points), "games": total,
+         "games_played": bar.played, "elapsed_s": round(elapsed, 3),
+         "games_per_s": round(bar.played / elapsed, 1) if elapsed else None,
+         "points_file": str(Path(out_dir) / sweeps.POINTS)}
+    if json_:
+        typer.echo(json.dumps(s))
+        return
+    typer.echo(f"{len(sw.points)} grid points, {total:,} games ({bar.played:,} played now) in "
+               f"{elapsed:.2f} s, {_rate(bar.played, elapsed)}")
+    typer.echo(f"datasets: {out_dir}/<point>/; index: {s['points_file']}")
+
+
+def validate(target: Annotated[Path, typer.Argument(metavar="CONFIG|SWEEP", help="A run or "
+                                                    "sweep config.", show_default=False)],
+             json_: Annotated[bool, typer.Option("--json", help="Print the resolved config(s) "
+                                                 "as JSON.")] = False):
+    """Check a run or sweep config without running it."""
+    raw = load_toml(target)
+    if sweeps.is_sweep(raw):
+        try:
+            sw = sweeps.load(target)
+        except sweeps.GridError as exc:
+            for err in exc.errors:
+                typer.echo(f"error: {err}", err=True)
+            raise typer.Exit(2) from None
+        if json_:
+            typer.echo(json.dumps({"kind": "sweep", "points": [
+                {"point": p.name, "values": p.values, "config_id": config_id(p.resolved),
+                 "resolved": p.resolved} for p in sw.points]}, indent=1))
+            return
+        games = sum(p.resolved["games"] for p in sw.points)
+        typer.echo(f"ok: {target}: sweep of {len(sw.points)} grid points over "
+                   f"{', '.join(sw.grid)} ({games:,} games in all; base {sw.base})")
+        return
+    resolved = api.resolve(target)
+    if json_:
+        typer.echo(json.dumps({"kind": "run", "config_id": config_id(resolved),
+                               "resolved": resolved}, indent=1))
+        return
+    typer.echo(f"ok: {target}: {resolved['game']}, {resolved.get('players', '?')} players, "
+               f"{resolved['games']:,} games, seed {resolved['seed']}, "
+               f"config_id {config_id(resolved)}")
+
+
+def games(json_: Annotated[bool, typer.Option("--json", help="JSON output.")] = False):
+    """List the games."""
+    rows = []
+    for name in registry.game_names():
+        a = registry.get_adapter(name)
+        rows.append({"game": name, "title": getattr(a, "title", name),
+                     "min_players": getattr(a, "min_players", None),
+                     "max_players": getattr(a, "max_players", None)})
+    if json_:
+        typer.echo(json.dumps(rows))
+        return
+    for r in rows:
+        typer.echo(f"{r['game']:<12} {r['title']}  ({r['min_players']}-{r['max_players']} players)")
+
+
+def strategies(game: Annotated[str, typer.Argument(metavar="GAME", help="Game name (see `sim games`).",
+                                                   show_default=False)],
+               json_: Annotated[bool, typer.Option("--json", help="JSON output.")] = False):
+    """List a game's strategies with their parameters and defaults."""
+    names = registry.game_names()
+    if game not in names:
+        raise ConfigError("game", game, " | ".join(repr(n) for n in names))
+    rows = registry.get_adapter(game).strategies()
+    if json_:
+        typer.echo(json.dumps(rows))
+        return
+    for s in rows:
+        typer.echo(f"{s['name']}: {s.get('description', '')}")
+        for k, v in (s.get("params") or {}).items():
+            typer.echo(f"    {k} = {v!r}")
+
+
+def register(app):
+    app.command("run")(run)
+    app.command("sweep")(sweep)
+    app.command("validate")(validate)
+    app.command("games")(games)
+    app.command("strategies")(strategies)

@@ -1,0 +1,154 @@
+"""A small progress bar for long runs: games done, games per second and ETA, on stderr.
+
+It draws nothing until a run has lasted ``delay`` seconds (short runs stay quiet) and redraws
+at most every ``interval`` seconds.  ``Progress(enabled=False)`` only counts, so the runner can
+use one code path whether or not a bar is shown.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+
+def auto_enabled(stream=None):
+    """A bar is shown by default only when ``stream`` (stderr) is a terminal."""
+    stream = sys.stderr if stream is None else stream
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _fmt_count(n):
+    if n >= 10_000_000:
+        return f"{n / 1e6:.0f}M"
+    if n >= 1_000_000:
+        return f"{n / 1e6:.1f}M"
+    if n >= 10_000:
+        return f"{n / 1e3:.0f}k"
+    return str(int(n))
+
+
+def _fmt_time(seconds):
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+class Progress:
+    """Count games towards a total and draw a one-line bar.
+
+    Parameters
+    ----------
+    enabled : bool
+        Draw the bar (otherwise only count).
+    stream : file, optional
+        Where to draw (default ``sys.stderr``).
+    delay : float
+        Seconds before the first draw, so runs shorter than that print nothing.
+    interval : float
+        Minimum seconds between redraws.
+    """
+
+    width = 24
+
+    def __init__(self, enabled=True, stream=None, delay=1.0, interval=0.25, label="games"):
+        self.enabled = bool(enabled)
+        self.stream = stream
+        self.delay = delay
+        self.interval = interval
+        self.label = label
+        self.total = 0
+        self.done = 0          # games counted towards the total (played + skipped)
+        self.played = 0        # games played in this process (the rate counts only these)
+        self.t0 = time.perf_counter()
+        self._last_draw = None
+        self._drawn = False
+
+    # -- counting -----------------------------------------------------------------
+    def expect(self, n):
+        """Add ``n`` games to the total."""
+        self.total += int(n)
+        self._maybe_draw()
+
+    def skip(self, n):
+        """Count ``n`` games already done before this process (resumed chunks)."""
+        self.done += int(n)
+        self._maybe_draw()
+
+    def advance(self, n):
+        """Count ``n`` games just played."""
+        self.done += int(n)
+        self.played += int(n)
+        self._maybe_draw()
+
+    def nested(self):
+        """A view for a sub-task whose total the caller has already declared."""
+        return _Nested(self)
+
+    @property
+    def elapsed(self):
+        return time.perf_counter() - self.t0
+
+    def rate(self):
+        el = self.elapsed
+        return self.played / el if el > 0 else 0.0
+
+    # -- drawing ------------------------------------------------------------------
+    def line(self):
+        total = max(self.total, 1)
+        frac = min(self.done / total, 1.0)
+        filled = int(frac * self.width)
+        bar = "#" * filled + "." * (self.width - filled)
+        rate = self.rate()
+        left = self.total - self.done
+        eta = _fmt_time(left / rate) if rate > 0 and left > 0 else "--:--"
+        return (f"[{bar}] {frac * 100:5.1f}%  {_fmt_count(self.done)}/{_fmt_count(self.total)} "
+                f"{self.label}  {_fmt_count(rate)} {self.label}/s  ETA {eta}")
+
+    def _maybe_draw(self, force=False):
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if not force:
+            if now - self.t0 < self.delay:
+                return
+            if self._last_draw is not None and now - self._last_draw < self.interval:
+                return
+        self._last_draw = now
+        out = self.stream or sys.stderr
+        out.write("\r" + self.line() + "\x1b[K")
+        out.flush()
+        self._drawn = True
+
+    def close(self):
+        """Finish the bar's line (only if something was drawn)."""
+        if self.enabled and self._drawn:
+            self._maybe_draw(force=True)
+            out = self.stream or sys.stderr
+            out.write("\n")
+            out.flush()
+            self._drawn = False
+
+
+class _Nested:
+    """Forwards counting to a parent bar; ``expect`` and ``close`` are the parent's business."""
+
+    def __init__(self, parent):
+        self.parent = parent
+
+    def expect(self, n):
+        pass
+
+    def skip(self, n):
+        self.parent.skip(n)
+
+    def advance(self, n):
+        self.parent.advance(n)
+
+    def nested(self):
+        return self
+
+    def close(self):
+        pass

@@ -1,0 +1,369 @@
+"""The runner: play a run config chunk by chunk and stream the chunks into a dataset.
+
+A run is split into chunks of ``chunk_games`` consecutive game ids.  Every game draws from its
+own random stream keyed by (seed, game id), so a chunk's rows depend only on the config and its
+game range: chunks are independent tasks, can be played in any order or place, and the data is
+identical whatever the thread count or chunk size.  Each finished chunk goes straight to disk
+(see :mod:`sim.dataset`) and is dropped, so memory stays flat however many games are played.
+
+Backends decide where chunks are played.  ``"local"`` plays them one after the other in this
+process, each using all Numba threads.  Another backend is a function with the signature of
+:func:`_local_backend` added with :func:`register_backend`; it only has to call
+:func:`play_chunk_to_tables` (or :func:`play_and_write_chunk`) per pending chunk and hand each
+manifest entry to ``writer.record``.
+"""
+from __future__ import annotations
+
+import json
+import platform
+import re
+import time
+from pathlib import Path
+
+from . import api, dataset
+from .config import config_id
+from .errors import ConfigError, SimError
+from .progress import Progress
+
+DEFAULT_CHUNK_GAMES = 100_000
+#: Event logs are ~100x larger than the game rows; smaller chunks keep memory in check.
+DEFAULT_CHUNK_GAMES_EVENTS = 10_000
+MAX_CHUNK_GAMES = 10_000_000
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a run; the message says what was kept and how to resume."""
+
+
+# --- naming -------------------------------------------------------------------------
+
+def _safe_name(text):
+    text = re.sub(r"[^A-Za-z0-9._=+-]+", "-", str(text)).strip("-.")
+    return text or "run"
+
+
+def config_name(config, resolved):
+    """Name of a run: the TOML file's stem, else the config's ``name``, else its config id."""
+    if isinstance(config, (str, Path)):
+        return _safe_name(Path(config).stem)
+    if resolved.get("name"):
+        return _safe_name(resolved["name"])
+    return "run-" + config_id(resolved)
+
+
+def default_out(config, resolved):
+    """``results/<config name>/`` (relative to the working directory)."""
+    return Path("results") / config_name(config, resolved)
+
+
+# --- chunks -------------------------------------------------------------------------
+
+def check_chunk_games(chunk_games, events=False):
+    if chunk_games is None:
+        return DEFAULT_CHUNK_GAMES_EVENTS if events else DEFAULT_CHUNK_GAMES
+    if isinstance(chunk_games, bool) or not isinstance(chunk_games, int) \
+            or not 1 <= chunk_games <= MAX_CHUNK_GAMES:
+        raise ConfigError("chunk-games", chunk_games, f"an integer from 1 to {MAX_CHUNK_GAMES}")
+    return chunk_games
+
+
+def plan_chunks(total, chunk_games):
+    """``[(index, start, count), ...]`` covering games ``0 .. total-1``."""
+    return [(i, start, min(chunk_games, total - start))
+            for i, start in enumerate(range(0, total, chunk_games))]
+
+
+def play_chunk_to_tables(resolved, start, count, events=False):
+    """Play games ``start .. start+count-1`` of a resolved config.
+
+    Returns
+    -------
+    dict[str, pyarrow.Table]
+        ``games``, ``seats`` and (when ``events``) ``events``, each with ``config_id``.
+    """
+    chunk = api.play_range(resolved, start, count, events=events)
+    tables = {"games": chunk.games, "seats": chunk.seats}
+    if events:
+        tables["events"] = chunk.events
+    return tables
+
+
+def play_and_write_chunk(resolved, out, index, start, count, events=False):
+    """Play one chunk and write its files; return its manifest entry (for worker processes)."""
+    tables = play_chunk_to_tables(resolved, start, count, events)
+    return dataset.write_chunk_files(out, index, start, count, tables)
+
+
+# --- backends -----------------------------------------------------------------------
+
+def _local_backend(resolved, pending, writer, *, events, threads, progress):
+    """Play pending chunks in order in this process, all Numba threads on each chunk."""
+    api.set_threads(threads)
+    for index, start, count in pending:
+        tables = play_chunk_to_tables(resolved, start, count, events)
+        writer.write_chunk(index, start, count, tables)
+        del tables
+        progress.advance(count)
+
+
+BACKENDS = {"local": _local_backend}
+
+
+def register_backend(name, fn):
+    """Make ``fn`` available as ``backend=name`` (same signature as the local backend)."""
+    BACKENDS[name] = fn
+
+
+def get_backend(name):
+    if name not in BACKENDS:
+        raise ConfigError("backend", name, " | ".join(repr(b) for b in BACKENDS))
+    return BACKENDS[name]
+
+
+# --- opening the output -------------------------------------------------------------
+
+def _normalise(obj):
+    return json.loads(json.dumps(obj, sort_keys=True))
+
+
+def _first_difference(a, b, prefix=""):
+    """Dotted key of the first difference between two JSON-like values (or None)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                return prefix + k
+            d = _first_difference(a[k], b[k], prefix + k + ".")
+            if d is not None:
+                return d
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return prefix.rstrip(".") or "(root)"
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = _first_difference(x, y, f"{prefix}{i}.")
+            if d is not None:
+                return d
+        return None
+    return None if a == b else (prefix.rstrip(".") or "(root)")
+
+
+def _has_dataset_files(out):
+    return any((out / name).exists() for name in dataset.TABLES) or dataset.manifest_path(out).exists()
+
+
+def _open_existing(out, resolved, events, chunk_games, resume, force):
+    """Apply the overwrite policy; return the manifest to continue, or None to start afresh."""
+    if out.exists() and not out.is_dir():
+        raise SimError(f"{out} exists and is not a directory")
+    if resume and force:
+        raise SimError("--resume and --force exclude each other: resume keeps the finished "
+                       "chunks, force deletes them")
+    if not out.is_dir() or not _has_dataset_files(out):
+        return None
+    if force:
+        dataset.clear_dataset(out)
+        return None
+    existing = dataset.read_manifest(out)
+    if existing is None:
+        if resume:
+            # No manifest was ever written: nothing of it was recorded, so nothing to keep.
+            dataset.clear_dataset(out)
+            return None
+        raise SimError(f"{out} holds dataset files without a manifest; "
+                       "use --force to overwrite them")
+    total = existing.get("games", 0)
+    done = existing.get("games_done", 0)
+    if not resume:
+        if existing.get("status") == "complete":
+            raise SimError(f"{out} already holds a complete dataset ({total:,} games); "
+                           "use --resume to keep it or --force to overwrite it")
+        raise SimError(f"{out} holds an unfinished dataset ({done:,} of {total:,} games); "
+                       "use --resume to complete it or --force to start over")
+    diff = _first_difference(existing.get("resolved"), _normalise(resolved))
+    if diff is not None:
+        raise SimError(f"{out} was made from a different config (first difference: {diff}); "
+                       "--resume needs the same config, or use --force to start over")
+    if bool(existing.get("events")) != bool(events):
+        raise SimError(f"{out} was made with events={existing.get('events')}; "
+                       "--resume needs the same --events setting")
+    if chunk_games is not None and chunk_games != existing.get("chunk_games"):
+        raise SimError(f"{out} was written in chunks of {existing.get('chunk_games'):,} games; "
+                       "--resume needs the same --chunk-games (or leave it out)")
+    return existing
+
+
+def _new_manifest(resolved, name, source, events, chunk_games):
+    tables = ["games", "seats"] + (["events"] if events else [])
+    return {
+        "format": dataset.FORMAT,
+        "format_version": dataset.FORMAT_VERSION,
+        "status": "running",
+        "game": resolved["game"],
+        "name": name,
+        "source": source,
+        "config_id": config_id(resolved),
+        "seed": resolved["seed"],
+        "games": resolved["games"],
+        "games_done": 0,
+        "chunk_games": chunk_games,
+        "events": bool(events),
+        "tables": tables,
+        "resolved": _normalise(resolved),
+        "versions": dataset.package_versions(),
+        "git": dataset.git_state(),
+        "created": dataset.now_iso(),
+        "updated": dataset.now_iso(),
+        "sessions": [],
+        "chunks": [],
+    }
+
+
+def _make_progress(progress):
+    if progress is None or progress is False:
+        return Progress(enabled=False), True
+    if progress is True:
+        return Progress(enabled=True), True
+    return progress, False
+
+
+# --- the run ------------------------------------------------------------------------
+
+def run_resolved(resolved, out, *, name=None, source=None, threads=None, chunk_games=None,
+                 events=False, resume=False, force=False, progress=None, backend="local"):
+    """Run an already resolved config into ``out``; see :func:`run_dataset`."""
+    out = Path(out)
+    backend_fn = get_backend(backend)
+    if threads is not None and backend == "local":
+        api.set_threads(threads)            # validate before touching the output
+    existing = _open_existing(out, resolved, events, chunk_games, resume, force)
+    if existing is not None:
+        chunk_games = existing["chunk_games"]
+    chunk_games = check_chunk_games(chunk_games, events)
+
+    out.mkdir(parents=True, exist_ok=True)
+    dataset.remove_temporaries(out)
+    if existing is None:
+        manifest = _new_manifest(resolved, name or out.name, source, events, chunk_games)
+    else:
+        manifest = existing
+        # Keep only chunks whose files are intact; a damaged one is simply played again.
+        manifest["chunks"] = [c for c in manifest["chunks"] if dataset.chunk_intact(out, c)]
+        manifest["games_done"] = sum(c["games"] for c in manifest["chunks"])
+
+    plan = plan_chunks(resolved["games"], chunk_games)
+    bar, owned = _make_progress(progress)
+    if manifest["status"] == "complete" and len(manifest["chunks"]) == len(plan):
+        bar.expect(resolved["games"])
+        bar.skip(resolved["games"])
+        if owned:
+            bar.close()
+        return dict(manifest, nothing_to_do=True)   # the extra key is not written to disk
+
+    manifest["status"] = "running"
+    session = {"started": dataset.now_iso(), "backend": backend, "threads": threads,
+               "host": platform.node(), "git_commit": dataset.git_state()["commit"],
+               "games_played": 0}
+    manifest.setdefault("sessions", []).append(session)
+    writer = dataset.DatasetWriter(out, manifest)
+    done = writer.done_indices()
+    pending = [c for c in plan if c[0] not in done]
+    bar.expect(resolved["games"])
+    bar.skip(manifest["games_done"])
+
+    t0 = time.perf_counter()
+    played0 = manifest["games_done"]
+    try:
+        backend_fn(resolved, pending, writer, events=events, threads=threads, progress=bar)
+    except KeyboardInterrupt:
+        if owned:
+            bar.close()
+        kept = manifest["games_done"]
+        session.update(finished=dataset.now_iso(), interrupted=True,
+                       games_played=kept - played0,
+                       elapsed_s=round(time.perf_counter() - t0, 3))
+        dataset.write_manifest(out, manifest)
+        raise RunInterrupted(
+            f"interrupted: {kept:,} of {resolved['games']:,} games are kept in {out}; "
+            "run the same command with --resume to complete the dataset") from None
+    elapsed = time.perf_counter() - t0
+    if owned:
+        bar.close()
+    if manifest["games_done"] != resolved["games"]:
+        raise RuntimeError(f"backend {backend!r} left {resolved['games'] - manifest['games_done']} "
+                           "games unplayed")
+    played = manifest["games_done"] - played0
+    session.update(finished=dataset.now_iso(), games_played=played,
+                   elapsed_s=round(elapsed, 3),
+                   games_per_s=round(played / elapsed, 1) if elapsed > 0 else None)
+    return writer.complete()
+
+
+def run_dataset(config, out=None, *, games=None, seed=None, threads=None, chunk_games=None,
+                events=False, resume=False, force=False, progress=None, backend="local"):
+    """Play a run config into a Parquet dataset.
+
+    Parameters
+    ----------
+    config : str | pathlib.Path | dict
+        TOML run config or a dict of the same shape.
+    out : path, optional
+        Dataset directory (default ``results/<config name>/``).
+    games, seed : int, optional
+        Override the config's ``games`` / ``seed``.
+    threads : int, optional
+        Numba threads (default all cores); the data does not depend on it.
+    chunk_games : int, optional
+        Games per chunk file (default 100,000; 10,000 with events); the data does not depend on it.
+    events : bool
+        Also write the event log.
+    resume : bool
+        Complete an interrupted dataset in ``out`` (same config required); a complete one is
+        left as it is.
+    force : bool
+        Delete a dataset already in ``out`` and start over.
+    progress : bool | Progress, optional
+        Draw a progress bar on stderr (or count into the given ``Progress``).
+    backend : str
+        Where chunks are played (``"local"``).
+
+    Returns
+    -------
+    dict
+        The dataset's manifest (status ``complete``).
+
+    Raises
+    ------
+    ConfigError
+        For an invalid config or option.
+    SimError
+        When ``out`` holds a dataset and neither ``resume`` nor ``force`` is given.
+    RunInterrupted
+        On Ctrl-C; finished chunks are kept for ``resume``.
+    """
+    resolved = api.resolve(config, games=games, seed=seed)
+    if out is None:
+        out = default_out(config, resolved)
+    source = str(config) if isinstance(config, (str, Path)) else None
+    return run_resolved(resolved, out, name=config_name(config, resolved), source=source,
+                        threads=threads, chunk_games=chunk_games, events=events, resume=resume,
+                        force=force, progress=progress, backend=backend)
+
+
+def summary(manifest, out):
+    """A small JSON-able summary of a finished run (for ``--json`` and the CLI line)."""
+    last = (manifest.get("sessions") or [{}])[-1]
+    if manifest.get("nothing_to_do"):
+        last = {"games_played": 0}
+    return {
+        "out": str(out),
+        "status": manifest["status"],
+        "game": manifest["game"],
+        "config_id": manifest["config_id"],
+        "seed": manifest["seed"],
+        "games": manifest["games"],
+        "games_played": last.get("games_played", 0),
+        "elapsed_s": last.get("elapsed_s"),
+        "games_per_s": last.get("games_per_s"),
+        "chunks": len(manifest["chunks"]),
+        "tables": manifest["tables"],
+    }

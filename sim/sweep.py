@@ -1,0 +1,329 @@
+"""Sweeps: a base run config played over the cartesian product of a grid of dotted keys.
+
+::
+
+    base = "../bloody_inn/long-3p.toml"     # relative to the sweep file
+    games = 200_000                         # optional: override the base's games / seed
+    [grid]
+    players = [2, 3, 4]
+    "rules.deck_size" = [20, 30, 40]
+    "seats.0.params.aggression" = [0.5, 1.0]
+
+Every grid point is resolved (validated) before anything runs.  Each point is one dataset under
+``<out>/<point>/``; ``<out>/points.parquet`` maps point → parameter values and ``<out>/sweep.json``
+records the sweep and its status.
+
+Seeds: every grid point uses the base config's seed (common random numbers): game ``g`` of
+every point starts from the same random stream, so differences between points come from the
+parameters, not from luck.  Put ``seed`` in the grid to vary it.
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import api, dataset, runner
+from .config import check_keys, config_id, get_int, load_toml, MAX_GAMES, MAX_SEED
+from .errors import ConfigError, SimError
+
+SWEEP_KEYS = ("base", "grid", "name", "description", "games", "seed")
+SWEEP_FORMAT = "boardsim-sweep"
+SWEEP_MANIFEST = "sweep.json"
+POINTS = "points.parquet"
+MAX_POINTS = 10_000
+
+
+class GridError(SimError):
+    """One or more grid points are invalid; ``errors`` lists every one of them."""
+
+    def __init__(self, errors):
+        self.errors = errors
+        more = f" (and {len(errors) - 1} more invalid grid points)" if len(errors) > 1 else ""
+        super().__init__(str(errors[0]) + more)
+
+
+@dataclass
+class Point:
+    name: str
+    values: dict
+    resolved: dict
+
+
+@dataclass
+class Sweep:
+    path: Path | None
+    base: Path
+    grid: dict
+    points: list = field(default_factory=list)
+
+
+def is_sweep(raw):
+    """A TOML document is a sweep when it has a ``base`` or a ``grid``."""
+    return isinstance(raw, dict) and ("grid" in raw or "base" in raw)
+
+
+def set_dotted(raw, key, value, players=None):
+    """Set ``a.b.0.c`` in nested tables/lists, creating missing tables.
+
+    A one-entry ``seats`` list (one entry for every seat) is expanded to one entry per seat
+    before a single seat is changed.
+    """
+    parts = key.split(".")
+    node = raw
+    for depth, part in enumerate(parts):
+        last = depth == len(parts) - 1
+        where = ".".join(parts[:depth + 1])
+        if isinstance(node, list):
+            if not part.isdigit():
+                raise ConfigError(f"grid.{key}", part, f"a list index at {where}")
+            i = int(part)
+            if i >= len(node) and len(node) == 1 and parts[depth - 1:depth] == ["seats"] \
+                    and isinstance(players, int) and i < players:
+                node.extend(copy.deepcopy(node[0]) for _ in range(players - 1))
+            if i >= len(node):
+                raise ConfigError(f"grid.{key}", i, f"an index below {len(node)} "
+                                  f"(the base config has {len(node)} entries at "
+                                  f"{'.'.join(parts[:depth])})")
+            if last:
+                node[i] = value
+            else:
+                node = node[i]
+        elif isinstance(node, dict):
+            if last:
+                node[part] = value
+            else:
+                if part not in node:
+                    node[part] = [{}] if part == "seats" else {}
+                node = node[part]
+        else:
+            raise ConfigError(f"grid.{key}", node, f"a table or list at {'.'.join(parts[:depth])}")
+
+
+def point_name(index, values):
+    """``p003_players=2_rules.deck_size=30``: sortable, readable, safe as a directory name."""
+    body = "_".join(f"{k}={v}" for k, v in values.items())
+    body = re.sub(r"[^A-Za-z0-9._=+-]+", "-", body)
+    return f"p{index:03d}_{body}"[:200]
+
+
+def _check_grid(grid):
+    if not isinstance(grid, dict) or not grid:
+        raise ConfigError("grid", grid, "a table of dotted keys -> non-empty lists of values")
+    for key, values in grid.items():
+        if not re.fullmatch(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*", key):
+            raise ConfigError(f"grid.{key}", key, "a dotted key such as rules.deck_size")
+        if key.split(".")[0] in ("game", "name", "description"):
+            raise ConfigError(f"grid.{key}", values, "a key other than game, name, description")
+        if not isinstance(values, list) or not values:
+            raise ConfigError(f"grid.{key}", values, "a non-empty list of values")
+        for v in values:
+            if not isinstance(v, (bool, int, float, str)):
+                raise ConfigError(f"grid.{key}", v, "numbers, strings or booleans")
+        if len(set(map(repr, values))) != len(values):
+            raise ConfigError(f"grid.{key}", values, "a list without repeated values")
+
+
+def load(path):
+    """Read and validate a sweep file; every grid point is resolved. Returns a :class:`Sweep`.
+
+    Raises
+    ------
+    ConfigError
+        for a bad sweep key (naming the sweep file).
+    GridError
+        when grid points are invalid; lists every invalid point.
+    """
+    path = Path(path)
+    raw = load_toml(path)
+    try:
+        check_keys(raw, SWEEP_KEYS)
+        base = raw.get("base")
+        if not isinstance(base, str):
+            raise ConfigError("base", base, "the path of a run config, relative to the sweep file")
+        grid = raw.get("grid")
+        _check_grid(grid)
+        overrides = {}
+        if "games" in raw:
+            overrides["games"] = get_int(raw, "games", None, 1, MAX_GAMES)
+        if "seed" in raw:
+            overrides["seed"] = get_int(raw, "seed", None, 0, MAX_SEED)
+        n_points = 1
+        for values in grid.values():
+            n_points *= len(values)
+        if n_points > MAX_POINTS:
+            raise ConfigError("grid", f"{n_points} points", f"at most {MAX_POINTS} points")
+    except ConfigError as exc:
+        raise exc.with_source(str(path)) from None
+    base_path = (path.parent / base)
+    if not base_path.is_file():
+        raise ConfigError("base", base, f"an existing run config ({base_path} not found)",
+                          source=str(path))
+    base_raw = load_toml(base_path)
+
+    keys = list(grid)
+    # Set "players" (and other plain keys) before per-seat keys so seat lists can expand.
+    order = sorted(keys, key=lambda k: (k.split(".")[0] == "seats", keys.index(k)))
+    points, errors, names = [], [], set()
+    for index, combo in enumerate(itertools.product(*(grid[k] for k in keys))):
+        values = dict(zip(keys, combo))
+        name = point_name(index, values)
+        label = ", ".join(f"{k}={v!r}" for k, v in values.items())
+        pt = copy.deepcopy(base_raw)
+        pt.update(overrides)
+        try:
+            for k in order:
+                set_dotted(pt, k, values[k], players=pt.get("players"))
+            pt["name"] = f"{path.stem}/{name}"
+            resolved = api.resolve(pt)
+        except ConfigError as exc:
+            errors.append(ConfigError(exc.key, exc.value, exc.allowed,
+                                      source=f"{path} (grid point {label}; base {base_path})"))
+            continue
+        names.add(name)
+        points.append(Point(name, values, resolved))
+    if errors:
+        raise GridError(errors)
+    return Sweep(path, base_path, grid, points)
+
+
+def load_sweep(path):
+    """Validate a sweep file; return ``[(point_name, resolved_config), ...]``.
+
+    Every grid point is resolved before this returns, so an invalid combination is reported
+    before anything runs.
+    """
+    return [(p.name, p.resolved) for p in load(path).points]
+
+
+# --- running ------------------------------------------------------------------------
+
+def _points_table(sweep, out):
+    cols = {"point": [p.name for p in sweep.points],
+            "config_id": [config_id(p.resolved) for p in sweep.points],
+            "path": [p.name for p in sweep.points],
+            "games": [p.resolved["games"] for p in sweep.points],
+            "seed": [p.resolved["seed"] for p in sweep.points]}
+    arrays = {k: pa.array(v) for k, v in cols.items()}
+    for key in sweep.grid:
+        vals = [p.values.get(key) for p in sweep.points]
+        if key in arrays:                 # "seed" or "games" in the grid: same numbers
+            continue
+        try:
+            arrays[key] = pa.array(vals)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            arrays[key] = pa.array([str(v) for v in vals])
+    return pa.table(arrays)
+
+
+def _write_json(path, obj):
+    tmp = path.with_name("." + path.name + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+def _sweep_manifest(sweep, status):
+    return {"format": SWEEP_FORMAT, "format_version": 1, "status": status,
+            "source": str(sweep.path) if sweep.path else None,
+            "base": str(sweep.base) if sweep.base else None,
+            "grid": sweep.grid,
+            "seed_policy": "common random numbers: every point uses the base seed "
+                           "unless the grid varies seed",
+            "points": [{"point": p.name, "config_id": config_id(p.resolved),
+                        "values": p.values, "games": p.resolved["games"],
+                        "seed": p.resolved["seed"]} for p in sweep.points],
+            "versions": dataset.package_versions(), "git": dataset.git_state(),
+            "updated": dataset.now_iso()}
+
+
+def _open_sweep_dir(out, sweep, resume, force):
+    if out.exists() and not out.is_dir():
+        raise SimError(f"{out} exists and is not a directory")
+    if resume and force:
+        raise SimError("--resume and --force exclude each other")
+    mpath = out / SWEEP_MANIFEST
+    if not mpath.is_file():
+        return
+    try:
+        old = json.loads(mpath.read_text())
+    except (OSError, json.JSONDecodeError):
+        old = {"status": "unreadable", "points": []}
+    if force:
+        for p in old.get("points", []):
+            if (out / p["point"]).is_dir():
+                dataset.clear_dataset(out / p["point"])
+        (out / POINTS).unlink(missing_ok=True)
+        mpath.unlink()
+        return
+    if not resume:
+        what = "a complete sweep" if old.get("status") == "complete" else "an unfinished sweep"
+        raise SimError(f"{out} already holds {what}; use --resume to "
+                       f"{'keep' if old.get('status') == 'complete' else 'complete'} it "
+                       "or --force to overwrite it")
+    old_ids = [(p["point"], p["config_id"]) for p in old.get("points", [])]
+    new_ids = [(p.name, config_id(p.resolved)) for p in sweep.points]
+    if old_ids != new_ids:
+        raise SimError(f"{out} was made from a different sweep; --resume needs the same "
+                       "sweep file, or use --force to start over")
+
+
+def run_sweep(sweep, out=None, *, resume=False, force=False, threads=None, backend="local",
+              progress=None, chunk_games=None, events=False):
+    """Run every grid point of a sweep into ``out/<point>/`` and write ``out/points.parquet``.
+
+    Parameters
+    ----------
+    sweep : path | Sweep | list of (point_name, resolved)
+        A sweep file (default ``out``: ``results/<sweep file stem>/``), a loaded sweep, or the
+        list :func:`load_sweep` returns (then ``out`` is required).
+    resume, force, threads, backend, progress, chunk_games, events
+        As for :func:`sim.runner.run_dataset`, applied to every point.
+
+    Returns
+    -------
+    pathlib.Path
+        The sweep's output directory.
+    """
+    if isinstance(sweep, (str, Path)):
+        sweep = load(sweep)
+    elif isinstance(sweep, list):
+        sweep = Sweep(None, None, {}, [Point(n, {}, r) for n, r in sweep])
+    if out is None:
+        if sweep.path is None:
+            raise SimError("run_sweep needs out= when given a list of points")
+        out = Path("results") / runner._safe_name(sweep.path.stem)
+    out = Path(out)
+    runner.get_backend(backend)
+    _open_sweep_dir(out, sweep, resume, force)
+    out.mkdir(parents=True, exist_ok=True)
+    _write_json(out / SWEEP_MANIFEST, _sweep_manifest(sweep, "running"))
+
+    bar, owned = runner._make_progress(progress)
+    bar.expect(sum(p.resolved["games"] for p in sweep.points))
+    sub = bar.nested()
+    try:
+        for p in sweep.points:
+            runner.run_resolved(p.resolved, out / p.name, name=p.name,
+                                source=str(sweep.path) if sweep.path else None,
+                                threads=threads, chunk_games=chunk_games, events=events,
+                                resume=resume, force=force, progress=sub, backend=backend)
+    except runner.RunInterrupted:
+        if owned:
+            bar.close()
+        raise runner.RunInterrupted(
+            f"interrupted: finished grid points and chunks are kept in {out}; "
+            "run the same command with --resume to complete the sweep") from None
+    if owned:
+        bar.close()
+    tmp = out / ("." + POINTS + ".tmp")
+    pq.write_table(_points_table(sweep, out), tmp, compression=dataset.COMPRESSION)
+    os.replace(tmp, out / POINTS)
+    _write_json(out / SWEEP_MANIFEST, _sweep_manifest(sweep, "complete"))
+    return out
