@@ -1,0 +1,212 @@
+"""Open a run or a whole sweep as lazy Polars frames.
+
+A run directory holds ``manifest.json``, ``games/*.parquet``, ``seats/*.parquet`` and
+optionally ``events/*.parquet``.  A sweep directory holds one run per grid point under
+``<out>/<point>/`` and ``<out>/points.parquet`` (``point`` plus one column per swept dotted
+key).  Each table of a sweep is read with one lazy scan over a glob; the point a row came
+from is recovered from its file path and the swept parameters are joined on it.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from .errors import AnalysisError
+
+_PART_GLOB = "part-*.parquet"
+# Columns of the games table copied onto every seat row (design.md core columns; the
+# game-specific ones are added when present).
+_SEAT_KEYS = ("point", "game_id")
+
+
+@dataclass
+class Dataset:
+    """A run or a sweep, ready for the metrics.
+
+    Attributes
+    ----------
+    root : Path
+    kind : str
+        ``"run"`` or ``"sweep"``.
+    game : str
+        ``manifest["config"]["game"]``.
+    manifests : dict[str, dict]
+        Point name -> manifest (a run has one point named ``""``).
+    points : pl.DataFrame
+        ``point`` plus one column per swept key (a run: just ``point``).
+    params : list[str]
+        Swept keys that vary over the points, in grid order (``players`` included when swept).
+    games, seats : pl.LazyFrame
+        ``seats`` carries every games column too (joined on point and game_id) and both
+        carry ``point`` and the swept parameters.
+    events : pl.LazyFrame | None
+    """
+    root: Path
+    kind: str
+    game: str
+    manifests: dict
+    points: pl.DataFrame
+    params: list
+    games: pl.LazyFrame
+    seats: pl.LazyFrame
+    events: pl.LazyFrame | None = None
+    warnings: list = field(default_factory=list)
+
+    @property
+    def config(self):
+        """The resolved config of the first point (game-level facts shared by all points)."""
+        return next(iter(self.manifests.values())).get("config", {})
+
+    def group_params(self, exclude=()):
+        """Swept parameters to group by (``players`` is always a games column, so it is
+        left out here; callers add it)."""
+        return [p for p in self.params if p != "players" and p not in exclude]
+
+    def games_columns(self):
+        return self.games.collect_schema().names()
+
+    def seats_columns(self):
+        return self.seats.collect_schema().names()
+
+
+def is_run_dir(path: Path) -> bool:
+    return (path / "manifest.json").is_file() and (path / "games").is_dir()
+
+
+def is_sweep_dir(path: Path) -> bool:
+    return (path / "points.parquet").is_file()
+
+
+def read_manifest(path: Path) -> dict:
+    try:
+        with open(path / "manifest.json", encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise AnalysisError(f"{path}: cannot read manifest.json ({exc})") from None
+
+
+def open_dataset(path) -> Dataset:
+    """Open a run or sweep directory lazily.
+
+    Raises
+    ------
+    AnalysisError
+        when the directory is neither a run nor a sweep, or holds no data.
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise AnalysisError(f"{root}: no such directory (expected a run or sweep output)")
+    if is_sweep_dir(root):
+        return _open_sweep(root)
+    if is_run_dir(root):
+        return _open_run(root)
+    raise AnalysisError(f"{root}: not a dataset (expected manifest.json + games/ for a run, "
+                        "or points.parquet for a sweep)")
+
+
+def _status_warnings(manifests):
+    out = []
+    for point, man in sorted(manifests.items()):
+        status = man.get("status")
+        if status is not None and status != "complete":
+            out.append(f"dataset {point or '.'} is {status!r}, not complete: "
+                       "numbers cover the finished chunks only")
+    return out
+
+
+def _open_run(root: Path) -> Dataset:
+    manifest = read_manifest(root)
+    _require_parts(root / "games", root)
+    games = pl.scan_parquet(str(root / "games" / _PART_GLOB)).with_columns(
+        pl.lit("").alias("point"))
+    seats = pl.scan_parquet(str(root / "seats" / _PART_GLOB)).with_columns(
+        pl.lit("").alias("point"))
+    events = None
+    if (root / "events").is_dir() and any((root / "events").glob(_PART_GLOB)):
+        events = pl.scan_parquet(str(root / "events" / _PART_GLOB)).with_columns(
+            pl.lit("").alias("point"))
+    points = pl.DataFrame({"point": [""]})
+    manifests = {"": manifest}
+    return _finish(root, "run", manifests, points, [], games, seats, events)
+
+
+def _require_parts(folder: Path, root: Path):
+    if not folder.is_dir() or not any(folder.glob(_PART_GLOB)):
+        raise AnalysisError(f"{root}: no finished chunk files in {folder.name}/")
+
+
+def _point_expr():
+    # <out>/<point>/<table>/part-NNNNN.parquet -> <point>
+    return (pl.col("_path").str.replace_all("\\\\", "/")
+            .str.extract(r"([^/]+)/[^/]+/[^/]+$", 1).alias("point"))
+
+
+def _scan_sweep_table(root: Path, table: str, points):
+    # an explicit file list (not a glob over */) so stray folders never leak in
+    files = [str(f) for p in points for f in sorted((root / p / table).glob(_PART_GLOB))]
+    if not files:
+        return None
+    lf = pl.scan_parquet(files, include_file_paths="_path")
+    return lf.with_columns(_point_expr()).drop("_path")
+
+
+def _open_sweep(root: Path) -> Dataset:
+    points = pl.read_parquet(root / "points.parquet")
+    if "point" not in points.columns:
+        raise AnalysisError(f"{root}/points.parquet: no 'point' column")
+    points = points.with_columns(pl.col("point").cast(pl.String))
+    manifests = {}
+    present = []
+    for name in points["point"].to_list():
+        pdir = root / name
+        if is_run_dir(pdir) and any((pdir / "games").glob(_PART_GLOB)):
+            manifests[name] = read_manifest(pdir)
+            present.append(name)
+    if not present:
+        raise AnalysisError(f"{root}: sweep has no finished points yet")
+    warnings = []
+    missing = sorted(set(points["point"].to_list()) - set(present))
+    if missing:
+        warnings.append(f"{len(missing)} sweep point(s) have no data yet: {', '.join(missing[:5])}"
+                        + (" ..." if len(missing) > 5 else ""))
+    points = points.filter(pl.col("point").is_in(present))
+    params = [c for c in points.columns if c != "point" and points[c].n_unique() > 1]
+    # keep constant swept keys out of grouping but do keep them in the points table
+    games = _scan_sweep_table(root, "games", present)
+    seats = _scan_sweep_table(root, "seats", present)
+    if seats is None:
+        raise AnalysisError(f"{root}: sweep points have games but no seats files")
+    events = _scan_sweep_table(root, "events", present)
+    ds = _finish(root, "sweep", manifests, points, params, games, seats, events)
+    ds.warnings = warnings + ds.warnings
+    return ds
+
+
+def _finish(root, kind, manifests, points, params, games, seats, events):
+    games_cols = games.collect_schema().names()
+    # Swept keys that are also games columns (``players``) are not joined twice.
+    join_params = [p for p in params if p not in games_cols]
+    pts = points.select(["point", *join_params]).lazy()
+    if join_params:
+        games = games.join(pts, on="point", how="left")
+    # every games column onto the seat rows, so seat metrics can group by players,
+    # deck size, truncated, ... without another join
+    seat_cols = seats.collect_schema().names()
+    extra = [c for c in games.collect_schema().names() if c not in seat_cols or c in _SEAT_KEYS]
+    seats = seats.join(games.select(extra), on=list(_SEAT_KEYS), how="left")
+    if events is not None:
+        events = events.join(
+            seats.select(["point", "game_id", "seat", "strategy", "players", *join_params]),
+            on=["point", "game_id", "seat"], how="left")
+    game = next(iter(manifests.values())).get("config", {}).get("game", "")
+    if not game:
+        raise AnalysisError(f"{root}: manifest has no config.game")
+    games_of_points = {m.get("config", {}).get("game") for m in manifests.values()}
+    if len(games_of_points) > 1:
+        raise AnalysisError(f"{root}: points of different games {sorted(games_of_points)}")
+    return Dataset(root=root, kind=kind, game=game, manifests=manifests, points=points,
+                   params=params, games=games, seats=seats, events=events,
+                   warnings=_status_warnings(manifests))

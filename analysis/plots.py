@@ -1,0 +1,197 @@
+"""Matplotlib figures rendered to deterministic inline SVG.
+
+The same table always gives the same SVG bytes: fixed hash salt for element ids, no date
+in the metadata, text kept as text (no font subsetting), no XML prologue.
+"""
+from __future__ import annotations
+
+import io
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+
+_RC = {
+    "svg.hashsalt": "boardsim-report",
+    "svg.fonttype": "none",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "figure.dpi": 100,
+}
+
+
+def to_svg(fig) -> str:
+    """Serialise and close a figure; return the bare ``<svg>`` element."""
+    buf = io.StringIO()
+    with matplotlib.rc_context(_RC):
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None},
+                    bbox_inches="tight")
+    plt.close(fig)
+    svg = buf.getvalue()
+    svg = svg[svg.index("<svg"):]
+    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
+    return svg.strip() + "\n"
+
+
+def _figure(w=6.4, h=3.4):
+    with matplotlib.rc_context(_RC):
+        return plt.subplots(figsize=(w, h))
+
+
+def _label(row, keys):
+    return ", ".join(f"{k}={row[k]}" for k in keys)
+
+
+def seat_shares(table: pl.DataFrame, by):
+    """Win share per seat with interval error bars, one series per group."""
+    with matplotlib.rc_context(_RC):
+        fig, ax = _figure()
+        groups = table.select(by).unique(maintain_order=True).rows(named=True) if by else [{}]
+        width = 0.8 / max(len(groups), 1)
+        for gi, g in enumerate(groups):
+            sub = table
+            for k, v in g.items():
+                sub = sub.filter(pl.col(k) == v)
+            x = sub["seat"].to_numpy() + (gi - (len(groups) - 1) / 2) * width
+            y = sub["share"].to_numpy()
+            err = np.vstack([y - sub["share_lo"].to_numpy(), sub["share_hi"].to_numpy() - y])
+            name = _group_name(g)
+            ax.bar(x, y, width=width * 0.9, label=name)
+            ax.errorbar(x, y, yerr=err, fmt="none", ecolor="black", capsize=2, lw=0.8)
+            fair = 1.0 / g["players"] if "players" in g else None
+            if fair:
+                xs = sub["seat"].to_numpy()
+                ax.hlines(fair, xs.min() - 0.45, xs.max() + 0.45, colors="grey",
+                          linestyles="dashed", lw=0.8)
+        ax.set_xlabel("seat (0 = first player)")
+        ax.set_ylabel("win share")
+        ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+        if len(groups) > 1:
+            ax.legend(fontsize=7, ncols=2, frameon=False)
+        return to_svg(fig)
+
+
+def _group_name(g):
+    parts = []
+    for k, v in g.items():
+        parts.append(f"{v}p" if k == "players" else f"{k}={v}")
+    return ", ".join(parts) or "all"
+
+
+def heatmap(table: pl.DataFrame, row: str, col: str, value: str, *, title="", percent=True,
+            mark=None, center=None):
+    """A row x col heatmap of ``value`` with numbers in the cells; cells where the boolean
+    column ``mark`` is true get a black frame."""
+    with matplotlib.rc_context(_RC):
+        rows = sorted(table[row].unique().to_list())
+        cols = sorted(table[col].unique().to_list())
+        grid = np.full((len(rows), len(cols)), np.nan)
+        marks = np.zeros_like(grid, dtype=bool)
+        for r in table.iter_rows(named=True):
+            i, j = rows.index(r[row]), cols.index(r[col])
+            grid[i, j] = r[value]
+            if mark and r.get(mark):
+                marks[i, j] = True
+        fig, ax = _figure(max(4.0, 0.6 * len(cols) + 1.5), max(2.0, 0.5 * len(rows) + 1.2))
+        if center is not None:
+            span = np.nanmax(np.abs(grid - center)) if np.isfinite(grid).any() else 1.0
+            span = span or 1.0
+            im = ax.imshow(grid, cmap="RdBu_r", vmin=center - span, vmax=center + span,
+                           aspect="auto")
+        else:
+            im = ax.imshow(grid, cmap="viridis", aspect="auto")
+        for i in range(len(rows)):
+            for j in range(len(cols)):
+                v = grid[i, j]
+                if np.isnan(v):
+                    continue
+                txt = f"{100 * v:.1f}" if percent else f"{v:.3g}"
+                ax.text(j, i, txt, ha="center", va="center", fontsize=7)
+                if marks[i, j]:
+                    ax.add_patch(matplotlib.patches.Rectangle((j - 0.5, i - 0.5), 1, 1,
+                                                              fill=False, lw=1.6, ec="black"))
+        ax.set_xticks(range(len(cols)), [str(c) for c in cols])
+        ax.set_yticks(range(len(rows)), [str(r) for r in rows])
+        ax.set_xlabel(col)
+        ax.set_ylabel(row)
+        if title:
+            ax.set_title(title + (" (%)" if percent else ""))
+        fig.colorbar(im, ax=ax, shrink=0.8)
+        return to_svg(fig)
+
+
+def lift_chart(table: pl.DataFrame, label: str = "annex"):
+    """Horizontal bars of ``lift`` with interval whiskers, largest on top."""
+    with matplotlib.rc_context(_RC):
+        t = table.filter(pl.col("lift").is_finite()).sort("lift")
+        fig, ax = _figure(6.4, max(2.0, 0.22 * t.height + 0.8))
+        y = np.arange(t.height)
+        x = t["lift"].to_numpy()
+        err = np.vstack([x - t["lift_lo"].to_numpy(), t["lift_hi"].to_numpy() - x])
+        colours = ["#c0392b" if v < 0 else "#2e86c1" for v in x]
+        ax.barh(y, x, color=colours, height=0.7)
+        ax.errorbar(x, y, xerr=err, fmt="none", ecolor="black", capsize=2, lw=0.8)
+        labels = [f"{a} (r{r})" for a, r in zip(t[label].to_list(), t["rank"].to_list())] \
+            if "rank" in t.columns else t[label].to_list()
+        ax.set_yticks(y, labels, fontsize=7)
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.set_xlabel("win-share lift of building it (builders - non-builders, same seat "
+                      "and player count)")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+        return to_svg(fig)
+
+
+def matrix(table: pl.DataFrame, row: str, col: str, value: str, title=""):
+    """Square strategy matrix (share of ``row`` finishing ahead of ``col``)."""
+    return heatmap(table, row, col, value, title=title, percent=True, center=0.5)
+
+
+def histogram(table: pl.DataFrame, x: str, y: str, group: str | None = None, xlabel="",
+              ylabel="share of games"):
+    """Step plot of a pre-binned distribution (one line per group)."""
+    with matplotlib.rc_context(_RC):
+        fig, ax = _figure()
+        groups = sorted(table[group].unique().to_list()) if group else [None]
+        for g in groups:
+            sub = table if g is None else table.filter(pl.col(group) == g)
+            sub = sub.sort(x)
+            ax.step(sub[x].to_numpy(), sub[y].to_numpy(), where="mid",
+                    label=None if g is None else f"{group}={g}")
+        ax.set_xlabel(xlabel or x)
+        ax.set_ylabel(ylabel)
+        if group:
+            ax.legend(fontsize=7, frameon=False)
+        return to_svg(fig)
+
+
+def lines(table: pl.DataFrame, x: str, y: str, group: str, xlabel="", ylabel=""):
+    """One line per group (e.g. money over rounds per strategy)."""
+    with matplotlib.rc_context(_RC):
+        fig, ax = _figure()
+        for g in sorted(table[group].unique().to_list()):
+            sub = table.filter(pl.col(group) == g).sort(x)
+            ax.plot(sub[x].to_numpy(), sub[y].to_numpy(), label=str(g), lw=1.2)
+        ax.set_xlabel(xlabel or x)
+        ax.set_ylabel(ylabel or y)
+        ax.legend(fontsize=7, frameon=False)
+        return to_svg(fig)
+
+
+def rating_chart(table: pl.DataFrame):
+    """Strategy ratings with bootstrap intervals."""
+    with matplotlib.rc_context(_RC):
+        t = table.sort("elo")
+        fig, ax = _figure(6.4, max(1.8, 0.35 * t.height + 0.8))
+        y = np.arange(t.height)
+        x = t["elo"].to_numpy()
+        err = np.vstack([x - t["elo_lo"].to_numpy(), t["elo_hi"].to_numpy() - x])
+        ax.errorbar(x, y, xerr=err, fmt="o", color="#2e86c1", ecolor="black", capsize=3)
+        ax.set_yticks(y, t["strategy"].to_list())
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.set_xlabel("Bradley-Terry rating (Elo scale, mean 0; 95% bootstrap interval)")
+        return to_svg(fig)

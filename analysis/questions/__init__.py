@@ -1,0 +1,1 @@
+"""The built-in balance questions; importing a module registers its metrics."""

@@ -1,0 +1,111 @@
+"""Number formatting shared by the terminal tables, the headlines and the reports.
+
+One place decides how a value prints, so the same data always give the same text.
+"""
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+# Columns holding proportions (printed as percentages).  A column is a proportion when its
+# name is listed here, or ends in ``_lo``/``_hi`` after one of these names.
+PROPORTIONS = {
+    "share", "fair", "gap", "balance", "advantage", "shared", "no_winner", "completion",
+    "truncated", "tie_rate", "shared_rate", "build_rate", "lift", "builders_share",
+    "others_share", "seat0_share", "seat0_gap", "imbalance", "ahead", "win_share",
+    "fair_share", "mean_lift", "min_lift", "max_lift", "best_imbalance", "best_seat0_gap",
+    "official_imbalance", "official_seat0_gap", "p_beats_avg",
+}
+
+
+def is_proportion(col: str) -> bool:
+    if col in PROPORTIONS:
+        return True
+    for suffix in ("_lo", "_hi"):
+        if col.endswith(suffix) and col[: -len(suffix)] in PROPORTIONS:
+            return True
+    return False
+
+
+def pct(x, digits=1):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{100 * x:.{digits}f}%"
+
+
+def pct_ci(p, lo, hi, digits=1):
+    return f"{pct(p, digits)} (95% CI {pct(lo, digits)}-{pct(hi, digits)})"
+
+
+def pval(p):
+    if p is None or p != p:
+        return "p = n/a"
+    if p < 1e-4:
+        return "p < 0.0001"
+    return f"p = {p:.4f}"
+
+
+def fmt_value(col, v):
+    """Format one cell."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "yes" if v else ""
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "n/a"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        if is_proportion(col):
+            return f"{100 * v:.2f}%"
+        if col in ("p_value", "p_perm"):
+            return "<0.0001" if v < 1e-4 else f"{v:.4f}"
+        a = abs(v)
+        if a == 0:
+            return "0"
+        if a >= 1000:
+            return f"{v:,.0f}"
+        if a >= 100:
+            return f"{v:.1f}"
+        if a >= 1:
+            return f"{v:.3f}"
+        return f"{v:.4f}"
+    if isinstance(v, int):
+        return f"{v:,}" if col in ("games", "wins", "comparisons", "seat_games", "builders",
+                                    "others", "events") else str(v)
+    return str(v)
+
+
+def format_rows(df: pl.DataFrame):
+    """Header and formatted string rows of a table."""
+    header = list(df.columns)
+    rows = [[fmt_value(c, v) for c, v in zip(header, r)] for r in df.iter_rows()]
+    return header, rows
+
+
+def plain_table(df: pl.DataFrame, max_rows=200) -> str:
+    """Fixed-width text table for the terminal."""
+    header, rows = format_rows(df.head(max_rows))
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    line = "  ".join(h.rjust(w) for h, w in zip(header, widths))
+    out = [line, "  ".join("-" * w for w in widths)]
+    out += ["  ".join(v.rjust(w) for v, w in zip(r, widths)) for r in rows]
+    if df.height > max_rows:
+        out.append(f"... {df.height - max_rows} more rows (use --csv or --json for all)")
+    return "\n".join(out)
+
+
+def cell_label(row, by):
+    """'3 players' or '3 players, rules.deck_size=40' for a group of a table."""
+    parts = []
+    for k in by:
+        v = row[k]
+        if k == "players":
+            parts.insert(0, "solo (1 player)" if v == 1 else f"{v} players")
+        else:
+            parts.append(f"{k}={v}")
+    if not parts:
+        return "All games"
+    s = ", ".join(parts)
+    return s[0].upper() + s[1:]
