@@ -41,13 +41,21 @@ POINTS = "points.parquet"
 MAX_POINTS = 10_000
 
 
-class GridError(SimError):
-    """One or more grid points are invalid; ``errors`` lists every one of them."""
+class GridError(ConfigError):
+    """One or more grid points are invalid; ``errors`` lists every one of them (the first
+    one's key, value and allowed values are this error's)."""
 
     def __init__(self, errors):
-        self.errors = errors
-        more = f" (and {len(errors) - 1} more invalid grid points)" if len(errors) > 1 else ""
-        super().__init__(str(errors[0]) + more)
+        self.errors = list(errors)
+        first = self.errors[0]
+        super().__init__(first.key, first.value, first.allowed, first.source)
+
+    def _format(self):
+        more = len(self.errors) - 1
+        return str(self.errors[0]) + (f" (and {more} more invalid grid points)" if more else "")
+
+    def with_source(self, source):
+        return self
 
 
 @dataclass
@@ -162,7 +170,7 @@ def load(path):
             raise ConfigError("grid", f"{n_points} points", f"at most {MAX_POINTS} points")
     except ConfigError as exc:
         raise exc.with_source(str(path)) from None
-    base_path = (path.parent / base)
+    base_path = Path(os.path.normpath(path.parent / base))
     if not base_path.is_file():
         raise ConfigError("base", base, f"an existing run config ({base_path} not found)",
                           source=str(path))
