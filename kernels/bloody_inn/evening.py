@@ -1,0 +1,98 @@
+"""Evening (BI-E): the first player fills the inn; Room Service; season change; end trigger."""
+from numba import njit
+
+from .layout import (
+    EVENT, LOC, MAXP, NROOMS, CLOSED,
+    C_LOC, C_RANK, ENT, G_ENT_N, G_ENT_POS, G_ERR, G_ERR_ROUND, G_FIRST, G_LAST_ROUND,
+    G_NCARDS, G_NP, G_ROUND, G_SEASON, G_SEASONS, G_STRICT, R_CARD, R_KEY, R_TOKENS, S_A,
+)
+from .state import gain_cash, log_event, move_card
+from .policy_tools import shuffle_prefix
+from .strategies import decide_placement
+
+
+@njit(cache=True)
+def season_change(st):
+    """BI-E3: the Exit is shuffled into a new Entrance; the Exit restarts empty."""
+    n = 0
+    for c in range(st[G_NCARDS]):
+        if st[C_LOC + c] == LOC.exit:
+            st[S_A + n] = c
+            n += 1
+    shuffle_prefix(st, S_A, n, n)
+    for i in range(n):
+        c = st[S_A + i]
+        st[ENT + i] = c
+        move_card(st, c, LOC.entrance, i)
+        log_event(st, EVENT.season, -1, c, i, 0, 0)
+    st[G_ENT_POS] = 0
+    st[G_ENT_N] = n
+    st[G_SEASON] += 1
+
+
+@njit(cache=True)
+def _empty_open_room(st):
+    for r in range(NROOMS):
+        if st[R_KEY + r] != CLOSED and st[R_CARD + r] < 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def travellers_in_inn(st):
+    n = 0
+    for r in range(NROOMS):
+        if st[R_CARD + r] >= 0:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def place_traveller(st, c, r):
+    """Put ``c`` in room ``r``; BI-E2 Room Service pays each token's owner the rank."""
+    st[R_CARD + r] = c
+    move_card(st, c, LOC.room, r)
+    log_event(st, EVENT.place, st[G_FIRST], c, r, 0, 0)
+    rank = st[C_RANK + c]
+    for q in range(st[G_NP]):
+        t = st[R_TOKENS + r * MAXP + q]
+        if t > 0 and rank > 0:
+            got = gain_cash(st, q, rank * t)
+            log_event(st, EVENT.room_service, q, c, got, r, t)
+
+
+@njit(cache=True)
+def evening(st, pr):
+    """BI-E1..E4.  Returns True if the round is played, False if the game ends now.
+
+    "The Entrance runs out" = a traveller must be drawn and the Entrance is empty.  The
+    first time (with 2 seasons) the Exit becomes the new Entrance and placing goes on;
+    the next time the current round is the last: it is played unless fewer travellers
+    than players are in the inn (BI-E4), or never with ``final_round = strict`` (BI-V6).
+    """
+    fp = st[G_FIRST]
+    while _empty_open_room(st):
+        if st[G_ENT_POS] == st[G_ENT_N]:
+            if st[G_SEASON] < st[G_SEASONS]:
+                season_change(st)
+            if st[G_ENT_POS] == st[G_ENT_N]:
+                st[G_LAST_ROUND] = 1
+                break
+        c = st[ENT + st[G_ENT_POS]]
+        st[G_ENT_POS] += 1
+        r = decide_placement(st, pr, fp, c)
+        if r < 0 or r >= NROOMS or st[R_KEY + r] == CLOSED or st[R_CARD + r] >= 0:
+            if st[G_ERR] == 0:
+                st[G_ERR] = 30
+                st[G_ERR_ROUND] = st[G_ROUND]
+            for r2 in range(NROOMS):           # keep the game going: first empty room
+                if st[R_KEY + r2] != CLOSED and st[R_CARD + r2] < 0:
+                    r = r2
+                    break
+        place_traveller(st, c, r)
+    if st[G_LAST_ROUND] != 0:
+        n = travellers_in_inn(st)
+        played = st[G_STRICT] == 0 and n >= st[G_NP]
+        log_event(st, EVENT.last_round, -1, -1, n, 1 if played else 0, 0)
+        return played
+    return True

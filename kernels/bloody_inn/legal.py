@@ -1,0 +1,185 @@
+"""What a player may do: costs, targets, capacities (BI-N2..BI-N7).
+
+These queries read only public information plus the asking player's own hand, so
+strategies can use them freely.
+"""
+from numba import njit
+
+from .layout import (
+    ACTION, CTYPE, LOC, MAXP, NACT, NROOMS, BARN_SLOT, CLOSED, WHITE,
+    C_KIND, C_LOC, C_RANK, C_TYPE, C_FILL, G_NCARDS, G_NP, G_BISTRO_N, G_UNIQUE,
+    K_ANNEXABLE, P_DISCOUNT, P_HAND_N, P_KINDS_OWNED, P_BARN_FILL, P_MULTI, P_PEAS_LIMIT,
+    P_CASH, P_CHEQUES, G_CAP, R_CARD, R_KEY,
+)
+
+
+@njit(cache=True)
+def discounted(st, p, action, raw_cost):
+    """BI-N2: a discount annex lowers the cost by 1 (stacked duplicates by more), not below 0."""
+    c = raw_cost - st[P_DISCOUNT + p * NACT + action]
+    return c if c > 0 else 0
+
+
+@njit(cache=True)
+def list_hand(st, p, off):
+    """Write player ``p``'s hand (card ids, ascending) to ``st[off:]``; return the count."""
+    n = 0
+    want = LOC.hand + p
+    for c in range(st[G_NCARDS]):
+        if st[C_LOC + c] == want:
+            st[off + n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def list_corpses(st, p, off):
+    """Player ``p``'s unburied corpses to ``st[off:]``; return the count."""
+    n = 0
+    want = LOC.corpse + p
+    for c in range(st[G_NCARDS]):
+        if st[C_LOC + c] == want:
+            st[off + n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def list_bistro(st, off):
+    """Peasants in the Bistro to ``st[off:]``; return the count."""
+    n = 0
+    for c in range(st[G_NCARDS]):
+        if st[C_LOC + c] == LOC.bistro:
+            st[off + n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def annex_capacity(st, a):
+    """BI-C3: an annex holds as many corpses as its rank."""
+    return st[C_RANK + a]
+
+
+@njit(cache=True)
+def free_space(st, dest):
+    """Free burial places of a destination: an annex card, or ``BARN_SLOT - owner``."""
+    if dest < 0:
+        q = BARN_SLOT - dest
+        return 1 - st[P_BARN_FILL + q]           # BI-C4: the Barn holds one corpse
+    return annex_capacity(st, dest) - st[C_FILL + dest]
+
+
+@njit(cache=True)
+def list_burial_places(st, off):
+    """Every destination with free capacity, any owner (BI-N6); return the count."""
+    n = 0
+    for q in range(st[G_NP]):
+        if st[P_BARN_FILL + q] < 1:
+            st[off + n] = BARN_SLOT - q
+            n += 1
+    for c in range(st[G_NCARDS]):
+        loc = st[C_LOC + c]
+        if LOC.annex <= loc < LOC.annex + MAXP:
+            if annex_capacity(st, c) - st[C_FILL + c] > 0:
+                st[off + n] = c
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def total_free_space(st):
+    n = 0
+    for q in range(st[G_NP]):
+        n += 1 - st[P_BARN_FILL + q]
+    for c in range(st[G_NCARDS]):
+        loc = st[C_LOC + c]
+        if LOC.annex <= loc < LOC.annex + MAXP:
+            n += annex_capacity(st, c) - st[C_FILL + c]
+    return n
+
+
+@njit(cache=True)
+def dest_owner(st, dest):
+    if dest < 0:
+        return BARN_SLOT - dest
+    return st[C_LOC + dest] - LOC.annex
+
+
+@njit(cache=True)
+def can_build(st, p, c):
+    """BI-N4/BI-C3/BI-V3: ``c`` is in ``p``'s hand, can be an annex, is not owned already
+    (unique annexes) and ``p`` can pay its rank with other cards."""
+    if st[C_LOC + c] != LOC.hand + p:
+        return False
+    k = st[C_KIND + c]
+    if st[K_ANNEXABLE + k] == 0:
+        return False
+    if st[G_UNIQUE] != 0 and (st[P_KINDS_OWNED + p] >> k) & 1:
+        return False
+    return discounted(st, p, ACTION.build, st[C_RANK + c]) <= st[P_HAND_N + p] - 1
+
+
+@njit(cache=True)
+def room_is_open(st, r):
+    return st[R_KEY + r] != CLOSED
+
+
+@njit(cache=True)
+def peasant_limit(st, p):
+    """BI-N3: 1 or 2 peasants per bribe, up to the Brewery's limit."""
+    return st[P_PEAS_LIMIT + p]
+
+
+@njit(cache=True)
+def action_feasible(st, p, action):
+    """Whether ``p`` has at least one legal way to take ``action`` now."""
+    hand_n = st[P_HAND_N + p]
+    if action == ACTION.passing:
+        return True
+    if action == ACTION.bribe or action == ACTION.kill:
+        if st[G_BISTRO_N] > 0:
+            return True          # a Bistro peasant: free bribe (BI-N3), rank-0 kill (BI-N5)
+        for r in range(NROOMS):
+            c = st[R_CARD + r]
+            if c >= 0 and discounted(st, p, action, st[C_RANK + c]) <= hand_n:
+                return True
+        return False
+    if action == ACTION.build:
+        for c in range(st[G_NCARDS]):
+            if st[C_LOC + c] == LOC.hand + p and can_build(st, p, c):
+                return True
+        return False
+    # bury: an own corpse the player can pay for, and somewhere to put it
+    if total_free_space(st) == 0:
+        return False
+    for c in range(st[G_NCARDS]):
+        if st[C_LOC + c] == LOC.corpse + p:
+            if discounted(st, p, ACTION.bury, st[C_RANK + c]) <= hand_n:
+                return True
+    return False
+
+
+@njit(cache=True)
+def launder_range(st, p):
+    """BI-N7: (most cheques that may be cashed, most cheques that may be bought)."""
+    cash = st[P_CASH + p]
+    cash_out = min(st[P_CHEQUES + p], (st[G_CAP] - cash) // 10)
+    if cash_out < 0:
+        cash_out = 0
+    return cash_out, cash // 10
+
+
+@njit(cache=True)
+def police_in_inn(st):
+    """BI-M1: at least one police traveller in a room."""
+    for r in range(NROOMS):
+        c = st[R_CARD + r]
+        if c >= 0 and st[C_TYPE + c] == CTYPE.police:
+            return True
+    return False
+
+
+@njit(cache=True)
+def is_white(st, r):
+    return st[R_KEY + r] == WHITE

@@ -1,0 +1,120 @@
+"""Morning (BI-M), in order: investigation, travellers leave, wages, first player passes."""
+from numba import njit
+
+from .layout import (
+    EVENT, LOC, NROOMS, C_LOC, G_ERR, G_ERR_ROUND, G_FIRST, G_NCARDS, G_NP, G_OVER,
+    G_ROUND, G_VOLUNTARY, D_NT, D_T, P_CASH, P_CORPSE_N, P_FINES, P_HAND_N,
+    P_LEAVE_INCOME, P_SOLO_LOST, P_WAGE_FREE, P_WAGES, R_CARD, R_KEY,
+)
+from .legal import police_in_inn
+from .state import discard_card, gain_cash, log_event, move_card, pay_fine
+from .strategies import decide_wages
+
+
+@njit(cache=True)
+def investigate(st, p, kind):
+    """Fine ``p`` 10 F per unburied corpse (BI-M1 order of payment) and box the corpses.
+    Solo (BI-X2): an unburied corpse at an investigation loses the game at once."""
+    n = st[P_CORPSE_N + p]
+    if n == 0:
+        return
+    if st[G_NP] == 1:
+        st[P_SOLO_LOST + p] = 1
+        st[G_OVER] = 1
+        log_event(st, EVENT.solo_lost, p, -1, n, 0, 0)
+        return
+    cash_paid, cheques_paid = pay_fine(st, p, 10 * n)
+    st[P_FINES + p] += cash_paid + 10 * cheques_paid
+    log_event(st, kind, p, -1, n, cash_paid, cheques_paid)
+    for c in range(st[G_NCARDS]):
+        if st[C_LOC + c] == LOC.corpse + p:
+            move_card(st, c, LOC.box, 0)
+            log_event(st, EVENT.corpse_boxed, p, c, 0, 0, 0)
+
+
+@njit(cache=True)
+def travellers_leave(st):
+    """BI-M2: 1 F per own-keyed room holding a traveller (+ Gardens), then the inn empties."""
+    np_ = st[G_NP]
+    for i in range(np_):
+        p = (st[G_FIRST] + i) % np_
+        rooms = 0
+        for r in range(NROOMS):
+            if st[R_KEY + r] == p and st[R_CARD + r] >= 0:
+                rooms += 1
+        income = rooms + st[P_LEAVE_INCOME + p]
+        if income > 0:
+            got = gain_cash(st, p, income)
+            log_event(st, EVENT.leave_income, p, -1, got, rooms, st[P_LEAVE_INCOME + p])
+    for r in range(NROOMS):
+        c = st[R_CARD + r]
+        if c >= 0:
+            st[R_CARD + r] = -1
+            move_card(st, c, LOC.exit, 0)
+            log_event(st, EVENT.to_exit, -1, c, r, 0, 0)
+
+
+@njit(cache=True)
+def pay_wages(st, pr, p):
+    """BI-M3: 1 F cash per accomplice (never cheques; Distillery: some free).  Unpaid
+    accomplices leave; with BI-V5 the player may also dismiss ones they could pay."""
+    h = st[P_HAND_N + p]
+    if h == 0:
+        return
+    free = st[P_WAGE_FREE + p]
+    max_keep = st[P_CASH + p] + free
+    if max_keep > h:
+        max_keep = h
+    st[D_NT] = 0
+    decide_wages(st, pr, p, max_keep)
+    n = st[D_NT]
+    must = h - max_keep
+    ok = n >= must and (st[G_VOLUNTARY] != 0 or n == must) and n <= h
+    if ok:
+        for i in range(n):
+            c = st[D_T + i]
+            if c < 0 or c >= st[G_NCARDS] or st[C_LOC + c] != LOC.hand + p:
+                ok = False
+                break
+            for j in range(i):
+                if st[D_T + j] == c:
+                    ok = False
+    if not ok:
+        if st[G_ERR] == 0:
+            st[G_ERR] = 40
+            st[G_ERR_ROUND] = st[G_ROUND]
+        # keep the game going: dismiss the highest-numbered cards that cannot be paid
+        n = 0
+        for c in range(st[G_NCARDS] - 1, -1, -1):
+            if n == must:
+                break
+            if st[C_LOC + c] == LOC.hand + p:
+                st[D_T + n] = c
+                n += 1
+    for i in range(n):
+        c = st[D_T + i]
+        discard_card(st, c)
+        log_event(st, EVENT.dismiss, p, c, 0, 0, 0)
+    kept = h - n
+    cost = kept - free
+    if cost < 0:
+        cost = 0
+    st[P_CASH + p] -= cost
+    st[P_WAGES + p] += cost
+    log_event(st, EVENT.wages, p, -1, cost, kept, min(free, kept))
+
+
+@njit(cache=True)
+def morning(st, pr):
+    """BI-M1..M4.  Sets ``G_OVER`` if a solo player is caught (BI-X2)."""
+    np_ = st[G_NP]
+    if police_in_inn(st):
+        for i in range(np_):
+            investigate(st, (st[G_FIRST] + i) % np_, EVENT.investigation)
+        if st[G_OVER] != 0:
+            return
+    travellers_leave(st)
+    for i in range(np_):
+        pay_wages(st, pr, (st[G_FIRST] + i) % np_)
+    st[G_FIRST] = (st[G_FIRST] + 1) % np_
+    log_event(st, EVENT.first_player, st[G_FIRST], -1, 0, 0, 0)

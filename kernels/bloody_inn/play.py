@@ -1,0 +1,178 @@
+"""The batch entry point: ``play_games`` plays a range of games in parallel.
+
+Games are split into blocks (a few per thread); each block owns one flat state array
+(tables copied in once, then the game state, the decision scratch and an event buffer)
+and plays its games in order.  Game ``g`` draws only from its own stream keyed by
+(seed, g) and writes only row ``g`` of the output columns, so results do not depend on
+the number of threads or on how a run is chunked.
+"""
+import numpy as np
+from numba import njit, prange
+
+from kernels.rng import stream_key
+from .layout import (
+    EVENT, EV_BASE, EV_FIELDS, MAXP, STATE_END, TABLES_END,
+    G_CHECK, G_ERR, G_ERR_ROUND, G_EV_CAP, G_EV_N, G_EV_OVERFLOW, G_FIRST, G_GAME_ID,
+    G_LAST_ROUND, G_LOG, G_MAX_ROUNDS, G_NP, G_OPEN_ROOMS, G_OVER, G_PHASE, G_RNG,
+    G_ROUND, G_SEASON, G_TRUNC, G_TURNS, G_DECK_SIZE,
+    P_ANNEX_MASK, P_BRIBED_R, P_BRIBES, P_BUILDS, P_BURIED, P_BURIED_MONEY, P_BURIED_R,
+    P_CASH, P_CHEQUES, P_FINES, P_KILLED_R, P_KILLS, P_LINEUP, P_PEAS_BRIBED,
+    P_PEAS_KILLED, P_PLACE, P_SCORE, P_SOLO_LOST, P_WAGES, P_WINNER,
+)
+from .evening import evening
+from .invariants import check_now
+from .morning import morning
+from .night import take_action
+from .scoring import end_game
+from .setup import setup_game
+from .state import log_event
+
+# games columns (int64 matrix rows, converted to narrow types by the adapter)
+GAME_COLS = ("rounds", "turns", "winner", "n_winners", "truncated", "deck_size",
+             "open_rooms", "seasons_played", "invariant_error", "error_round")
+# seat columns
+SEAT_COLS = ("score", "place", "winner", "lineup", "cash", "cheques", "buried", "buried_money",
+             "kills", "bribes", "builds", "fines", "wages", "solo_lost", "annex_mask",
+             "bribed_r0", "bribed_r1", "bribed_r2", "bribed_r3",
+             "killed_r0", "killed_r1", "killed_r2", "killed_r3",
+             "buried_r0", "buried_r1", "buried_r2", "buried_r3",
+             "peasants_bribed", "peasants_killed")
+
+
+@njit(cache=True)
+def play_one(st, pr):
+    """Play the game set up in ``st`` to its end (BI-S .. BI-G)."""
+    setup_game(st)
+    check = st[G_CHECK] != 0
+    if check:
+        check_now(st)
+    while True:
+        if st[G_ROUND] >= st[G_MAX_ROUNDS]:
+            st[G_TRUNC] = 1                      # BI-G4
+            log_event(st, EVENT.truncated, -1, -1, st[G_ROUND], 0, 0)
+            break
+        st[G_ROUND] += 1
+        st[G_PHASE] = 0
+        log_event(st, EVENT.round, st[G_FIRST], -1, st[G_ROUND], st[G_SEASON], 0)
+        played = evening(st, pr)
+        if check:
+            check_now(st)
+        if not played:
+            st[G_ROUND] -= 1                     # the trigger round is not played
+            break
+        st[G_PHASE] = 1
+        np_ = st[G_NP]
+        for _ in range(2):                       # BI-N1: two passes of one action each
+            for i in range(np_):
+                take_action(st, pr, (st[G_FIRST] + i) % np_)
+                if check:
+                    check_now(st)
+        st[G_PHASE] = 2
+        morning(st, pr)
+        if check:
+            check_now(st)
+        if st[G_OVER] != 0 or st[G_LAST_ROUND] != 0:
+            break
+    st[G_PHASE] = 3
+    end_game(st)
+    if check:
+        check_now(st)
+
+
+@njit(cache=True)
+def _write_rows(st, g, games_out, seats_out):
+    np_ = st[G_NP]
+    n_win = 0
+    winner = -1
+    for p in range(np_):
+        if st[P_WINNER + p] != 0:
+            n_win += 1
+            if winner < 0:
+                winner = p
+    row = games_out[g]
+    row[0] = st[G_ROUND]
+    row[1] = st[G_TURNS]
+    row[2] = winner if n_win == 1 else (-1 if n_win == 0 else winner)
+    row[3] = n_win
+    row[4] = st[G_TRUNC]
+    row[5] = st[G_DECK_SIZE]
+    row[6] = st[G_OPEN_ROOMS]
+    row[7] = st[G_SEASON]
+    row[8] = st[G_ERR]
+    row[9] = st[G_ERR_ROUND]
+    for p in range(np_):
+        r = seats_out[g * np_ + p]
+        r[0] = st[P_SCORE + p]
+        r[1] = st[P_PLACE + p]
+        r[2] = st[P_WINNER + p]
+        r[3] = st[P_LINEUP + p]
+        r[4] = st[P_CASH + p]
+        r[5] = st[P_CHEQUES + p]
+        r[6] = st[P_BURIED + p]
+        r[7] = st[P_BURIED_MONEY + p]
+        r[8] = st[P_KILLS + p]
+        r[9] = st[P_BRIBES + p]
+        r[10] = st[P_BUILDS + p]
+        r[11] = st[P_FINES + p]
+        r[12] = st[P_WAGES + p]
+        r[13] = st[P_SOLO_LOST + p]
+        r[14] = st[P_ANNEX_MASK + p]
+        for k in range(4):
+            r[15 + k] = st[P_BRIBED_R + p * 4 + k]
+            r[19 + k] = st[P_KILLED_R + p * 4 + k]
+            r[23 + k] = st[P_BURIED_R + p * 4 + k]
+        r[27] = st[P_PEAS_BRIBED + p]
+        r[28] = st[P_PEAS_KILLED + p]
+
+
+@njit(cache=True, parallel=True)
+def play_games(template, params, seed, first_game, n_games, n_blocks, ev_rows_per_block,
+               games_out, seats_out, ev_out, ev_count):
+    """Play games ``first_game .. first_game + n_games - 1``.
+
+    Parameters
+    ----------
+    template : int64[:]
+        A state array with the tables and rules filled in (``sim.games.bloody_inn``).
+    params : float64[:]
+        Strategy parameters, ``MAXPARAM`` per lineup entry.
+    games_out : int64[n_games, len(GAME_COLS)]
+    seats_out : int64[n_games * players, len(SEAT_COLS)]
+    ev_out : int64[n_blocks * ev_rows_per_block, EV_FIELDS + 1]
+        Event rows per block (first column: game index within the chunk); only written
+        when the template asks for events.
+    ev_count : int64[n_blocks]
+        Event rows written by each block; -1 if its buffer overflowed (the caller retries
+        with a larger buffer — results are deterministic, so a retry is exact).
+    """
+    per = (n_games + n_blocks - 1) // n_blocks
+    log = template[G_LOG] != 0
+    for b in prange(n_blocks):
+        lo = b * per
+        hi = min(n_games, lo + per)
+        ev_cap = 8192 if log else 0
+        st = np.empty(STATE_END + ev_cap * EV_FIELDS, dtype=np.int64)
+        st[:STATE_END] = template[:STATE_END]
+        pr = params.copy()
+        st[G_EV_CAP] = ev_cap
+        base = b * ev_rows_per_block
+        used = 0
+        for g in range(lo, hi):
+            gid = first_game + g
+            st[G_GAME_ID] = gid
+            st[G_RNG] = stream_key(seed, gid)
+            play_one(st, pr)
+            _write_rows(st, g, games_out, seats_out)
+            if log:
+                n = st[G_EV_N]
+                if st[G_EV_OVERFLOW] != 0 or used + n > ev_rows_per_block:
+                    used = -1
+                    break
+                for i in range(n):
+                    o = EV_BASE + i * EV_FIELDS
+                    row = ev_out[base + used + i]
+                    row[0] = g
+                    for f in range(EV_FIELDS):
+                        row[1 + f] = st[o + f]
+                used += n
+        ev_count[b] = used

@@ -1,0 +1,106 @@
+"""Building blocks shared by the strategies: candidate lists, sampling, payment choice.
+
+Everything here reads only what the deciding player may know: their own hand and
+corpses, the public table (rooms, keys, tokens, annexes and their fill, cash, cheques,
+Bistro, Exit) and the top Entrance card (BI rules: the Entrance is face up).
+"""
+from numba import njit
+
+from .layout import (
+    ACTION, LOC, MAXP, NROOMS, BARN_SLOT,
+    C_LOC, C_RANK, C_TYPE, CTYPE, G_NCARDS, G_NP, G_BISTRO_N, G_RNG,
+    D_DEST, D_NT, D_T, P_HAND_N, P_MULTI, NACT, R_CARD, R_KEY, CLOSED, WHITE,
+)
+from .legal import discounted, free_space, list_burial_places
+from kernels.rng import randint
+
+
+@njit(cache=True)
+def rand(st, n):
+    """Uniform integer in [0, n) from the game's own stream."""
+    return randint(st, G_RNG, n)
+
+
+@njit(cache=True)
+def shuffle_prefix(st, off, n, k):
+    """Partial Fisher-Yates: a uniform random ``k``-subset of ``st[off:off+n]`` moved to the front."""
+    for i in range(k):
+        j = i + rand(st, n - i)
+        t = st[off + i]
+        st[off + i] = st[off + j]
+        st[off + j] = t
+
+
+@njit(cache=True)
+def room_candidates(st, p, action, budget, off):
+    """Travellers in the inn whose discounted single cost is within ``budget``."""
+    n = 0
+    for r in range(NROOMS):
+        c = st[R_CARD + r]
+        if c >= 0 and discounted(st, p, action, st[C_RANK + c]) <= budget:
+            st[off + n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def targets_raw_cost(st):
+    raw = 0
+    for i in range(st[D_NT]):
+        raw += st[C_RANK + st[D_T + i]]
+    return raw
+
+
+@njit(cache=True)
+def bury_raw_cost(st):
+    raw = 0
+    for i in range(st[D_NT]):
+        c = st[D_T + i]
+        if st[C_TYPE + c] != CTYPE.peasant:
+            raw += st[C_RANK + c]
+    return raw
+
+
+@njit(cache=True)
+def dest_room_left(st, d, upto):
+    """Free places of destination ``d`` after the first ``upto`` choices of this action."""
+    left = free_space(st, d)
+    for i in range(upto):
+        if st[D_DEST + i] == d:
+            left -= 1
+    return left
+
+
+@njit(cache=True)
+def empty_open_rooms(st, off):
+    n = 0
+    for r in range(NROOMS):
+        if st[R_KEY + r] != CLOSED and st[R_CARD + r] < 0:
+            st[off + n] = r
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def open_rooms(st, off):
+    n = 0
+    for r in range(NROOMS):
+        if st[R_KEY + r] != CLOSED:
+            st[off + n] = r
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def white_rooms(st, off):
+    n = 0
+    for r in range(NROOMS):
+        if st[R_KEY + r] == WHITE:
+            st[off + n] = r
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def has_multi(st, p, action):
+    return st[P_MULTI + p * NACT + action] != 0

@@ -1,0 +1,89 @@
+"""Game end and scoring (BI-G): final investigation, end-of-game annexes, places."""
+from numba import njit
+
+from .layout import (
+    EVENT, LOC, MAXP, NCOL, NROOMS, C_COLOUR, C_KIND, C_LOC, G_CAP, G_END_CAPPED, G_NCARDS,
+    G_NP, G_OVER, G_TIEBREAK_OWN, K_END_CHEQUE, K_END_COLOUR, K_END_COLOUR_AMT,
+    P_BURIED, P_BURIED_OWN, P_CASH, P_CHEQUES, P_PLACE, P_SCORE, P_SOLO_LOST, P_WINNER,
+    R_CARD, S_A,
+)
+from .morning import investigate
+from .state import gain_cash, log_event, move_card
+
+
+@njit(cache=True)
+def _bonus(st, p, amount):
+    """BI-G2/BI-V8: end bonuses respect the cap unless ``end_bonus_capped = false``."""
+    if amount <= 0:
+        return 0
+    if st[G_END_CAPPED] != 0:
+        return gain_cash(st, p, amount)
+    st[P_CASH + p] += amount
+    return amount
+
+
+@njit(cache=True)
+def end_game(st):
+    """BI-G1..G3 (and BI-X2 for the final investigation of a solo game)."""
+    np_ = st[G_NP]
+    # BI-G1: travellers still in rooms go to the Exit; investigation regardless of police
+    for r in range(NROOMS):
+        c = st[R_CARD + r]
+        if c >= 0:
+            st[R_CARD + r] = -1
+            move_card(st, c, LOC.exit, 0)
+            log_event(st, EVENT.discard, -1, c, r, 0, 0)
+    if st[G_OVER] == 0:
+        for p in range(np_):
+            investigate(st, p, EVENT.final_investigation)
+    # BI-G2: colour bonuses count the Exit; the Greenhouse counts cheques
+    for col in range(NCOL):
+        st[S_A + col] = 0
+    for c in range(st[G_NCARDS]):
+        if st[C_LOC + c] == LOC.exit:
+            st[S_A + st[C_COLOUR + c]] += 1
+    for p in range(np_):
+        if st[P_SOLO_LOST + p] != 0:
+            continue
+        for c in range(st[G_NCARDS]):
+            if st[C_LOC + c] == LOC.annex + p:
+                k = st[C_KIND + c]
+                col = st[K_END_COLOUR + k]
+                if col >= 0:
+                    n = st[S_A + col]
+                    got = _bonus(st, p, st[K_END_COLOUR_AMT + k] * n)
+                    log_event(st, EVENT.end_bonus, p, c, got, n, 0)
+                if st[K_END_CHEQUE + k] > 0:
+                    n = st[P_CHEQUES + p]
+                    got = _bonus(st, p, st[K_END_CHEQUE + k] * n)
+                    log_event(st, EVENT.end_bonus, p, c, got, n, 1)
+    # BI-G3: score, tie-break (BI-V9), shared places
+    for p in range(np_):
+        st[P_SCORE + p] = st[P_CASH + p] + 10 * st[P_CHEQUES + p]
+    for p in range(np_):
+        better = 0
+        for q in range(np_):
+            if _beats(st, q, p):
+                better += 1
+        st[P_PLACE + p] = better + 1
+        if np_ == 1:
+            st[P_WINNER + p] = 1 if st[P_SOLO_LOST + p] == 0 else 0
+        else:
+            st[P_WINNER + p] = 1 if better == 0 else 0
+        log_event(st, EVENT.score, p, -1, st[P_SCORE + p], st[P_PLACE + p], _tiebreak(st, p))
+
+
+@njit(cache=True)
+def _tiebreak(st, p):
+    if st[G_TIEBREAK_OWN] != 0:
+        return st[P_BURIED_OWN + p]
+    return st[P_BURIED + p]
+
+
+@njit(cache=True)
+def _beats(st, q, p):
+    """Whether ``q`` finishes strictly ahead of ``p``: higher score, or equal score and
+    more corpses buried (BI-G3 / BI-V9)."""
+    if st[P_SCORE + q] != st[P_SCORE + p]:
+        return st[P_SCORE + q] > st[P_SCORE + p]
+    return _tiebreak(st, q) > _tiebreak(st, p)

@@ -1,0 +1,113 @@
+"""Setup (BI-S): keys, the Entrance, starting money, peasants and the Barn."""
+from numba import njit
+
+from .layout import (
+    EVENT, LOC, MAXP, NACT, NCOL, NROOMS, WHITE, CLOSED, CTYPE,
+    C_FILL, C_LOC, C_SLOT, C_TYPE, ENT, G_BISTRO_N, G_DECK_SIZE, G_ENT_N, G_ENT_POS,
+    G_ERR, G_ERR_ROUND, G_EV_N, G_EV_OVERFLOW, G_EXIT_N, G_FIRST, G_LAST_ROUND, G_NCARDS,
+    G_NP, G_NTRAV, G_OPEN_ROOMS, G_OVER, G_ROUND, G_SEASON, G_TRUNC, G_TURNS, G_WHITE_KEYS,
+    G_PHASE, G_ROTATE, G_NLINEUP, L_STRAT, G_GAME_ID,
+    P_STRAT, P_LINEUP, P_CASH, P_CHEQUES, P_HAND_N, P_CORPSE_N, P_ANNEX_N, P_BARN_FILL,
+    P_BURIED, P_BURIED_OWN, P_BURIED_MONEY, P_KILLS, P_BRIBES, P_BUILDS, P_FINES, P_WAGES,
+    P_ANNEX_MASK, P_KINDS_OWNED, P_PEAS_BRIBED, P_PEAS_KILLED, P_SOLO_LOST, P_SCORE,
+    P_PLACE, P_WINNER, P_WAGE_FREE, P_LEAVE_INCOME, P_PEAS_LIMIT, P_CHAPEL, P_END_CHEQUE,
+    P_DISCOUNT, P_MULTI, P_END_COLOUR, P_COL_ANNEX, P_BRIBED_R, P_KILLED_R, P_BURIED_R,
+    R_CARD, R_KEY, R_TOKENS, S_A,
+)
+from .state import log_event, move_card
+from .policy_tools import rand, shuffle_prefix
+
+
+@njit(cache=True)
+def _reset_players(st):
+    for p in range(MAXP):
+        for f in (P_CASH, P_CHEQUES, P_HAND_N, P_CORPSE_N, P_ANNEX_N, P_BARN_FILL, P_BURIED,
+                  P_BURIED_OWN, P_BURIED_MONEY, P_KILLS, P_BRIBES, P_BUILDS, P_FINES,
+                  P_WAGES, P_ANNEX_MASK, P_KINDS_OWNED, P_PEAS_BRIBED, P_PEAS_KILLED,
+                  P_SOLO_LOST, P_SCORE, P_PLACE, P_WINNER, P_WAGE_FREE, P_LEAVE_INCOME,
+                  P_CHAPEL, P_END_CHEQUE):
+            st[f + p] = 0
+        st[P_PEAS_LIMIT + p] = 2                 # BI-N3: 1 or 2 peasants per bribe
+        for a in range(NACT):
+            st[P_DISCOUNT + p * NACT + a] = 0
+            st[P_MULTI + p * NACT + a] = 0
+        for col in range(NCOL):
+            st[P_END_COLOUR + p * NCOL + col] = 0
+            st[P_COL_ANNEX + p * NCOL + col] = 0
+        for r in range(4):
+            st[P_BRIBED_R + p * 4 + r] = 0
+            st[P_KILLED_R + p * 4 + r] = 0
+            st[P_BURIED_R + p * 4 + r] = 0
+
+
+@njit(cache=True)
+def setup_game(st):
+    """BI-S1..S4 for the game whose RNG, id and rules are already in ``st``.
+
+    Seat 0 is the (randomly chosen, BI-S4) first player; the lineup rotates over the seats
+    from game to game when the config asks for it.
+    """
+    np_ = st[G_NP]
+    for f in (G_ROUND, G_TURNS, G_LAST_ROUND, G_OVER, G_TRUNC, G_ERR, G_ERR_ROUND, G_EV_N,
+              G_EV_OVERFLOW, G_FIRST, G_BISTRO_N, G_EXIT_N, G_PHASE):
+        st[f] = 0
+    st[G_SEASON] = 1
+    _reset_players(st)
+    # strategies per seat (lineup rotation)
+    shift = st[G_GAME_ID] % st[G_NLINEUP] if st[G_ROTATE] != 0 else 0
+    for p in range(np_):
+        li = (p + shift) % st[G_NLINEUP]
+        st[P_LINEUP + p] = li
+        st[P_STRAT + p] = st[L_STRAT + li]
+    # BI-S1: one own key per player, white keys; the rest of the rooms stay closed.
+    # Rooms are interchangeable, so seat p keys room p and white keys follow.
+    n_open = 0
+    for r in range(NROOMS):
+        st[R_CARD + r] = -1
+        for q in range(MAXP):
+            st[R_TOKENS + r * MAXP + q] = 0
+        if r < np_:
+            st[R_KEY + r] = r
+        elif r < np_ + st[G_WHITE_KEYS]:
+            st[R_KEY + r] = WHITE
+        else:
+            st[R_KEY + r] = CLOSED
+        if st[R_KEY + r] != CLOSED:
+            n_open += 1
+            log_event(st, EVENT.key, st[R_KEY + r] if st[R_KEY + r] != WHITE else -1, -1, r, 0, 0)
+    st[G_OPEN_ROOMS] = n_open
+    # every card starts in the box
+    ncards = st[G_NCARDS]
+    for c in range(ncards):
+        st[C_LOC + c] = LOC.box
+        st[C_SLOT + c] = 0
+        st[C_FILL + c] = 0
+    # BI-S2: shuffle the travellers, deck_size of them form the face-up Entrance
+    ntrav = st[G_NTRAV]
+    for i in range(ntrav):
+        st[S_A + i] = i
+    deck = st[G_DECK_SIZE]
+    shuffle_prefix(st, S_A, ntrav, deck)
+    for i in range(deck):
+        c = st[S_A + i]
+        st[ENT + i] = c
+        move_card(st, c, LOC.entrance, i)
+        log_event(st, EVENT.deck, -1, c, i, 0, 0)
+    for i in range(deck, ntrav):
+        log_event(st, EVENT.box, -1, st[S_A + i], 0, 0, 0)
+    st[G_ENT_POS] = 0
+    st[G_ENT_N] = deck
+    # BI-S3: 5 F, one cheque, 2 peasants each; solo: 2 peasants in the Bistro (BI-X1)
+    pe = ntrav
+    for p in range(np_):
+        st[P_CASH + p] = 5
+        st[P_CHEQUES + p] = 1
+        for _ in range(2):
+            move_card(st, pe, LOC.hand + p, 0)
+            log_event(st, EVENT.deal, p, pe, 0, 0, 0)
+            pe += 1
+    if np_ == 1:
+        for _ in range(2):
+            move_card(st, pe, LOC.bistro, 0)
+            log_event(st, EVENT.bistro, -1, pe, 0, 0, 0)
+            pe += 1

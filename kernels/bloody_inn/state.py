@@ -1,0 +1,115 @@
+"""Primitive state operations shared by every rule: moving cards, money, the event log.
+
+Every card move goes through ``move_card`` so the per-location counters can never drift
+from the card locations (the invariant checks recount them independently).
+"""
+from numba import njit
+
+from .layout import (
+    LOC, CTYPE, EV_BASE, EV_FIELDS, EV_ROUND, EV_KIND, EV_SEAT, EV_CARD, EV_A, EV_B, EV_C,
+    EV_CASH, EV_CHEQUES, EV_PHASE, MAXP,
+    C_LOC, C_SLOT, C_TYPE, G_BISTRO_N, G_EXIT_N, G_CAP, G_UNLIMITED, G_LOG, G_EV_N, G_EV_CAP,
+    G_EV_OVERFLOW, G_ROUND, G_PHASE, P_CASH, P_CHEQUES, P_HAND_N, P_CORPSE_N, P_ANNEX_N,
+)
+
+
+@njit(cache=True)
+def log_event(st, kind, seat, card, a, b, c):
+    """Append one event row (when the run asked for events)."""
+    if st[G_LOG] == 0:
+        return
+    n = st[G_EV_N]
+    if n >= st[G_EV_CAP]:
+        st[G_EV_OVERFLOW] = 1
+        return
+    o = EV_BASE + n * EV_FIELDS
+    st[o + EV_ROUND] = st[G_ROUND]
+    st[o + EV_KIND] = kind
+    st[o + EV_SEAT] = seat
+    st[o + EV_CARD] = card
+    st[o + EV_A] = a
+    st[o + EV_B] = b
+    st[o + EV_C] = c
+    if 0 <= seat < MAXP:
+        st[o + EV_CASH] = st[P_CASH + seat]
+        st[o + EV_CHEQUES] = st[P_CHEQUES + seat]
+    else:
+        st[o + EV_CASH] = -1
+        st[o + EV_CHEQUES] = -1
+    st[o + EV_PHASE] = st[G_PHASE]
+    st[G_EV_N] = n + 1
+
+
+@njit(cache=True)
+def _count(st, loc, delta):
+    if loc == LOC.bistro:
+        st[G_BISTRO_N] += delta
+    elif loc == LOC.exit:
+        st[G_EXIT_N] += delta
+    elif LOC.hand <= loc < LOC.hand + MAXP:
+        st[P_HAND_N + loc - LOC.hand] += delta
+    elif LOC.corpse <= loc < LOC.corpse + MAXP:
+        st[P_CORPSE_N + loc - LOC.corpse] += delta
+    elif LOC.annex <= loc < LOC.annex + MAXP:
+        st[P_ANNEX_N + loc - LOC.annex] += delta
+
+
+@njit(cache=True)
+def move_card(st, c, loc, slot):
+    """Move card ``c`` to location ``loc`` (with ``slot``), keeping the counters exact."""
+    _count(st, st[C_LOC + c], -1)
+    st[C_LOC + c] = loc
+    st[C_SLOT + c] = slot
+    _count(st, loc, 1)
+
+
+@njit(cache=True)
+def discard_card(st, c):
+    """BI-N2: a discarded peasant goes to the Bistro, any other card to the Exit (face up)."""
+    if st[C_TYPE + c] == CTYPE.peasant:
+        move_card(st, c, LOC.bistro, 0)
+    else:
+        move_card(st, c, LOC.exit, 0)
+
+
+@njit(cache=True)
+def gain_cash(st, p, amount):
+    """Add ``amount`` francs to player ``p``'s cash; return what was actually kept.
+
+    BI-N8: cash never exceeds the cap, the excess is lost.  BI-V10 ``unlimited_wealth``:
+    above the cap the player takes cap/10 cheques and moves the cash back by the cap.
+    """
+    if amount <= 0:
+        return 0
+    cap = st[G_CAP]
+    cash = st[P_CASH + p] + amount
+    if cash > cap:
+        if st[G_UNLIMITED] != 0:
+            tens = cap // 10
+            while cash > cap:
+                cash -= tens * 10
+                st[P_CHEQUES + p] += tens
+        else:
+            amount -= cash - cap
+            cash = cap
+    st[P_CASH + p] = cash
+    return amount
+
+
+@njit(cache=True)
+def pay_fine(st, p, fine):
+    """BI-M1 payment order: whole tens from cash, then cheques, then the remaining cash;
+    a player who is short pays what they can.  Returns (cash paid, cheques paid)."""
+    cash = st[P_CASH + p]
+    tens = min(cash // 10, fine // 10)
+    cash_paid = tens * 10
+    fine -= cash_paid
+    cheques = min(st[P_CHEQUES + p], (fine + 9) // 10)
+    fine -= cheques * 10
+    if fine < 0:
+        fine = 0
+    rest = min(cash - cash_paid, fine)
+    cash_paid += rest
+    st[P_CASH + p] = cash - cash_paid
+    st[P_CHEQUES + p] -= cheques
+    return cash_paid, cheques

@@ -1,0 +1,386 @@
+"""``greedy``: takes the choice worth the most francs now.
+
+Each candidate action is valued in francs: money it brings this turn (burial pocket
+money, on-build cash, all capped at the wealth cap), minus the accomplices it costs
+(cards whose affinity matches come back and cost nothing), plus a one-step view of what
+a corpse, a burial place or an accomplice is worth and of the fine a corpse risks
+tonight.  Ties are broken at random from the game's stream.  Parameters (``pr`` row):
+"""
+from numba import njit
+
+from .layout import (
+    ACTION, CTYPE, LOC, MAXP, NACT, NROOMS, BARN_SLOT, WHITE,
+    C_AFF, C_KIND, C_LOC, C_POCKET, C_RANK, C_TYPE, G_BISTRO_N, G_CAP, G_NCARDS, G_NP,
+    G_VOLUNTARY, D_ACTION, D_DEST, D_LAUNDER, D_NPAY, D_NT, D_PAY, D_PEASANTS, D_T,
+    K_BUILD_CASH, K_DISCOUNT_ACT, K_MULTI, K_WAGE_FREE, K_LEAVE_INCOME, K_ROOM_SERVICE,
+    K_END_COLOUR, K_END_CHEQUE, K_PER_COLOUR, K_MONK, K_CHAPEL, K_PEASANT_LIMIT,
+    P_CASH, P_CHAPEL, P_CHEQUES, P_HAND_N, P_LINEUP, P_PEAS_LIMIT, R_CARD, R_KEY, R_TOKENS,
+    S_A, S_B, S_C, MAXPARAM, P_CORPSE_N,
+)
+from .legal import (can_build, discounted, free_space, launder_range, list_burial_places,
+                    list_corpses, list_hand, dest_owner)
+from .policy_tools import empty_open_rooms, has_multi, open_rooms, rand, white_rooms
+
+#: (name, default, meaning) of the parameters, in ``pr`` order.
+PARAMS = (
+    ("card_value", 1.0, "francs lost per discarded accomplice (peasants: peasant_value)"),
+    ("peasant_value", 0.3, "francs lost per discarded peasant"),
+    ("corpse_share", 0.6, "share of the pocket money a fresh corpse is worth now"),
+    ("police_risk", 1.0, "weight of the 10 F fine a corpse risks tonight"),
+    ("capacity_value", 2.0, "francs per burial place an annex adds"),
+    ("accomplice_value", 1.5, "francs an accomplice in hand is worth"),
+    ("launder_above", 30.0, "cash kept before spare tens become cheques when passing"),
+    ("keep_max", 6.0, "most accomplices kept at wages"),
+)
+
+_NEG = -1e18
+
+
+@njit(cache=True)
+def _prm(st, pr, p, i):
+    return pr[st[P_LINEUP + p] * MAXPARAM + i]
+
+
+@njit(cache=True)
+def _loss(st, pr, p, c, action):
+    """Francs lost by paying with card ``c`` for ``action`` (BI-N2 affinity returns)."""
+    if st[C_AFF + c] == action or (action == ACTION.bury and st[P_CHAPEL + p] != 0):
+        return 0.0
+    if st[C_TYPE + c] == CTYPE.peasant:
+        return _prm(st, pr, p, 1)
+    return _prm(st, pr, p, 0) + 0.01 * st[C_RANK + c]
+
+
+@njit(cache=True)
+def _pay_loss(st, pr, p, action, cost, exclude):
+    """Loss of the ``cost`` cheapest cards of the hand (selection, hands are small)."""
+    if cost <= 0:
+        return 0.0
+    h = list_hand(st, p, S_C)
+    total = 0.0
+    for _ in range(cost):
+        best = -1
+        bv = 1e18
+        for j in range(h):
+            c = st[S_C + j]
+            if c < 0 or c == exclude:
+                continue
+            v = _loss(st, pr, p, c, action)
+            if v < bv:
+                bv = v
+                best = j
+        if best < 0:
+            return 1e9
+        total += bv
+        st[S_C + best] = -1
+    return total
+
+
+@njit(cache=True)
+def _capped(st, p, amount):
+    room = st[G_CAP] - st[P_CASH + p]
+    return float(amount if amount < room else (room if room > 0 else 0))
+
+
+@njit(cache=True)
+def _police_count(st):
+    n = 0
+    for r in range(NROOMS):
+        c = st[R_CARD + r]
+        if c >= 0 and st[C_TYPE + c] == CTYPE.police:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _best_dest(st, p, upto):
+    """Best burial place for a corpse: own (full pocket money) before others' (half)."""
+    n = list_burial_places(st, S_B)
+    best = 0
+    found = 0
+    for j in range(n):
+        d = st[S_B + j]
+        left = free_space(st, d)
+        for i in range(upto):
+            if st[D_DEST + i] == d:
+                left -= 1
+        if left <= 0:
+            continue
+        own = 1 if dest_owner(st, d) == p else 0
+        if found == 0 or own > found - 1:
+            best = d
+            found = 1 + own
+    return best, found
+
+
+@njit(cache=True)
+def _effect_value(st, k):
+    v = 0.0
+    if st[K_DISCOUNT_ACT + k] >= 0:
+        v += 2.0
+    if st[K_MULTI + k] >= 0:
+        v += 2.0
+    v += 2.0 * st[K_WAGE_FREE + k] + 3.0 * st[K_LEAVE_INCOME + k]
+    if st[K_ROOM_SERVICE + k] != 0:
+        v += 3.0
+    if st[K_END_COLOUR + k] >= 0:
+        v += 4.0
+    if st[K_END_CHEQUE + k] > 0:
+        v += 3.0
+    if st[K_MONK + k] != 0:
+        v += 2.0
+    if st[K_CHAPEL + k] != 0 or st[K_PEASANT_LIMIT + k] > 0:
+        v += 1.0
+    return v
+
+
+@njit(cache=True)
+def place(st, pr, p, card):
+    """Room-Service income now, and own rooms for the travellers worth keeping alive."""
+    n = empty_open_rooms(st, S_A)
+    rank = st[C_RANK + card]
+    best = st[S_A]
+    bv = _NEG
+    for j in range(n):
+        r = st[S_A + j]
+        v = 0.0
+        for q in range(st[G_NP]):
+            t = st[R_TOKENS + r * MAXP + q]
+            if q == p:
+                v += t * rank
+            else:
+                v -= 0.5 * t * rank
+        if st[R_KEY + r] == p:
+            v += 1.0
+        v += 0.001 * rand(st, 1000)
+        if v > bv:
+            bv = v
+            best = r
+    return best
+
+
+@njit(cache=True)
+def action(st, pr, p):
+    hand_n = st[P_HAND_N + p]
+    police = _police_count(st)
+    n_corpses = st[P_CORPSE_N + p]
+    risk = 10.0 * _prm(st, pr, p, 3)
+    best_v = 0.0
+    best_a = ACTION.passing
+    best_t = -1
+    best_d = 0
+    # -- bury (BI-N6)
+    if n_corpses > 0:
+        m = list_corpses(st, p, S_A)
+        for j in range(m):
+            c = st[S_A + j]
+            raw = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c]
+            cost = discounted(st, p, ACTION.bury, raw)
+            if cost > hand_n:
+                continue
+            d, found = _best_dest(st, p, 0)
+            if found == 0:
+                break
+            pocket = st[C_POCKET + c]
+            gain = _capped(st, p, pocket if found == 2 else pocket - pocket // 2)
+            v = gain - _pay_loss(st, pr, p, ACTION.bury, cost, -1)
+            if police > 0:
+                v += risk
+            v += 0.001 * rand(st, 1000)
+            if v > best_v:
+                best_v, best_a, best_t, best_d = v, ACTION.bury, c, d
+    # -- build (BI-N4)
+    h = list_hand(st, p, S_A)
+    for j in range(h):
+        c = st[S_A + j]
+        if not can_build(st, p, c):
+            continue
+        k = st[C_KIND + c]
+        cost = discounted(st, p, ACTION.build, st[C_RANK + c])
+        v = _capped(st, p, st[K_BUILD_CASH + k]) + _prm(st, pr, p, 4) * st[C_RANK + c]
+        v += _effect_value(st, k) - _prm(st, pr, p, 5)
+        v -= _pay_loss(st, pr, p, ACTION.build, cost, c)
+        v += 0.001 * rand(st, 1000)
+        if v > best_v:
+            best_v, best_a, best_t = v, ACTION.build, c
+    # -- kill (BI-N5) and bribe (BI-N3) of travellers in the inn
+    space = list_burial_places(st, S_B) > 0
+    for r in range(NROOMS):
+        c = st[R_CARD + r]
+        if c < 0:
+            continue
+        is_police = st[C_TYPE + c] == CTYPE.police
+        lifts = is_police and police == 1       # the last officer: no investigation
+        cost = discounted(st, p, ACTION.kill, st[C_RANK + c])
+        if cost <= hand_n:
+            v = _prm(st, pr, p, 2) * st[C_POCKET + c] if space else 0.0
+            if lifts:
+                v += risk * n_corpses
+            elif police > 0:
+                v -= risk
+            v -= _pay_loss(st, pr, p, ACTION.kill, cost, -1)
+            v += 0.001 * rand(st, 1000)
+            if v > best_v:
+                best_v, best_a, best_t = v, ACTION.kill, c
+        cost = discounted(st, p, ACTION.bribe, st[C_RANK + c])
+        if cost <= hand_n:
+            v = _prm(st, pr, p, 5) + 0.1 * st[K_BUILD_CASH + st[C_KIND + c]]
+            if lifts:
+                v += risk * n_corpses
+            v -= _pay_loss(st, pr, p, ACTION.bribe, cost, -1)
+            v += 0.001 * rand(st, 1000)
+            if v > best_v:
+                best_v, best_a, best_t = v, ACTION.bribe, c
+    # -- the Bistro: a free peasant corpse or free peasant accomplices
+    if st[G_BISTRO_N] > 0:
+        v = (_prm(st, pr, p, 2) * 4.0 if space else 0.0) - (risk if police > 0 else 0.0)
+        if v > best_v:
+            best_v, best_a, best_t = v, ACTION.kill, -2
+        v = 0.5 * min(st[P_PEAS_LIMIT + p], st[G_BISTRO_N])
+        if v > best_v:
+            best_v, best_a, best_t = v, ACTION.bribe, -2
+    st[D_ACTION] = best_a
+    if best_a == ACTION.passing:
+        cash = st[P_CASH + p]
+        cash_out, cash_in = launder_range(st, p)
+        above = cash - int(_prm(st, pr, p, 6))
+        k = 0
+        if above > 0:
+            k = (above + 9) // 10
+            if k > cash_in:
+                k = cash_in
+        elif cash < hand_n and cash_out > 0:
+            k = -1                               # cash a cheque to pay the wages
+        st[D_LAUNDER] = k
+        return
+    if best_t == -2:
+        st[D_PEASANTS] = 1
+        st[D_NT] = min(st[P_PEAS_LIMIT + p], st[G_BISTRO_N]) if best_a == ACTION.bribe else 1
+        return
+    st[D_T] = best_t
+    st[D_NT] = 1
+    st[D_DEST] = best_d
+    if best_a == ACTION.bury and has_multi(st, p, ACTION.bury):
+        _extend_bury(st, pr, p)
+    elif best_a == ACTION.kill and has_multi(st, p, ACTION.kill):
+        _extend_kill(st, pr, p)
+
+
+@njit(cache=True)
+def _extend_bury(st, pr, p):
+    """Crypt: add further corpses while each pays for itself."""
+    hand_n = st[P_HAND_N + p]
+    m = list_corpses(st, p, S_A)
+    raw = st[C_RANK + st[D_T]] if st[C_TYPE + st[D_T]] != CTYPE.peasant else 0
+    for j in range(m):
+        c = st[S_A + j]
+        if c == st[D_T]:
+            continue
+        r2 = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c]
+        cost_old = discounted(st, p, ACTION.bury, raw)
+        cost_new = discounted(st, p, ACTION.bury, raw + r2)
+        if cost_new > hand_n:
+            continue
+        i = st[D_NT]
+        d, found = _best_dest(st, p, i)
+        if found == 0:
+            break
+        pocket = st[C_POCKET + c]
+        gain = pocket if found == 2 else pocket - pocket // 2
+        extra = (_pay_loss(st, pr, p, ACTION.bury, cost_new, -1)
+                 - _pay_loss(st, pr, p, ACTION.bury, cost_old, -1))
+        if gain - extra > 0:
+            st[D_T + i] = c
+            st[D_DEST + i] = d
+            st[D_NT] = i + 1
+            raw += r2
+
+
+@njit(cache=True)
+def _extend_kill(st, pr, p):
+    """Butcher's Shop: add further travellers while each pays for itself."""
+    hand_n = st[P_HAND_N + p]
+    raw = st[C_RANK + st[D_T]]
+    for r in range(NROOMS):
+        c = st[R_CARD + r]
+        if c < 0 or c == st[D_T]:
+            continue
+        cost_old = discounted(st, p, ACTION.kill, raw)
+        cost_new = discounted(st, p, ACTION.kill, raw + st[C_RANK + c])
+        if cost_new > hand_n:
+            continue
+        extra = (_pay_loss(st, pr, p, ACTION.kill, cost_new, -1)
+                 - _pay_loss(st, pr, p, ACTION.kill, cost_old, -1))
+        if _prm(st, pr, p, 2) * st[C_POCKET + c] - extra > 0:
+            st[D_T + st[D_NT]] = c
+            st[D_NT] += 1
+            raw += st[C_RANK + c]
+
+
+@njit(cache=True)
+def payment(st, pr, p, action_id, cost, exclude):
+    """The ``cost`` cheapest cards: returning affinities, then peasants, then low ranks."""
+    h = list_hand(st, p, S_B)
+    for i in range(cost):
+        best = -1
+        bv = 1e18
+        for j in range(h):
+            c = st[S_B + j]
+            if c < 0 or c == exclude:
+                continue
+            v = _loss(st, pr, p, c, action_id) + 0.0001 * c
+            if v < bv:
+                bv = v
+                best = j
+        st[D_PAY + i] = st[S_B + best]
+        st[S_B + best] = -1
+    st[D_NPAY] = cost
+
+
+@njit(cache=True)
+def token_room(st, pr, p):
+    """Room Service on an own room if there is one, else the first open room."""
+    for r in range(NROOMS):
+        if st[R_KEY + r] == p:
+            return r
+    n = open_rooms(st, S_A)
+    return st[S_A]
+
+
+@njit(cache=True)
+def monk_room(st, pr, p):
+    white_rooms(st, S_A)
+    return st[S_A]
+
+
+@njit(cache=True)
+def _keep_value(st, c):
+    if st[C_TYPE + c] == CTYPE.peasant:
+        return 1.0
+    v = 2.0 if st[C_AFF + c] >= 0 else 1.5
+    return v + 0.1 * st[K_BUILD_CASH + st[C_KIND + c]] + 0.01 * st[C_RANK + c]
+
+
+@njit(cache=True)
+def wages(st, pr, p, max_keep):
+    """Keep the most useful accomplices, at most ``keep_max`` and what can be paid."""
+    h = list_hand(st, p, S_B)
+    keep = min(h, max_keep)
+    if st[G_VOLUNTARY] != 0:
+        keep = min(keep, int(_prm(st, pr, p, 7)))
+    n = 0
+    for _ in range(h - keep):
+        worst = -1
+        wv = 1e18
+        for j in range(h):
+            c = st[S_B + j]
+            if c < 0:
+                continue
+            v = _keep_value(st, c)
+            if v < wv:
+                wv = v
+                worst = j
+        st[D_T + n] = st[S_B + worst]
+        st[S_B + worst] = -1
+        n += 1
+    st[D_NT] = n

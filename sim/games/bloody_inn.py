@@ -1,0 +1,317 @@
+"""The Bloody Inn adapter: config -> kernel arrays, kernel columns -> Arrow tables."""
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pyarrow as pa
+
+from kernels.bloody_inn import layout as L
+from kernels.bloody_inn.play import GAME_COLS, SEAT_COLS, play_games
+from kernels.bloody_inn.strategies import REGISTRY
+
+from ..config import check_keys, get_bool, get_choice, get_float, get_int
+from ..errors import ConfigError
+from ..registry import Chunk
+from . import bloody_inn_cards as cards
+
+# BI-S2: travellers removed / deck size by players and length
+DECK_SIZE = {("short", 1): 36, ("short", 2): 35, ("short", 3): 42, ("short", 4): 48,
+             ("long", 1): 44, ("long", 2): 45, ("long", 3): 54, ("long", 4): 64}
+
+RULE_KEYS = ("length", "deck_size", "deck_copies", "unique_annexes", "white_keys",
+             "voluntary_dismissal", "final_round", "seasons", "end_bonus_capped", "tiebreak",
+             "wealth_cap", "unlimited_wealth", "max_rounds", "check_invariants")
+SEAT_KEYS = ("strategy", "params")
+
+
+def _resolve_rules(raw, players, n_travellers_one_copy):
+    rules = raw.get("rules", {})
+    check_keys(rules, RULE_KEYS, "rules.")
+    p = "rules."
+    out = {}
+    out["length"] = get_choice(rules, "length", "long", ("long", "short"), p)            # BI-V1
+    out["deck_copies"] = get_int(rules, "deck_copies", 1, 1, 7, p)                       # BI-V2
+    total = n_travellers_one_copy * out["deck_copies"]
+    if total < 1:
+        raise ConfigError("cards", "no travellers", "at least one traveller card")
+    default_deck = min(total, DECK_SIZE[(out["length"], players)] * out["deck_copies"])
+    deck = rules.get("deck_size", "default")
+    if deck == "default":
+        deck = default_deck
+    out["deck_size"] = get_int({"deck_size": deck}, "deck_size", deck, 1, total, p)
+    out["unique_annexes"] = get_bool(rules, "unique_annexes", True, p)                  # BI-V3
+    wk = rules.get("white_keys", "standard")                                            # BI-V4
+    if wk == "standard":
+        white = 3 if players <= 3 else 4
+    elif wk == "players":
+        white = players if players >= 2 else 3
+    elif isinstance(wk, int) and not isinstance(wk, bool) and 0 <= wk <= 8 - players:
+        white = wk
+    else:
+        raise ConfigError(p + "white_keys", wk, f"'standard', 'players' or an integer 0..{8 - players}")
+    if players + white > 8:
+        raise ConfigError(p + "white_keys", wk, f"at most {8 - players} white keys with {players} players (8 rooms)")
+    out["white_keys"] = wk
+    out["white_keys_count"] = white
+    out["voluntary_dismissal"] = get_bool(rules, "voluntary_dismissal", True, p)        # BI-V5
+    out["final_round"] = get_choice(rules, "final_round", "partial", ("partial", "strict"), p)  # BI-V6
+    out["seasons"] = get_int(rules, "seasons", 2, 1, 2, p)                               # BI-V7
+    out["end_bonus_capped"] = get_bool(rules, "end_bonus_capped", True, p)              # BI-V8
+    out["tiebreak"] = get_choice(rules, "tiebreak", "buried_by_player",
+                                 ("buried_by_player", "buried_under_own_annexes"), p)  # BI-V9
+    out["wealth_cap"] = get_int(rules, "wealth_cap", 40, 10, 10_000, p)                 # BI-V10
+    out["unlimited_wealth"] = get_bool(rules, "unlimited_wealth", False, p)
+    out["max_rounds"] = get_int(rules, "max_rounds", 200, 1, 100_000, p)                # BI-G4
+    out["check_invariants"] = get_bool(rules, "check_invariants", False, p)
+    return out
+
+
+def _resolve_seats(raw, players):
+    seats = raw.get("seats", [{"strategy": "random"}])
+    if isinstance(seats, dict):
+        seats = [seats]
+    if not isinstance(seats, list) or len(seats) not in (1, players):
+        raise ConfigError("seats", f"{len(seats) if isinstance(seats, list) else seats!r} entries",
+                          f"one [[seats]] entry for every seat or exactly {players}")
+    out = []
+    for i, s in enumerate(seats):
+        prefix = f"seats.{i}."
+        check_keys(s, SEAT_KEYS, prefix)
+        name = s.get("strategy", "random")
+        if name not in REGISTRY:
+            raise ConfigError(prefix + "strategy", name, " | ".join(REGISTRY))
+        spec = REGISTRY[name][1]
+        params = s.get("params", {})
+        check_keys(params, [n for n, _, _ in spec] or ["(none)"], prefix + "params.")
+        resolved = {}
+        for pname, default, _ in spec:
+            resolved[pname] = get_float(params, pname, default, -1e6, 1e6, prefix + "params.")
+        out.append({"strategy": name, "params": resolved})
+    if len(out) == 1 and players > 1:
+        out = [dict(out[0]) for _ in range(players)]
+    return out
+
+
+class BloodyInnAdapter:
+    name = "bloody_inn"
+    title = "The Bloody Inn (L'Auberge Sanglante)"
+    min_players = 1
+    max_players = 4
+
+    def __init__(self):
+        self._table = None
+
+    # -- configuration ----------------------------------------------------------------
+    def base_table(self):
+        if self._table is None:
+            rows = cards.load_table()
+            cards.check_table(rows)
+            self._table = rows
+        return self._table
+
+    def resolve(self, raw):
+        players = get_int(raw, "players", 3, self.min_players, self.max_players)
+        table = cards.apply_edits(self.base_table(), raw.get("cards", {}))
+        n_trav = sum(r["copies"] for r in table if r["type"] not in ("peasant", "aid"))
+        rules = _resolve_rules(raw, players, n_trav)
+        n_cards = n_trav * rules["deck_copies"] + 8
+        if n_cards > L.MAXC:
+            raise ConfigError("rules.deck_copies", rules["deck_copies"],
+                              f"at most {L.MAXC} cards in all (now {n_cards})")
+        seats = _resolve_seats(raw, players)
+        return {"game": self.name, "players": players, "rules": rules, "seats": seats,
+                "cards": [r for r in table if r["type"] != "aid"]}
+
+    def strategies(self):
+        return [{"name": n, "description": d, "params": {p: v for p, v, _ in spec},
+                 "param_help": {p: h for p, _, h in spec}}
+                for n, (_, spec, d) in REGISTRY.items()]
+
+    # -- kernel arrays ----------------------------------------------------------------
+    def build_template(self, resolved, *, events=False):
+        """The state template (tables + rules), the parameter matrix and lineup names."""
+        rules = resolved["rules"]
+        kinds = resolved["cards"]
+        st = np.zeros(L.STATE_END, dtype=np.int64)
+        for f in (L.K_ANNEX_BIT, L.K_PER_COLOUR, L.K_DISCOUNT_ACT, L.K_END_COLOUR, L.K_MULTI):
+            st[f:f + L.MAXK] = -1
+        bit = 0
+        for k, row in enumerate(kinds):
+            annexable = row["annex"] != "" and row["type"] not in ("police", "peasant")
+            st[L.K_ANNEXABLE + k] = int(annexable)
+            if row["annex"] != "":
+                st[L.K_ANNEX_BIT + k] = bit
+                bit += 1
+            for name, args in cards.parse_effect(row["effect"]):
+                if name == "on_build_cash":
+                    st[L.K_BUILD_CASH + k] += args[0]
+                elif name == "on_build_cash_per_own_annex_of_colour":
+                    st[L.K_PER_COLOUR + k] = cards.COLOURS.index(args[0])
+                    st[L.K_PER_COLOUR_AMT + k] = args[1] if len(args) > 1 else 1
+                elif name == "discount":
+                    st[L.K_DISCOUNT_ACT + k] = cards.ACTIONS.index(args[0])
+                    st[L.K_DISCOUNT_AMT + k] = args[1] if len(args) > 1 else 1
+                elif name == "wage_reduction":
+                    st[L.K_WAGE_FREE + k] = args[0]
+                elif name == "leave_income":
+                    st[L.K_LEAVE_INCOME + k] = args[0]
+                elif name == "end_cash_per_exit_card_of_colour":
+                    st[L.K_END_COLOUR + k] = cards.COLOURS.index(args[0])
+                    st[L.K_END_COLOUR_AMT + k] = args[1]
+                elif name == "end_cash_per_cheque":
+                    st[L.K_END_CHEQUE + k] = args[0]
+                elif name == "multi_target":
+                    st[L.K_MULTI + k] = cards.ACTIONS.index(args[0])
+                elif name == "room_service_token":
+                    st[L.K_ROOM_SERVICE + k] = 1
+                elif name == "peasant_bribe_limit":
+                    st[L.K_PEASANT_LIMIT + k] = args[0]
+                elif name == "replace_white_key":
+                    st[L.K_MONK + k] = 1
+                elif name == "bury_payment_returns":
+                    st[L.K_CHAPEL + k] = 1
+        # card instances: travellers (kind order x copies x deck_copies), then peasants
+        inst = []
+        for _ in range(rules["deck_copies"]):
+            for k, row in enumerate(kinds):
+                if row["type"] != "peasant":
+                    inst.extend([k] * row["copies"])
+        n_trav = len(inst)
+        peasant_kind = next(k for k, r in enumerate(kinds) if r["type"] == "peasant")
+        inst.extend([peasant_kind] * 8)
+        for c, k in enumerate(inst):
+            row = kinds[k]
+            st[L.C_KIND + c] = k
+            st[L.C_TYPE + c] = cards.TYPES.index(row["type"])
+            st[L.C_COLOUR + c] = cards.COLOURS.index(row["colour"])
+            st[L.C_AFF + c] = cards.ACTIONS.index(row["affinity"]) if row["affinity"] else -1
+            st[L.C_RANK + c] = row["rank"]
+            st[L.C_POCKET + c] = row["pocket"]
+        st[L.G_NP] = resolved["players"]
+        st[L.G_NCARDS] = len(inst)
+        st[L.G_NTRAV] = n_trav
+        st[L.G_NKINDS] = len(kinds)
+        st[L.G_DECK_SIZE] = rules["deck_size"]
+        st[L.G_SEASONS] = rules["seasons"]
+        st[L.G_CAP] = rules["wealth_cap"]
+        st[L.G_UNLIMITED] = int(rules["unlimited_wealth"])
+        st[L.G_UNIQUE] = int(rules["unique_annexes"])
+        st[L.G_WHITE_KEYS] = rules["white_keys_count"]
+        st[L.G_VOLUNTARY] = int(rules["voluntary_dismissal"])
+        st[L.G_STRICT] = int(rules["final_round"] == "strict")
+        st[L.G_END_CAPPED] = int(rules["end_bonus_capped"])
+        st[L.G_TIEBREAK_OWN] = int(rules["tiebreak"] == "buried_under_own_annexes")
+        st[L.G_MAX_ROUNDS] = rules["max_rounds"]
+        st[L.G_ROTATE] = int(resolved.get("rotate", True))
+        st[L.G_LOG] = int(events)
+        st[L.G_CHECK] = int(rules["check_invariants"])
+        lineup = resolved["seats"]
+        st[L.G_NLINEUP] = len(lineup)
+        params = np.zeros(L.MAXP * L.MAXPARAM, dtype=np.float64)
+        for i, seat in enumerate(lineup):
+            sid, spec, _ = REGISTRY[seat["strategy"]]
+            st[L.L_STRAT + i] = sid
+            for j, (pname, default, _) in enumerate(spec):
+                params[i * L.MAXPARAM + j] = seat["params"].get(pname, default)
+        names = [s["strategy"] for s in lineup]
+        return st, params, names, inst
+
+    # -- simulation -------------------------------------------------------------------
+    def simulate_chunk(self, resolved, start, count, *, events=False):
+        st, params, names, inst = self.build_template(resolved, events=events)
+        players = resolved["players"]
+        n_blocks = max(1, min(count, numba.get_num_threads() * 8))
+        games_out = np.zeros((count, len(GAME_COLS)), dtype=np.int64)
+        seats_out = np.zeros((count * players, len(SEAT_COLS)), dtype=np.int64)
+        ev_rows = 0
+        while True:
+            if events:
+                per_block = (count + n_blocks - 1) // n_blocks
+                ev_rows = max(ev_rows, per_block * 1200)
+            ev_out = np.zeros((n_blocks * ev_rows, L.EV_FIELDS + 1), dtype=np.int64)
+            ev_count = np.zeros(n_blocks, dtype=np.int64)
+            play_games(st, params, np.int64(resolved["seed"]), np.int64(start), np.int64(count),
+                       np.int64(n_blocks), np.int64(ev_rows), games_out, seats_out, ev_out,
+                       ev_count)
+            if not events or (ev_count >= 0).all():
+                break
+            ev_rows *= 2                       # deterministic: a retry gives the same games
+        return Chunk(
+            games=self._games_table(resolved, start, count, games_out),
+            seats=self._seats_table(resolved, start, count, seats_out, names),
+            events=self._events_table(resolved, start, ev_out, ev_count, ev_rows, inst)
+            if events else None,
+        )
+
+    def _games_table(self, resolved, start, count, g):
+        cols = {name: g[:, i] for i, name in enumerate(GAME_COLS)}
+        out = {
+            "game_id": np.arange(start, start + count, dtype=np.int64),
+            "players": np.full(count, resolved["players"], dtype=np.int8),
+            "rounds": cols["rounds"].astype(np.int16),
+            "turns": cols["turns"].astype(np.int32),
+            "winner": cols["winner"].astype(np.int8),
+            "n_winners": cols["n_winners"].astype(np.int8),
+            "truncated": cols["truncated"].astype(np.int8),
+            "deck_size": cols["deck_size"].astype(np.int16),
+            "open_rooms": cols["open_rooms"].astype(np.int8),
+            "seasons_played": cols["seasons_played"].astype(np.int8),
+        }
+        if resolved["rules"]["check_invariants"]:
+            out["invariant_error"] = cols["invariant_error"].astype(np.int16)
+            out["error_round"] = cols["error_round"].astype(np.int16)
+        return pa.table(out)
+
+    def _seats_table(self, resolved, start, count, s, names):
+        players = resolved["players"]
+        cols = {name: s[:, i] for i, name in enumerate(SEAT_COLS)}
+        game_id = np.repeat(np.arange(start, start + count, dtype=np.int64), players)
+        n_win = cols["winner"].reshape(count, players).sum(axis=1)
+        win = np.where(cols["winner"] == 1,
+                       1.0 / np.maximum(np.repeat(n_win, players), 1), 0.0).astype(np.float32)
+        lineup = cols["lineup"].astype(np.int8)
+        out = {
+            "game_id": game_id,
+            "seat": np.tile(np.arange(players, dtype=np.int8), count),
+            "strategy": pa.array(names, type=pa.string()).take(pa.array(lineup.astype(np.int32))),
+            "score": cols["score"].astype(np.int16),
+            "place": cols["place"].astype(np.int8),
+            "win": win,
+            "lineup": lineup,
+        }
+        narrow = {"solo_lost": np.int8, "annex_mask": np.int32}
+        for name in SEAT_COLS[4:]:
+            out[name] = cols[name].astype(narrow.get(name, np.int16))
+        return pa.table(out)
+
+    def _events_table(self, resolved, start, ev_out, ev_count, ev_rows, inst):
+        parts = [ev_out[b * ev_rows: b * ev_rows + n] for b, n in enumerate(ev_count) if n > 0]
+        ev = np.concatenate(parts) if parts else np.zeros((0, L.EV_FIELDS + 1), np.int64)
+        g = ev[:, 0]
+        # seq: position of the event within its game (rows of a game are contiguous)
+        idx = np.arange(len(g))
+        first = np.r_[0, np.flatnonzero(np.diff(g)) + 1] if len(g) else np.zeros(0, np.int64)
+        starts = np.repeat(first, np.diff(np.r_[first, len(g)]))
+        kinds = resolved["cards"]
+        card_kind_names = pa.array([kinds[k]["id"] for k in inst] + [None])
+        card = ev[:, 1 + L.EV_CARD]
+        card_idx = np.where(card >= 0, card, len(inst)).astype(np.int32)
+        return pa.table({
+            "game_id": (start + g).astype(np.int64),
+            "seq": (idx - starts).astype(np.int32),
+            "round": ev[:, 1 + L.EV_ROUND].astype(np.int16),
+            "phase": pa.array(["evening", "night", "morning", "end"]).take(
+                pa.array(ev[:, 1 + L.EV_PHASE].astype(np.int32))),
+            "kind": pa.array(list(L.EVENT_NAMES)).take(pa.array(ev[:, 1 + L.EV_KIND].astype(np.int32))),
+            "seat": ev[:, 1 + L.EV_SEAT].astype(np.int8),
+            "card": card.astype(np.int16),
+            "card_kind": card_kind_names.take(pa.array(card_idx)),
+            "a": ev[:, 1 + L.EV_A].astype(np.int32),
+            "b": ev[:, 1 + L.EV_B].astype(np.int32),
+            "c": ev[:, 1 + L.EV_C].astype(np.int32),
+            "cash": ev[:, 1 + L.EV_CASH].astype(np.int16),
+            "cheques": ev[:, 1 + L.EV_CHEQUES].astype(np.int16),
+        })
+
+
+ADAPTER = BloodyInnAdapter()
