@@ -3,8 +3,9 @@
 A run directory holds ``manifest.json``, ``games/*.parquet``, ``seats/*.parquet`` and
 optionally ``events/*.parquet``.  A sweep directory holds one run per grid point under
 ``<out>/<point>/`` and ``<out>/points.parquet`` (``point`` plus one column per swept dotted
-key).  Each table of a sweep is read with one lazy scan over a glob; the point a row came
-from is recovered from its file path and the swept parameters are joined on it.
+key).  Each table is read with one lazy scan over the chunk files the manifests list; the
+point a row came from is recovered from its file path and the swept parameters are joined
+on it.
 """
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ class Dataset:
     @property
     def config(self):
         """The resolved config of the first point (game-level facts shared by all points)."""
-        return next(iter(self.manifests.values())).get("config", {})
+        return manifest_config(next(iter(self.manifests.values())))
 
     def group_params(self, exclude=()):
         """Swept parameters to group by (``players`` is always a games column, so it is
@@ -78,6 +79,22 @@ def is_run_dir(path: Path) -> bool:
 
 def is_sweep_dir(path: Path) -> bool:
     return (path / "points.parquet").is_file()
+
+
+def manifest_config(manifest: dict) -> dict:
+    """The resolved config a manifest records (``resolved``; ``config`` in older files)."""
+    return manifest.get("resolved") or manifest.get("config") or {}
+
+
+def table_files(run_dir: Path, manifest: dict, table: str):
+    """Chunk files of a table: those the manifest lists (finished, hashed chunks), or a
+    glob of ``part-*.parquet`` for a manifest without a chunk list."""
+    chunks = manifest.get("chunks")
+    if isinstance(chunks, list) and chunks and isinstance(chunks[0], dict) \
+            and isinstance(chunks[0].get("files"), dict):
+        return [str(run_dir / c["files"][table]["path"]) for c in chunks
+                if table in c["files"] and (run_dir / c["files"][table]["path"]).is_file()]
+    return [str(f) for f in sorted((run_dir / table).glob(_PART_GLOB))]
 
 
 def read_manifest(path: Path) -> dict:
@@ -119,23 +136,15 @@ def _status_warnings(manifests):
 
 def _open_run(root: Path) -> Dataset:
     manifest = read_manifest(root)
-    _require_parts(root / "games", root)
-    games = pl.scan_parquet(str(root / "games" / _PART_GLOB)).with_columns(
-        pl.lit("").alias("point"))
-    seats = pl.scan_parquet(str(root / "seats" / _PART_GLOB)).with_columns(
-        pl.lit("").alias("point"))
-    events = None
-    if (root / "events").is_dir() and any((root / "events").glob(_PART_GLOB)):
-        events = pl.scan_parquet(str(root / "events" / _PART_GLOB)).with_columns(
-            pl.lit("").alias("point"))
+    files = {t: table_files(root, manifest, t) for t in ("games", "seats", "events")}
+    if not files["games"] or not files["seats"]:
+        raise AnalysisError(f"{root}: no finished chunk files yet")
+    scan = {t: pl.scan_parquet(f).with_columns(pl.lit("").alias("point"))
+            for t, f in files.items() if f}
+    games, seats, events = scan["games"], scan["seats"], scan.get("events")
     points = pl.DataFrame({"point": [""]})
     manifests = {"": manifest}
     return _finish(root, "run", manifests, points, [], games, seats, events)
-
-
-def _require_parts(folder: Path, root: Path):
-    if not folder.is_dir() or not any(folder.glob(_PART_GLOB)):
-        raise AnalysisError(f"{root}: no finished chunk files in {folder.name}/")
 
 
 def _point_expr():
@@ -144,13 +153,16 @@ def _point_expr():
             .str.extract(r"([^/]+)/[^/]+/[^/]+$", 1).alias("point"))
 
 
-def _scan_sweep_table(root: Path, table: str, points):
+def _scan_sweep_table(root: Path, table: str, points, dirs, manifests):
     # an explicit file list (not a glob over */) so stray folders never leak in
-    files = [str(f) for p in points for f in sorted((root / p / table).glob(_PART_GLOB))]
+    files = [f for p in points for f in table_files(root / dirs[p], manifests[p], table)]
     if not files:
         return None
-    lf = pl.scan_parquet(files, include_file_paths="_path")
-    return lf.with_columns(_point_expr()).drop("_path")
+    lf = pl.scan_parquet(files, include_file_paths="_path").with_columns(_point_expr())
+    inverse = {dirs[p]: p for p in points}
+    if any(k != v for k, v in inverse.items()):
+        lf = lf.with_columns(pl.col("point").replace_strict(inverse, default=None))
+    return lf.drop("_path")
 
 
 def _open_sweep(root: Path) -> Dataset:
@@ -158,13 +170,17 @@ def _open_sweep(root: Path) -> Dataset:
     if "point" not in points.columns:
         raise AnalysisError(f"{root}/points.parquet: no 'point' column")
     points = points.with_columns(pl.col("point").cast(pl.String))
+    dirs = dict(zip(points["point"].to_list(),
+                    (points["path"] if "path" in points.columns else points["point"]).to_list()))
     manifests = {}
     present = []
     for name in points["point"].to_list():
-        pdir = root / name
-        if is_run_dir(pdir) and any((pdir / "games").glob(_PART_GLOB)):
-            manifests[name] = read_manifest(pdir)
-            present.append(name)
+        pdir = root / dirs[name]
+        if is_run_dir(pdir):
+            man = read_manifest(pdir)
+            if table_files(pdir, man, "games"):
+                manifests[name] = man
+                present.append(name)
     if not present:
         raise AnalysisError(f"{root}: sweep has no finished points yet")
     warnings = []
@@ -173,16 +189,34 @@ def _open_sweep(root: Path) -> Dataset:
         warnings.append(f"{len(missing)} sweep point(s) have no data yet: {', '.join(missing[:5])}"
                         + (" ..." if len(missing) > 5 else ""))
     points = points.filter(pl.col("point").is_in(present))
-    params = [c for c in points.columns if c != "point" and points[c].n_unique() > 1]
-    # keep constant swept keys out of grouping but do keep them in the points table
-    games = _scan_sweep_table(root, "games", present)
-    seats = _scan_sweep_table(root, "seats", present)
+    params = [c for c in _grid_keys(root, points) if points[c].n_unique() > 1]
+    games = _scan_sweep_table(root, "games", present, dirs, manifests)
+    seats = _scan_sweep_table(root, "seats", present, dirs, manifests)
     if seats is None:
         raise AnalysisError(f"{root}: sweep points have games but no seats files")
-    events = _scan_sweep_table(root, "events", present)
+    events = _scan_sweep_table(root, "events", present, dirs, manifests)
     ds = _finish(root, "sweep", manifests, points, params, games, seats, events)
     ds.warnings = warnings + ds.warnings
     return ds
+
+
+_POINT_BOOKKEEPING = ("point", "config_id", "path", "games", "seed")
+
+
+def _grid_keys(root, points):
+    """The swept keys: the grid of ``sweep.json`` when present, else every points column
+    that is not bookkeeping."""
+    try:
+        grid = json.loads((root / "sweep.json").read_text()).get("grid")
+    except (OSError, json.JSONDecodeError):
+        grid = None
+    if isinstance(grid, dict):
+        return [k for k in grid if k in points.columns]
+    return [c for c in points.columns if c not in _POINT_BOOKKEEPING]
+
+
+def _game_of(manifest):
+    return manifest.get("game") or manifest_config(manifest).get("game", "")
 
 
 def _finish(root, kind, manifests, points, params, games, seats, events):
@@ -201,10 +235,10 @@ def _finish(root, kind, manifests, points, params, games, seats, events):
         events = events.join(
             seats.select(["point", "game_id", "seat", "strategy", "players", *join_params]),
             on=["point", "game_id", "seat"], how="left")
-    game = next(iter(manifests.values())).get("config", {}).get("game", "")
+    game = _game_of(next(iter(manifests.values())))
     if not game:
-        raise AnalysisError(f"{root}: manifest has no config.game")
-    games_of_points = {m.get("config", {}).get("game") for m in manifests.values()}
+        raise AnalysisError(f"{root}: manifest names no game")
+    games_of_points = {_game_of(m) for m in manifests.values()}
     if len(games_of_points) > 1:
         raise AnalysisError(f"{root}: points of different games {sorted(games_of_points)}")
     return Dataset(root=root, kind=kind, game=game, manifests=manifests, points=points,

@@ -199,7 +199,7 @@ def write_run(out, games, seats, config, *, events=None, chunks=2):
         if hi <= lo:
             continue
         g_lo, g_hi = gids[int(lo)], gids[int(hi) - 1]
-        entry = {"games": int(hi - lo), "first_game": int(g_lo)}
+        entry = {"index": i, "start": int(g_lo), "games": int(hi - lo), "files": {}}
         for name, table in (("games", games), ("seats", seats), ("events", events)):
             if table is None:
                 continue
@@ -208,12 +208,18 @@ def write_run(out, games, seats, config, *, events=None, chunks=2):
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / f"part-{i:05d}.parquet"
             part.write_parquet(path, compression="zstd", statistics=False)
-            entry[name] = {"file": f"{name}/{path.name}",
-                           "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+            entry["files"][name] = {"path": f"{name}/{path.name}", "rows": part.height,
+                                    "bytes": path.stat().st_size,
+                                    "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
         chunk_list.append(entry)
-    manifest = {"config": config, "seed": config.get("seed"), "status": "complete",
-                "games": n, "chunks": chunk_list, "git_commit": "synthetic",
-                "versions": {"synthetic": "1"}}
+    # the shape sim/dataset.py writes (format, resolved, git, versions, chunks)
+    manifest = {"format": "boardsim-dataset", "format_version": 1, "status": "complete",
+                "game": config["game"], "name": out.name, "source": "synthetic",
+                "config_id": "synthetic", "seed": config.get("seed"), "games": n,
+                "games_done": n, "events": events is not None,
+                "tables": ["games", "seats"] + (["events"] if events is not None else []),
+                "resolved": config, "versions": {"synthetic": "1"},
+                "git": {"commit": "synthetic", "dirty": False}, "chunks": chunk_list}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
     return out
 
@@ -232,8 +238,16 @@ def write_sweep(out, points):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows = []
+    grid = {}
     for name, params, games, seats, config in points:
         write_run(out / name, games, seats, config)
-        rows.append({"point": name, **params})
+        rows.append({"point": name, "config_id": name, "path": name, "games": games.height,
+                     "seed": config.get("seed", 0), **params})
+        for k, v in params.items():
+            grid.setdefault(k, [])
+            if v not in grid[k]:
+                grid[k].append(v)
     pl.DataFrame(rows).write_parquet(out / "points.parquet")
+    (out / "sweep.json").write_text(json.dumps({"format": "boardsim-sweep", "status": "complete",
+                                                "grid": grid}, indent=1))
     return out

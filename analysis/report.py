@@ -1,0 +1,382 @@
+"""Reports: one self-contained HTML file and its Markdown twin.
+
+Order: the answers (headline sentences with their intervals), then per question the tables
+and plots, then the provenance block (configs, seeds, git commit, package versions, dataset
+checksums).  Everything above the provenance block depends only on the data: the same data
+give the same bytes (sorted tables, fixed number formats, deterministic SVG).  The
+provenance block sits between ``PROVENANCE_START`` and ``PROVENANCE_END`` markers.
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import subprocess
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+import polars as pl
+
+from .dataset import Dataset, manifest_config, open_dataset
+from .metrics import QUESTIONS, question_names, run_question
+from .text import format_rows
+
+PROVENANCE_START = "<!-- provenance:start -->"
+PROVENANCE_END = "<!-- provenance:end -->"
+DEFAULT_QUESTIONS = ("seats", "strategies", "cards", "deck", "duration")
+#: tables longer than this are folded (HTML <details>) to keep the answers readable
+FOLD_ROWS = 30
+
+
+@dataclass
+class Section:
+    """One question answered on one dataset."""
+    question: str
+    title: str
+    dataset: str
+    headlines: list
+    tables: list          # (metric name, title, note, DataFrame)
+    plots: list           # (caption, svg)
+
+
+@dataclass
+class Report:
+    title: str
+    intro: str
+    sections: list
+    provenance: list      # per dataset dict
+    warnings: list = field(default_factory=list)
+
+
+@dataclass
+class Entry:
+    """A dataset in a report: its label, the open dataset and the questions to answer."""
+    label: str
+    dataset: Dataset
+    questions: tuple = DEFAULT_QUESTIONS
+
+
+def answer(ds: Dataset, name: str, label: str = ""):
+    """Run one question on a dataset; return a :class:`Section` (or None if it does not
+    apply)."""
+    q = QUESTIONS[name]
+    results = run_question(ds, name)
+    if not results:
+        return None
+    tables = []
+    for cls in q.metrics:
+        out = results.get(cls.name)
+        if isinstance(out, pl.DataFrame) and out.height:
+            tables.append((cls.name, cls.title, cls.note, out))
+    heads = q.headlines(ds, results) if q.headlines else []
+    plots = q.plots(ds, results) if q.plots else []
+    return Section(name, q.title, label, heads, tables, plots)
+
+
+def build_report(entries, title="Balance report", intro=""):
+    """Answer every entry's questions.
+
+    Parameters
+    ----------
+    entries : list of Entry
+    title, intro : str
+
+    Returns
+    -------
+    Report
+    """
+    question_names()
+    sections, warnings = [], []
+    for e in entries:
+        warnings += [f"{e.label}: {w}" for w in e.dataset.warnings]
+        for name in e.questions:
+            sec = answer(e.dataset, name, e.label)
+            if sec is not None:
+                sections.append(sec)
+    prov = [provenance(e.label, e.dataset) for e in entries]
+    return Report(title, intro, sections, prov, warnings)
+
+
+def report_for_dir(path, questions=DEFAULT_QUESTIONS, title=None):
+    """A report on one run or sweep directory."""
+    ds = open_dataset(path)
+    label = Path(path).resolve().name
+    kind = "sweep" if ds.kind == "sweep" else "run"
+    title = title or f"Balance report: {label}"
+    intro = (f"{ds.game} {kind} `{label}`"
+             + (f" over {', '.join(ds.params)}" if ds.params else "") + ".")
+    return build_report([Entry(label, ds, tuple(questions))], title, intro)
+
+
+# --- provenance ------------------------------------------------------------------------
+
+def _digests(manifest):
+    """Every (path, sha256) pair a manifest records, sorted."""
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("sha256"), str):
+                found.append((str(node.get("path") or node.get("file") or ""), node["sha256"]))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(manifest.get("chunks", []))
+    return sorted(found)
+
+
+def _short_config(cfg):
+    """The resolved config with the card table replaced by its digest (it is long)."""
+    cfg = dict(cfg)
+    for key in ("cards",):
+        if isinstance(cfg.get(key), list):
+            blob = json.dumps(cfg[key], sort_keys=True).encode()
+            cfg[key] = f"<{len(cfg[key])} rows, sha256 {hashlib.sha256(blob).hexdigest()[:16]}>"
+    return cfg
+
+
+def provenance(label, ds: Dataset):
+    """Facts that identify the data behind a report."""
+    points = []
+    for name, man in sorted(ds.manifests.items()):
+        digests = _digests(man)
+        combined = hashlib.sha256("\n".join(f"{p} {d}" for p, d in digests).encode()).hexdigest()
+        git = man.get("git") or {}
+        points.append({
+            "point": name or ".", "status": man.get("status"), "games": man.get("games"),
+            "seed": man.get("seed", manifest_config(man).get("seed")),
+            "config_id": man.get("config_id"), "chunk_files": len(digests),
+            "data_sha256": combined,
+            "git_commit": git.get("commit") if isinstance(git, dict) else git,
+            "git_dirty": git.get("dirty") if isinstance(git, dict) else None,
+        })
+    first = next(iter(ds.manifests.values()))
+    sweep = None
+    if ds.kind == "sweep":
+        try:
+            sweep = json.loads((ds.root / "sweep.json").read_text())
+            sweep = {k: sweep.get(k) for k in ("source", "base", "grid", "seed_policy")}
+        except (OSError, json.JSONDecodeError):
+            sweep = {"grid": {p: ds.points[p].unique().sort().to_list() for p in ds.params}}
+    return {"label": label, "path": str(ds.root), "kind": ds.kind, "game": ds.game,
+            "config": _short_config(manifest_config(first)), "sweep": sweep,
+            "versions": first.get("versions"), "points": points}
+
+
+def _report_versions():
+    out = {}
+    for name in ("boardsim", "polars", "matplotlib", "numpy", "pyarrow"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    try:
+        here = Path(__file__).resolve().parent
+        r = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
+                           text=True, timeout=10)
+        out["git_commit"] = r.stdout.strip() if r.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        out["git_commit"] = None
+    return out
+
+
+# --- HTML --------------------------------------------------------------------------------
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;
+margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
+h1{font-size:1.7em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
+h3{font-size:1.05em;margin-bottom:.3em}
+table{border-collapse:collapse;font-size:.82em;margin:.4em 0 1em}
+th,td{border:1px solid #ddd;padding:2px 6px;text-align:right}th{background:#f4f4f4}
+td:first-child,th:first-child{text-align:left}
+.note{color:#555;font-size:.85em;margin:.1em 0 .3em}.answers li{margin:.3em 0}
+.warn{background:#fff4e0;border:1px solid #e0b050;padding:.5em 1em}
+figure{margin:1em 0}figcaption{font-size:.85em;color:#444}
+pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.8em}
+.scroll{overflow-x:auto}
+"""
+
+
+def _e(s):
+    return html.escape(str(s), quote=True)
+
+
+def _html_table(df):
+    header, rows = format_rows(df)
+    out = ['<div class="scroll"><table><thead><tr>']
+    out += [f"<th>{_e(h)}</th>" for h in header]
+    out.append("</tr></thead><tbody>")
+    for r in rows:
+        out.append("<tr>" + "".join(f"<td>{_e(v)}</td>" for v in r) + "</tr>")
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def _section_id(i, sec):
+    return f"s{i}-{sec.question}"
+
+
+def render_html(report: Report) -> str:
+    """The whole report as one HTML document (inline CSS and SVG, no external resource)."""
+    o = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+         f"<title>{_e(report.title)}</title>", f"<style>{_CSS}</style></head><body>",
+         f"<h1>{_e(report.title)}</h1>"]
+    if report.intro:
+        o.append(f"<p>{_e(report.intro)}</p>")
+    if report.warnings:
+        o.append('<div class="warn"><b>Warnings</b><ul>'
+                 + "".join(f"<li>{_e(w)}</li>" for w in report.warnings) + "</ul></div>")
+    o.append('<h2 id="answers">Answers</h2>')
+    for i, sec in enumerate(report.sections):
+        if not sec.headlines:
+            continue
+        o.append(f'<h3><a href="#{_section_id(i, sec)}">{_e(sec.title)}</a>'
+                 + (f" &mdash; {_e(sec.dataset)}" if sec.dataset else "") + "</h3>")
+        o.append('<ul class="answers">' + "".join(f"<li>{_e(h)}</li>" for h in sec.headlines)
+                 + "</ul>")
+    for i, sec in enumerate(report.sections):
+        o.append(f'<h2 id="{_section_id(i, sec)}">{_e(sec.title)}'
+                 + (f" &mdash; {_e(sec.dataset)}" if sec.dataset else "") + "</h2>")
+        for caption, svg in sec.plots:
+            o.append(f"<figure>{svg}<figcaption>{_e(caption)}</figcaption></figure>")
+        for _, title, note, df in sec.tables:
+            o.append(f"<h3>{_e(title)}</h3>")
+            if note:
+                o.append(f'<p class="note">{_e(note)}</p>')
+            if df.height > FOLD_ROWS:
+                o.append(f"<details><summary>{df.height} rows</summary>{_html_table(df)}</details>")
+            else:
+                o.append(_html_table(df))
+    o.append(PROVENANCE_START)
+    o.append('<h2 id="provenance">Provenance</h2>')
+    o.append(_html_provenance(report))
+    o.append(PROVENANCE_END)
+    o.append("</body></html>")
+    return "\n".join(o) + "\n"
+
+
+def _html_provenance(report):
+    o = []
+    rv = _report_versions()
+    o.append("<p>Report built with " + _e(", ".join(f"{k} {v}" for k, v in rv.items())) + ".</p>")
+    for p in report.provenance:
+        o.append(f"<h3>{_e(p['label'])} ({_e(p['kind'])} of {_e(p['game'])})</h3>")
+        o.append(f"<p>Path: <code>{_e(p['path'])}</code>. Simulator versions: "
+                 f"{_e(json.dumps(p['versions'], sort_keys=True))}.</p>")
+        cols = ["point", "status", "games", "seed", "config_id", "chunk_files", "data_sha256",
+                "git_commit", "git_dirty"]
+        df = pl.DataFrame([{c: (None if r.get(c) is None else str(r.get(c))) for c in cols}
+                           for r in p["points"]], schema={c: pl.String for c in cols})
+        o.append(_html_table(df))
+        if p["sweep"]:
+            o.append("<details><summary>sweep</summary><pre>"
+                     + _e(json.dumps(p["sweep"], indent=1, sort_keys=True)) + "</pre></details>")
+        o.append("<details><summary>resolved config (first point)</summary><pre>"
+                 + _e(json.dumps(p["config"], indent=1, sort_keys=True)) + "</pre></details>")
+    return "\n".join(o)
+
+
+# --- Markdown ----------------------------------------------------------------------------
+
+def _md_escape(s):
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(df):
+    header, rows = format_rows(df)
+    o = ["| " + " | ".join(_md_escape(h) for h in header) + " |",
+         "|" + "|".join("---:" if i else ":---" for i in range(len(header))) + "|"]
+    o += ["| " + " | ".join(_md_escape(v) for v in r) + " |" for r in rows]
+    return "\n".join(o)
+
+
+def render_markdown(report: Report, plot_dir: str):
+    """The Markdown twin; plots are referenced as files under ``plot_dir`` (relative).
+
+    Returns
+    -------
+    (text, {file name: svg})
+    """
+    files = {}
+    o = [f"# {report.title}", ""]
+    if report.intro:
+        o += [report.intro, ""]
+    if report.warnings:
+        o += ["> **Warnings**", ">"] + [f"> - {w}" for w in report.warnings] + [""]
+    o += ["## Answers", ""]
+    for sec in report.sections:
+        if not sec.headlines:
+            continue
+        o += [f"### {sec.title}" + (f" — {sec.dataset}" if sec.dataset else ""), ""]
+        o += [f"- {h}" for h in sec.headlines] + [""]
+    for i, sec in enumerate(report.sections):
+        o += [f"## {sec.title}" + (f" — {sec.dataset}" if sec.dataset else ""), ""]
+        for j, (caption, svg) in enumerate(sec.plots):
+            name = f"{i:02d}-{sec.question}-{j}.svg"
+            files[name] = svg
+            o += [f"![{caption}]({plot_dir}/{name})", "", f"*{caption}*", ""]
+        for _, title, note, df in sec.tables:
+            o += [f"### {title}", ""]
+            if note:
+                o += [f"*{note}*", ""]
+            o += [_md_table(df), ""]
+    o += [PROVENANCE_START, "", "## Provenance", ""]
+    rv = _report_versions()
+    o += ["Report built with " + ", ".join(f"{k} {v}" for k, v in rv.items()) + ".", ""]
+    for p in report.provenance:
+        o += [f"### {p['label']} ({p['kind']} of {p['game']})", "",
+              f"Path: `{p['path']}`. Simulator versions: `{json.dumps(p['versions'], sort_keys=True)}`.", ""]
+        cols = ["point", "status", "games", "seed", "config_id", "chunk_files", "data_sha256",
+                "git_commit", "git_dirty"]
+        df = pl.DataFrame([{c: (None if r.get(c) is None else str(r.get(c))) for c in cols}
+                           for r in p["points"]], schema={c: pl.String for c in cols})
+        o += [_md_table(df), ""]
+        if p["sweep"]:
+            o += ["Sweep:", "", "```json", json.dumps(p["sweep"], indent=1, sort_keys=True),
+                  "```", ""]
+        o += ["Resolved config (first point):", "", "```json",
+              json.dumps(p["config"], indent=1, sort_keys=True), "```", ""]
+    o += [PROVENANCE_END, ""]
+    return "\n".join(o), files
+
+
+def write_report(report: Report, out):
+    """Write ``out`` (HTML), its Markdown twin (same stem, ``.md``) and the twin's plot files
+    (``<stem>_plots/``).
+
+    Returns
+    -------
+    (html_path, md_path)
+    """
+    out = Path(out)
+    if out.suffix.lower() not in (".html", ".htm"):
+        out = out.with_suffix(".html")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_html(report), encoding="utf-8")
+    plot_dir = f"{out.stem}_plots"
+    text, files = render_markdown(report, plot_dir)
+    md = out.with_suffix(".md")
+    md.write_text(text, encoding="utf-8")
+    pdir = out.parent / plot_dir
+    if files:
+        pdir.mkdir(exist_ok=True)
+        for old in pdir.glob("*.svg"):
+            if old.name not in files:
+                old.unlink()
+        for name, svg in files.items():
+            (pdir / name).write_text(svg, encoding="utf-8")
+    return out, md
+
+
+def strip_provenance(text: str) -> str:
+    """The report text without its provenance block (what must not depend on the run)."""
+    a = text.find(PROVENANCE_START)
+    b = text.find(PROVENANCE_END)
+    if a < 0 or b < 0:
+        return text
+    return text[:a] + text[b + len(PROVENANCE_END):]

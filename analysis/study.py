@@ -1,0 +1,203 @@
+"""Studies: one TOML file from nothing to a report.
+
+A study names the datasets to produce (run or sweep configs), the questions to answer on
+each, and the report::
+
+    title = "The Bloody Inn: balance study"
+    out = "results/bloody_inn-balance"       # default results/<study file stem>; relative
+                                            # to the current directory
+    [[data]]
+    name = "first_player"                   # folder under out
+    sweep = "bloody_inn/first-player.toml"  # or run = "..."; relative to the study file
+    questions = ["seats", "strategies"]
+    label = "First player, 1-4 players"     # optional, shown in the report
+    games = 20000                           # optional override (run only)
+    seed = 7                                # optional override (run only)
+
+    [report]
+    file = "report.html"                    # relative to out
+    title = "..."
+    intro = "..."
+
+The datasets are produced by callables passed in (``sim.runner.run_dataset`` and
+``sim.sweep.run_sweep`` from the CLI), always with ``resume=True`` unless forced: a
+finished dataset is skipped, an interrupted one completed, and one made from a different
+config is refused with a clear error rather than silently reused.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .dataset import is_run_dir, is_sweep_dir, open_dataset, read_manifest
+from .errors import AnalysisError
+from .metrics import question_names
+from .report import Entry, build_report, write_report
+
+STUDY_KEYS = ("title", "description", "out", "data", "report")
+DATA_KEYS = ("name", "run", "sweep", "questions", "label", "games", "seed")
+REPORT_KEYS = ("file", "title", "intro")
+
+
+@dataclass
+class DataSpec:
+    name: str
+    kind: str            # "run" | "sweep"
+    config: Path
+    questions: tuple
+    label: str
+    games: int | None = None
+    seed: int | None = None
+
+
+@dataclass
+class Study:
+    path: Path
+    title: str
+    description: str
+    out: Path
+    data: list = field(default_factory=list)
+    report_file: str = "report.html"
+    report_title: str = ""
+    report_intro: str = ""
+
+
+def _bad(source, key, value, allowed):
+    return AnalysisError(f"{source}: {key} = {value!r} is invalid; allowed: {allowed}")
+
+
+def _check_keys(source, table, allowed, prefix=""):
+    for k in table:
+        if k not in allowed:
+            raise _bad(source, prefix + k, table[k], "one of " + ", ".join(allowed))
+
+
+def load_study(path, out=None) -> Study:
+    """Read and validate a study file.
+
+    Raises
+    ------
+    AnalysisError
+        naming the file, the key, the bad value and what is allowed.
+    """
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise AnalysisError(f"{path}: cannot read the study ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise AnalysisError(f"{path}: not valid TOML ({exc})") from None
+    src = str(path)
+    _check_keys(src, raw, STUDY_KEYS)
+    title = raw.get("title", path.stem)
+    if not isinstance(title, str):
+        raise _bad(src, "title", title, "a string")
+    out_dir = Path(out) if out is not None else Path(raw.get("out", f"results/{path.stem}"))
+    data = raw.get("data")
+    if not isinstance(data, list) or not data:
+        raise _bad(src, "data", data, "one or more [[data]] tables with name and run or sweep")
+    known = question_names()
+    specs, names = [], set()
+    for i, d in enumerate(data):
+        where = f"data[{i}]."
+        if not isinstance(d, dict):
+            raise _bad(src, f"data[{i}]", d, "a table")
+        _check_keys(src, d, DATA_KEYS, where)
+        name = d.get("name")
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", name) \
+                or name in names:
+            raise _bad(src, where + "name", name, "a unique folder name of letters, digits, _ . -")
+        names.add(name)
+        kinds = [k for k in ("run", "sweep") if k in d]
+        if len(kinds) != 1:
+            raise _bad(src, where + "run/sweep", kinds or None,
+                       "exactly one of run = \"<run config>\" or sweep = \"<sweep config>\"")
+        kind = kinds[0]
+        if not isinstance(d[kind], str):
+            raise _bad(src, where + kind, d[kind], "a path relative to the study file")
+        cfg = (path.parent / d[kind])
+        if not cfg.is_file():
+            raise _bad(src, where + kind, d[kind], f"an existing file ({cfg} not found)")
+        qs = d.get("questions", ["seats", "duration"])
+        if not isinstance(qs, list) or not qs or any(q not in known for q in qs):
+            raise _bad(src, where + "questions", qs, "a list of " + ", ".join(known))
+        for k in ("games", "seed"):
+            v = d.get(k)
+            if v is not None and (kind != "run" or not isinstance(v, int) or isinstance(v, bool)
+                                  or v < (1 if k == "games" else 0)):
+                raise _bad(src, where + k, v, f"a {'positive' if k == 'games' else 'non-negative'}"
+                           " integer, for run entries (a sweep sets it in its own file)")
+        label = d.get("label", name)
+        if not isinstance(label, str):
+            raise _bad(src, where + "label", label, "a string")
+        specs.append(DataSpec(name, kind, cfg, tuple(qs), label, d.get("games"), d.get("seed")))
+    rep = raw.get("report", {})
+    if not isinstance(rep, dict):
+        raise _bad(src, "report", rep, "a table")
+    _check_keys(src, rep, REPORT_KEYS, "report.")
+    for k in REPORT_KEYS:
+        if k in rep and not isinstance(rep[k], str):
+            raise _bad(src, f"report.{k}", rep[k], "a string")
+    return Study(path, title, raw.get("description", ""), out_dir, specs,
+                 rep.get("file", "report.html"), rep.get("title", title),
+                 rep.get("intro", raw.get("description", "")))
+
+
+def dataset_complete(target: Path, kind: str) -> bool:
+    """True when ``target`` already holds a complete run / sweep."""
+    if kind == "run":
+        return is_run_dir(target) and read_manifest(target).get("status") == "complete"
+    if not is_sweep_dir(target):
+        return False
+    import json
+    try:
+        return json.loads((target / "sweep.json").read_text()).get("status") == "complete"
+    except (OSError, ValueError):
+        return False
+
+
+def run_study(study: Study, *, run_dataset=None, run_sweep=None, force=False, threads=None,
+              progress=None, report_only=False, echo=print):
+    """Produce every dataset of a study (skipping finished ones), then write the report.
+
+    Parameters
+    ----------
+    study : Study
+    run_dataset, run_sweep : callable
+        The pipeline (``sim.runner.run_dataset``, ``sim.sweep.run_sweep``).
+    force : bool
+        Re-run datasets that already exist.
+    report_only : bool
+        Do not run anything; report on the datasets already there.
+
+    Returns
+    -------
+    (html_path, md_path)
+    """
+    study.out.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for spec in study.data:
+        target = study.out / spec.name
+        if not report_only:
+            if dataset_complete(target, spec.kind) and not force:
+                echo(f"{spec.name}: complete, checking it matches {spec.config.name}")
+            else:
+                echo(f"{spec.name}: running {spec.kind} {spec.config}")
+            if spec.kind == "run":
+                if run_dataset is None:
+                    raise AnalysisError("no runner available to produce run datasets")
+                man = run_dataset(spec.config, target, games=spec.games, seed=spec.seed,
+                                  threads=threads, resume=not force, force=force,
+                                  progress=progress)
+                if isinstance(man, dict) and man.get("nothing_to_do"):
+                    echo(f"{spec.name}: already complete, skipped")
+            else:
+                if run_sweep is None:
+                    raise AnalysisError("no sweep runner available to produce sweep datasets")
+                run_sweep(spec.config, target, resume=not force, force=force, threads=threads,
+                          progress=progress)
+        entries.append(Entry(spec.label, open_dataset(target), spec.questions))
+    report = build_report(entries, study.report_title or study.title, study.report_intro)
+    return write_report(report, study.out / study.report_file)
