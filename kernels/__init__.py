@@ -6,9 +6,10 @@ sub-package per game (``kernels/bloody_inn``, ``kernels/cluedo``).
 Compile cache.  Numba's on-disk cache (``cache=True``) is invalidated only when the
 *file of the cached function itself* changes, not when a function it calls (and inlines)
 in another file changes — an edited rule could silently keep running the old code.  So
-the cache lives in a directory named after a hash of every kernel source file: any
-edit to any kernel file starts a fresh cache.  Base directory: ``$BOARDSIM_CACHE_DIR``,
-else ``$NUMBA_CACHE_DIR``, else ``~/.cache/boardsim``.
+each game package calls ``use_source_keyed_cache(__file__)`` first thing: its cache lives
+in a directory named after a hash of that package's sources and ``kernels/rng.py``, and
+any edit there starts a fresh cache (an edit to another game's kernel does not).  Base
+directory: ``$BOARDSIM_CACHE_DIR``, else ``$NUMBA_CACHE_DIR``, else ``~/.cache/boardsim``.
 """
 import hashlib
 import os
@@ -17,32 +18,38 @@ from pathlib import Path
 
 import numba
 
+_ROOT = Path(__file__).resolve().parent
 
-def _source_hash():
+
+def source_hash(package_dir):
+    """Hash of every ``.py`` file of ``package_dir`` plus ``kernels/rng.py`` and numba's version."""
     h = hashlib.sha256()
-    root = Path(__file__).resolve().parent
-    for path in sorted(root.rglob("*.py")):
-        h.update(str(path.relative_to(root)).encode())
+    files = sorted(Path(package_dir).rglob("*.py")) + [_ROOT / "rng.py"]
+    for path in files:
+        h.update(path.name.encode())
         h.update(path.read_bytes())
     h.update(numba.__version__.encode())
     return h.hexdigest()[:16]
 
 
-def _set_cache_dir():
+def use_source_keyed_cache(package_file):
+    """Point numba's cache at a directory keyed by the package's source hash.
+
+    Must run before the package's modules define their ``@njit(cache=True)`` functions
+    (numba picks the cache directory when a function is decorated).
+    """
+    package_dir = Path(package_file).resolve().parent
     base = os.environ.get("BOARDSIM_CACHE_DIR") or os.environ.get("NUMBA_CACHE_DIR")
     base = Path(base) if base else Path.home() / ".cache" / "boardsim"
-    target = base / f"numba-{SOURCE_HASH}"
+    name = package_dir.name
+    target = base / f"{name}-{source_hash(package_dir)}"
     try:
         target.mkdir(parents=True, exist_ok=True)
-        # keep the few most recent caches, drop older ones
-        old = sorted((p for p in base.glob("numba-*") if p != target),
+        old = sorted((p for p in base.glob(f"{name}-*") if p != target),
                      key=lambda p: p.stat().st_mtime, reverse=True)
-        for p in old[4:]:
+        for p in old[3:]:
             shutil.rmtree(p, ignore_errors=True)
     except OSError:
-        return
+        return None
     numba.config.CACHE_DIR = str(target)
-
-
-SOURCE_HASH = _source_hash()
-_set_cache_dir()
+    return target
