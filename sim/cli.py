@@ -65,3 +65,7 @@ def main():
     except SimError as exc:        # raised outside a command (should not happen)
         typer.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_USER_ERROR)
+
+
+if __name__ == "__main__":
+    main()

@@ -26,8 +26,8 @@ from .errors import ConfigError, SimError
 from .progress import Progress
 
 DEFAULT_CHUNK_GAMES = 100_000
-#: Event logs are ~100x larger than the game rows; smaller chunks keep memory in check.
-DEFAULT_CHUNK_GAMES_EVENTS = 10_000
+#: Event logs run to hundreds of rows per game; small chunks keep memory in check.
+DEFAULT_CHUNK_GAMES_EVENTS = 1_000
 MAX_CHUNK_GAMES = 10_000_000
 
 

@@ -20,7 +20,7 @@ OutOpt = Annotated[Optional[Path], typer.Option("--out", "-o", help="Output dire
 ThreadsOpt = Annotated[Optional[int], typer.Option(help="Numba threads (default: all cores); "
                        "the data does not depend on it.", show_default=False)]
 ChunkOpt = Annotated[Optional[int], typer.Option("--chunk-games", help="Games per chunk file "
-                     "(default: 100000, 10000 with --events); the data does not depend on it.",
+                     "(default: 100000, 1000 with --events); the data does not depend on it.",
                      show_default=False)]
 EventsOpt = Annotated[bool, typer.Option("--events", help="Also write the event log.")]
 ResumeOpt = Annotated[bool, typer.Option("--resume", help="Complete an interrupted dataset "
