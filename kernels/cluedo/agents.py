@@ -1,0 +1,508 @@
+"""Agents: every choice a Cluedo player makes, for the ``naive``, ``logic`` and ``prob`` policies.
+
+An agent reads only its own knowledge block (its hand, cards shown to it, public reveals,
+who could not refute whose suggestion), the public board (pawns, passages, wrong
+accusations) and its own record of what it showed to whom.
+
+* ``naive`` ticks only cards it has seen (and a card announced as unheld, CL-K1); it accuses
+  when one unticked card is left in each category.
+* ``logic`` keeps every fact (has / has-not / "at least one of" / hand sizes / one envelope
+  card per category) closed under ``knowledge.propagate``; when at most ``exact`` envelope
+  triples remain it settles them exactly with ``knowledge.solve``; it accuses when the
+  envelope is certain.
+* ``prob`` reasons like ``logic`` and also estimates envelope probabilities from ``samples``
+  importance-weighted consistent deals; it suggests the cards whose envelope probability is
+  most uncertain and accuses once the likeliest triple reaches ``risk``.
+
+Parameters live in ``st[S_PARAM + seat * N_PARAMS + k]`` scaled by ``PARAM_SCALE``.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from kernels.rng import randint
+from .board import reached_steps
+from .knowledge import (copy_block, kbase, known_cards, low_card, popc, propagate,
+                        random_card, sample_deal, solve, add_has)
+from .layout import (AGENT, ALL_CARDS, CAT_ROOM, CAT_SUSPECT, CAT_WEAPON, ENVELOPE,
+                     FIRST_ROOM, K_DIRTY, K_EXRES, K_EXVER, K_HAS, K_NOT, K_VER, MAX_NODES,
+                     N_HOLDERS, N_PARAMS, PARAM_SCALE, S_AGENT, S_CHAR, S_HSIZE, S_N, S_NWRONG,
+                     S_PARAM, S_PASS, S_POS, S_PROB, S_PUBLIC, S_RNG, S_SHOWN, S_STALE, S_TRUE,
+                     S_WRONG, S_XK, T_SDIST, X_A, X_DIST, X_QUEUE, TABLE)
+
+# parameter slots
+P_SHOW = 0       # 1: show the least revealing card, 0: a random one
+P_LOUPE = 1      # 1: use a loupe for a clue card unless the step is needed to reach the target room
+P_WALK = 2       # stay and suggest when the nearest useful room is farther than this
+P_EXACT = 3      # settle the envelope exactly when at most this many triples remain (0 off)
+P_RISK = 4       # prob: accuse when the likeliest triple has at least this probability
+P_SAMPLES = 5    # prob: sampled deals per estimate
+
+STAY = 1
+ROLL = 0
+PASSAGE = 2      # + destination room
+
+SOLVER_BUDGET = 4000
+PR_VER = 21      # S_PROB slots: 0..20 envelope ppm per card, 21 knowledge version, 22 best, 23 ppm
+
+
+@njit(cache=True, inline="always")
+def param(st, seat, k):
+    return st[S_PARAM + seat * N_PARAMS + k]
+
+
+@njit(cache=True, inline="always")
+def pack(s, w, r):
+    return s + 6 * (w - 6) + 36 * (r - FIRST_ROOM)
+
+
+@njit(cache=True, inline="always")
+def unpack_suspect(t):
+    return t % 6
+
+
+@njit(cache=True, inline="always")
+def unpack_weapon(t):
+    return 6 + (t // 6) % 6
+
+
+@njit(cache=True, inline="always")
+def unpack_room(t):
+    return FIRST_ROOM + t // 36
+
+
+@njit(cache=True)
+def _excluded(st, t):
+    """Was triple ``t`` already accused wrongly (public)?"""
+    for i in range(st[S_NWRONG]):
+        if pack(st[S_WRONG + 3 * i], st[S_WRONG + 3 * i + 1], st[S_WRONG + 3 * i + 2]) == t:
+            return True
+    return False
+
+
+# --- what the agent believes ---------------------------------------------------------
+
+@njit(cache=True)
+def candidates(st, seat):
+    """Cards that may be in the envelope, as this agent sees it."""
+    kb = kbase(seat)
+    if st[S_AGENT + seat] == AGENT.NAIVE:
+        seen = 0
+        for h in range(N_HOLDERS):
+            if h != ENVELOPE:
+                seen |= st[kb + K_HAS + h]
+        env = st[kb + K_HAS + ENVELOPE]
+        out = 0
+        for k in range(3):
+            cat = CAT_SUSPECT if k == 0 else (CAT_WEAPON if k == 1 else CAT_ROOM)
+            if env & cat:
+                out |= env & cat
+            else:
+                out |= cat & ~seen
+        return out
+    return ALL_CARDS & ~st[kb + K_NOT + ENVELOPE]
+
+
+@njit(cache=True)
+def _single_triple(st, seat, cand):
+    s = cand & CAT_SUSPECT
+    w = cand & CAT_WEAPON
+    r = cand & CAT_ROOM
+    if popc(s) == 1 and popc(w) == 1 and popc(r) == 1:
+        return pack(low_card(s), low_card(w), low_card(r))
+    if st[S_AGENT + seat] == AGENT.NAIVE or popc(s) * popc(w) * popc(r) > 12:
+        return -1
+    # a wrong accusation is public: it rules its triple out (logic and prob)
+    found = -1
+    for a in range(6):
+        if (s >> a) & 1:
+            for b in range(6, 12):
+                if (w >> b) & 1:
+                    for c in range(12, 21):
+                        if (r >> c) & 1:
+                            t = pack(a, b, c)
+                            if not _excluded(st, t):
+                                if found >= 0:
+                                    return -1
+                                found = t
+    return found
+
+
+@njit(cache=True)
+def _exact_envelope(st, seat, limit):
+    """The envelope triple if exactly one candidate triple is consistent, else -1.
+
+    Runs only when at most ``limit`` candidate triples are left; each is tested by an exact
+    search for a consistent deal (a search out of budget counts as consistent: never a false
+    certainty)."""
+    kb = kbase(seat)
+    cand = ALL_CARDS & ~st[kb + K_NOT + ENVELOPE]
+    s = cand & CAT_SUSPECT
+    w = cand & CAT_WEAPON
+    r = cand & CAT_ROOM
+    if popc(s) * popc(w) * popc(r) > limit:
+        return -1
+    found = -1
+    for a in range(6):
+        if (s >> a) & 1:
+            for b in range(6, 12):
+                if (w >> b) & 1:
+                    for c in range(12, 21):
+                        if (r >> c) & 1:
+                            t = pack(a, b, c)
+                            if _excluded(st, t):
+                                continue
+                            copy_block(st, kb, S_XK)
+                            st[S_XK + K_HAS + ENVELOPE] |= (1 << a) | (1 << b) | (1 << c)
+                            if solve(st, S_XK, SOLVER_BUDGET) != 0:
+                                if found >= 0:
+                                    return -1
+                                found = t
+    return found
+
+
+@njit(cache=True)
+def _estimate(st, seat):
+    """prob: envelope probabilities from importance-weighted consistent deals (S_PROB)."""
+    kb = kbase(seat)
+    pb = S_PROB + seat * 24
+    n = max(1, param(st, seat, P_SAMPLES) // PARAM_SCALE)
+    logw = np.empty(n)
+    trip = np.empty(n, np.int64)
+    k = 0
+    for i in range(n):
+        lw = sample_deal(st, kb)
+        if lw == -math.inf:
+            continue
+        env = st[kb + K_HAS + ENVELOPE] | st[X_A + ENVELOPE]
+        t = pack(low_card(env & CAT_SUSPECT), low_card(env & CAT_WEAPON),
+                 low_card(env & CAT_ROOM))
+        if _excluded(st, t):
+            continue
+        logw[k] = lw
+        trip[k] = t
+        k += 1
+    for c in range(21):
+        st[pb + c] = 0
+    st[pb + 22] = -1
+    st[pb + 23] = 0
+    if k == 0:
+        return
+    top = logw[0]
+    for i in range(1, k):
+        top = max(top, logw[i])
+    wt = np.zeros(324)
+    total = 0.0
+    for i in range(k):
+        x = math.exp(logw[i] - top)
+        wt[trip[i]] += x
+        total += x
+    marg = np.zeros(21)
+    best = 0
+    for t in range(324):
+        if wt[t] > 0.0:
+            marg[unpack_suspect(t)] += wt[t]
+            marg[unpack_weapon(t)] += wt[t]
+            marg[unpack_room(t)] += wt[t]
+            if wt[t] > wt[best]:
+                best = t
+    for c in range(21):
+        st[pb + c] = int(marg[c] / total * 1e6)
+    st[pb + 22] = best
+    st[pb + 23] = int(wt[best] / total * 1e6)
+
+
+@njit(cache=True)
+def prepare(st, seat):
+    """Bring the agent's beliefs up to date before it decides (lazy: only when facts changed)."""
+    kb = kbase(seat)
+    agent = st[S_AGENT + seat]
+    if agent == AGENT.NAIVE:
+        return
+    if st[kb + K_DIRTY]:
+        propagate(st, kb)
+    limit = param(st, seat, P_EXACT) // PARAM_SCALE
+    if limit > 0 and st[kb + K_EXVER] != st[kb + K_VER]:
+        t = _exact_envelope(st, seat, limit)
+        if t >= 0:
+            # entailed: record it so that propagation uses it
+            add_has(st, kb, ENVELOPE,
+                    (1 << unpack_suspect(t)) | (1 << unpack_weapon(t)) | (1 << unpack_room(t)))
+            propagate(st, kb)
+        st[kb + K_EXVER] = st[kb + K_VER]
+        st[kb + K_EXRES] = t
+    if agent == AGENT.PROB:
+        pb = S_PROB + seat * 24
+        if st[pb + PR_VER] != st[kb + K_VER] + 1:
+            st[pb + PR_VER] = st[kb + K_VER] + 1
+            if _single_triple(st, seat, candidates(st, seat)) < 0:
+                _estimate(st, seat)
+
+
+@njit(cache=True)
+def certain_triple(st, seat):
+    """The envelope triple if the agent is certain of it, else -1."""
+    return _single_triple(st, seat, candidates(st, seat))
+
+
+@njit(cache=True)
+def wants_accuse(st, seat):
+    """Triple to accuse now (CL-T6), or -1."""
+    t = certain_triple(st, seat)
+    if t >= 0:
+        return t
+    if st[S_AGENT + seat] == AGENT.PROB:
+        pb = S_PROB + seat * 24
+        if st[pb + 22] >= 0 and st[pb + 23] >= param(st, seat, P_RISK):
+            return st[pb + 22]
+    return -1
+
+
+@njit(cache=True)
+def _env_prob(st, seat, c):
+    return st[S_PROB + seat * 24 + c]
+
+
+# --- movement ------------------------------------------------------------------------
+
+@njit(cache=True)
+def useful_rooms(st, seat):
+    """Rooms (mask over 0..8) where a suggestion can still tell the agent about the room card."""
+    r = (candidates(st, seat) & CAT_ROOM) >> FIRST_ROOM
+    if r & (r - 1) == 0:
+        return 0
+    return r
+
+
+@njit(cache=True)
+def _still_learning(st, seat):
+    cand = candidates(st, seat)
+    s = cand & CAT_SUSPECT
+    w = cand & CAT_WEAPON
+    return (s & (s - 1)) != 0 or (w & (w - 1)) != 0
+
+
+@njit(cache=True, inline="always")
+def sdist(tb, room, node):
+    return tb[T_SDIST + room * MAX_NODES + node]
+
+
+@njit(cache=True)
+def _nearest_room(st, tb, seat, pos, mask):
+    """Nearest room of ``mask`` (other than ``pos``) by walking distance; -1 if none."""
+    best = -1
+    bd = 1 << 30
+    for r in range(9):
+        if (mask >> r) & 1 and r != pos:
+            d = sdist(tb, r, pos)
+            if d < bd:
+                bd = d
+                best = r
+    return best
+
+
+@njit(cache=True)
+def start_action(st, tb, seat, pos, may_stay):
+    """At the start of a turn in a room (CL-T3): STAY, ROLL or PASSAGE + room."""
+    if pos >= 9:
+        return ROLL
+    if st[S_STALE + seat]:
+        may_stay = False            # staying again would teach nothing new
+    useful = useful_rooms(st, seat)
+    learning = _still_learning(st, seat)
+    passages = st[S_PASS + pos]
+    if may_stay and (useful >> pos) & 1:
+        return STAY
+    if passages & useful:
+        return PASSAGE + low_card(passages & useful)
+    if useful == 0:
+        if may_stay and learning:
+            return STAY
+        if passages and learning:
+            return PASSAGE + low_card(passages)
+        return ROLL
+    if may_stay and learning:
+        near = _nearest_room(st, tb, seat, pos, useful)
+        if near < 0 or sdist(tb, near, pos) * PARAM_SCALE > param(st, seat, P_WALK):
+            return STAY
+    return ROLL
+
+
+@njit(cache=True)
+def choose_target(st, tb, seat, pos):
+    """The room the agent walks towards."""
+    useful = useful_rooms(st, seat)
+    if useful == 0 or wants_accuse(st, seat) >= 0:
+        useful = 0x1FF
+    t = _nearest_room(st, tb, seat, pos, useful)
+    if t < 0:
+        t = _nearest_room(st, tb, seat, pos, 0x1FF)
+    return t
+
+
+@njit(cache=True)
+def wants_clue(st, tb, seat, target, total):
+    """Loupe (CL-T2): use it for a clue card unless that step is needed to reach the target."""
+    if param(st, seat, P_LOUPE) <= 0:
+        return False
+    d = reached_steps(st, target)
+    return not (d == total)
+
+
+@njit(cache=True)
+def choose_destination(st, tb, seat, pos, target, nq):
+    """Where to end the move among the ``nq`` nodes of the last ``reach``: the target room,
+    else another useful room, else the square closest to the target."""
+    useful = useful_rooms(st, seat)
+    if useful == 0 or wants_accuse(st, seat) >= 0:
+        useful = 0x1FF
+    best = pos
+    bd = sdist(tb, target, pos)
+    room = -1
+    for i in range(1, nq):
+        v = st[X_QUEUE + i]
+        if st[X_DIST + v] <= 0:
+            continue
+        if v < 9:
+            if v == target:
+                return v
+            if room < 0 and (useful >> v) & 1:
+                room = v
+        else:
+            d = sdist(tb, target, v)
+            if d < bd:
+                bd = d
+                best = v
+    if room >= 0:
+        return room
+    return best
+
+
+# --- suggestions, showing, clue-card choices ---------------------------------------------
+
+@njit(cache=True)
+def _pick(st, seat, cat):
+    cand = candidates(st, seat) & cat
+    if cand == 0:
+        cand = cat
+    if cand & (cand - 1) == 0:
+        # category settled: name an own card of it if any (isolates the other two)
+        own = st[S_TRUE + seat] & cat
+        if own:
+            return random_card(st, own)
+        return low_card(cand)
+    if st[S_AGENT + seat] == AGENT.PROB and st[S_PROB + seat * 24 + 22] >= 0:
+        best = -1
+        bv = -1
+        for c in range(21):
+            if (cand >> c) & 1:
+                p = _env_prob(st, seat, c)
+                v = p * (1_000_000 - p)
+                if v > bv:
+                    bv = v
+                    best = c
+        return best
+    return random_card(st, cand)
+
+
+@njit(cache=True)
+def choose_suggestion(st, seat):
+    """Suspect and weapon to name (CL-T5); returns ``suspect * 64 + weapon``."""
+    return _pick(st, seat, CAT_SUSPECT) * 64 + _pick(st, seat, CAT_WEAPON)
+
+
+@njit(cache=True)
+def choose_show(st, seat, to, matches):
+    """Card ``seat`` shows from ``matches`` to seat ``to`` (-1: to everyone)."""
+    if matches & (matches - 1) == 0:
+        return low_card(matches)
+    if param(st, seat, P_SHOW) > 0:
+        n = st[S_N]
+        pref = st[S_PUBLIC + seat]
+        if to >= 0:
+            pref |= st[S_SHOWN + seat * 6 + to]
+        if matches & pref:
+            return random_card(st, matches & pref)
+        anyone = 0
+        for i in range(n):
+            anyone |= st[S_SHOWN + seat * 6 + i]
+        if matches & anyone:
+            return random_card(st, matches & anyone)
+    return random_card(st, matches)
+
+
+@njit(cache=True)
+def choose_named_card(st, seat, cat):
+    """CL-K2: the card of ``cat`` the drawer asks to see."""
+    kb = kbase(seat)
+    cand = candidates(st, seat) & cat & ~st[S_TRUE + seat]
+    if cand & (cand - 1):
+        return _pick(st, seat, cat) if st[S_AGENT + seat] == AGENT.PROB else random_card(st, cand)
+    unknown = cat & ~known_cards(st, kb)
+    if unknown:
+        return random_card(st, unknown)
+    other = cat & ~st[S_TRUE + seat]
+    return random_card(st, other if other else cat)
+
+
+@njit(cache=True)
+def choose_reveal_player(st, seat):
+    """CL-K3: the player whose hand the drawer knows least."""
+    kb = kbase(seat)
+    n = st[S_N]
+    best = -1
+    bv = -1
+    for k in range(1, n):
+        p = (seat + k) % n
+        v = st[S_HSIZE + p] - popc(st[kb + K_HAS + p])
+        if v > bv:
+            bv = v
+            best = p
+    return best
+
+
+@njit(cache=True)
+def choose_room_all_move(st, tb, seat):
+    """CL-K6: the room this player moves its pawn to."""
+    useful = useful_rooms(st, seat)
+    ch_pos = st[S_POS + _char_of(st, seat)]
+    if useful:
+        if ch_pos < 9 and (useful >> ch_pos) & 1:
+            return ch_pos
+        return low_card(useful) if popc(useful) == 1 else \
+            nth_room(useful, randint(st, S_RNG, popc(useful)))
+    if ch_pos < 9:
+        return ch_pos
+    return _nearest_room(st, tb, seat, ch_pos, 0x1FF)
+
+
+@njit(cache=True)
+def nth_room(mask, k):
+    r = 0
+    while True:
+        if (mask >> r) & 1:
+            if k == 0:
+                return r
+            k -= 1
+        r += 1
+
+
+@njit(cache=True)
+def _char_of(st, seat):
+    return st[S_CHAR + seat]
+
+
+@njit(cache=True)
+def choose_new_passage(st, seat):
+    """CL-K7: the room the drawer joins to the secret passages (-1: every room has one)."""
+    free = 0
+    for r in range(9):
+        if st[S_PASS + r] == 0:
+            free |= 1 << r
+    if free == 0:
+        return -1
+    pick = free & useful_rooms(st, seat)
+    if pick == 0:
+        pick = free
+    return nth_room(pick, randint(st, S_RNG, popc(pick)))

@@ -1,0 +1,130 @@
+"""The batch entry point: play a range of Cluedo games in parallel.
+
+The chunk's games are split into blocks; ``prange`` runs the blocks, each with its own state
+array and its own copy of the run tables, playing its games in order.  Game ``g`` draws from
+its own stream keyed by ``(seed, g)`` and writes only row ``g - start`` of the output
+columns, so results do not depend on threads, blocks or chunking.
+"""
+import numpy as np
+from numba import njit, prange
+
+from .knowledge import kbase, known_cards, popc, propagate
+from .layout import (ENVELOPE, EV_COLS, K_DIRTY, S_ACCUSED, S_ACTIVE, S_CHAR, S_CHECK,
+                     S_CLUE_DRAWN, S_CL_OVERFLOW, S_CUR, S_EVB, S_EVSEQ, S_FIRST_ROOM,
+                     S_LINEUP, S_NEV, S_NSUGG, S_OVER, S_REC, S_ROUNDS, S_TRUE, S_TRUNC,
+                     S_TTAKEN, S_TURNS, S_VIOL, S_WINNER, STATE_SIZE, T_MAX_TURNS,
+                     T_NPLAYERS, CAT_SUSPECT, CAT_WEAPON, CAT_ROOM, FIRST_ROOM)
+from .rules import check_invariants, setup, take_turn
+from .knowledge import low_card
+
+MODE_EVENTS_COUNT = 1
+MODE_EVENTS_WRITE = 2
+MODE_CHECK = 4
+
+
+@njit(cache=True)
+def _flush(st, ev, at):
+    """Move the buffered events to the output rows from ``at`` (write mode) and count them."""
+    k = st[S_NEV]
+    if st[S_REC] == MODE_EVENTS_WRITE:
+        base = at + st[S_EVSEQ]
+        for i in range(k):
+            o = S_EVB + i * EV_COLS
+            for c in range(EV_COLS):
+                ev[base + i, c] = st[o + c]
+    st[S_EVSEQ] += k
+    st[S_NEV] = 0
+
+
+@njit(cache=True)
+def play_one(st, tb, game_id, mode, ev, ev_at):
+    """Play one game to its end (or the CL-V7 cap) in ``st``."""
+    n = tb[T_NPLAYERS]
+    setup(st, tb, game_id, n, mode & 3)     # clears st
+    st[S_CHECK] = 1 if mode & MODE_CHECK else 0
+    _flush(st, ev, ev_at)
+    if st[S_CHECK]:
+        st[S_VIOL] += check_invariants(st, tb)
+    max_turns = tb[T_MAX_TURNS]
+    while True:
+        seat = st[S_CUR]
+        if st[S_ACTIVE + seat]:
+            take_turn(st, tb, seat)
+            st[S_TURNS] += 1
+            _flush(st, ev, ev_at)
+            if st[S_CHECK]:
+                st[S_VIOL] += check_invariants(st, tb)
+        if st[S_OVER]:
+            break
+        if st[S_TURNS] >= max_turns:
+            st[S_TRUNC] = 1                       # CL-V7
+            break
+        seat = (seat + 1) % n
+        if seat == 0:
+            st[S_ROUNDS] += 1
+        st[S_CUR] = seat
+
+
+@njit(cache=True, parallel=True)
+def play(tb, start, count, nblocks, mode, ev_at, ev,
+         rounds, turns, winner, n_winners, truncated, sol_s, sol_w, sol_r, clue_drawn,
+         n_events, violations, overflow,
+         character, lineup, turns_taken, suggestions, first_room, accused, known, score,
+         place, win):
+    """Play games ``start .. start+count-1``; fill row ``g - start`` of the game columns and
+    rows ``(g - start) * n + seat`` of the seat columns.
+
+    ``mode``: bit 0/1 event log (1 count into ``n_events``, 2 write into ``ev`` from row
+    ``ev_at[i]``), bit 2 check invariants after every turn (into ``violations``).
+    """
+    n = tb[T_NPLAYERS]
+    per = (count + nblocks - 1) // nblocks
+    for b in prange(nblocks):
+        lo = b * per
+        hi = min(count, lo + per)
+        if lo >= hi:
+            continue
+        st = np.zeros(STATE_SIZE, np.int64)
+        tbl = tb.copy()
+        for i in range(lo, hi):
+            at = ev_at[i] if mode & 3 == MODE_EVENTS_WRITE else 0
+            play_one(st, tbl, start + i, mode, ev, at)
+            rounds[i] = st[S_ROUNDS]
+            turns[i] = st[S_TURNS]
+            w = st[S_WINNER]
+            winner[i] = w
+            n_winners[i] = 1 if w >= 0 else 0
+            truncated[i] = st[S_TRUNC]
+            env = st[S_TRUE + ENVELOPE]
+            sol_s[i] = low_card(env & CAT_SUSPECT)
+            sol_w[i] = low_card(env & CAT_WEAPON) - 6
+            sol_r[i] = low_card(env & CAT_ROOM) - FIRST_ROOM
+            clue_drawn[i] = st[S_CLUE_DRAWN]
+            n_events[i] = st[S_EVSEQ]
+            violations[i] = st[S_VIOL]
+            overflow[i] = st[S_CL_OVERFLOW]
+            still = 0
+            for s in range(n):
+                if st[S_ACTIVE + s] and s != w:
+                    still += 1
+            nw = 1 if w >= 0 else 0
+            for s in range(n):
+                r = i * n + s
+                character[r] = st[S_CHAR + s]
+                lineup[r] = st[S_LINEUP + s]
+                turns_taken[r] = st[S_TTAKEN + s]
+                suggestions[r] = st[S_NSUGG + s]
+                first_room[r] = st[S_FIRST_ROOM + s]
+                accused[r] = st[S_ACCUSED + s]
+                kb = kbase(s)
+                if st[kb + K_DIRTY]:
+                    propagate(st, kb)
+                known[r] = popc(known_cards(st, kb))
+                if s == w:
+                    score[r] = 1
+                    place[r] = 1
+                    win[r] = 1.0
+                else:
+                    score[r] = 0
+                    place[r] = 1 + nw if st[S_ACTIVE + s] else 1 + nw + still
+                    win[r] = 0.0

@@ -1,0 +1,522 @@
+"""The rules of Cluedo (CL-S, CL-T, CL-K, CL-2, CL-V): setup, the turn, suggestions and
+refutation, clue cards, accusations.  Every decision is delegated to ``agents``; every fact a
+player learns goes to its knowledge block through ``_tell_*`` (what it could really know)."""
+from numba import njit
+
+from kernels.rng import randint, stream_key
+from . import agents
+from .board import reach
+from .knowledge import add_clause, add_has, add_not, kbase, kn_init, popc, propagate
+from .layout import (AGENT, ALL_CARDS, CAT_ROOM, CAT_SUSPECT, CAT_WEAPON, EFFECT, ENVELOPE,
+                     EV, EV_BUF, EV_COLS, FIRST_ROOM, K_HAS, K_NOT, K_VER, N_CARDS, N_HOLDERS,
+                     N_PARAMS, S_ACCUSED, S_ACTIVE, S_AGENT, S_CHAR, S_CLUE_DRAWN, S_CLUE_PTR,
+                     S_CUR, S_DECK, S_ENV0, S_EVB, S_EVSEQ, S_FIRST_ROOM, S_GAME, S_HSIZE,
+                     S_LINEUP, S_MOVE_STEPS, S_MOVED, S_N, S_NEV, S_NSUGG, S_NWRONG, S_OVER,
+                     S_OWNER, S_PARAM, S_PASS, S_POS, S_PUBLIC, S_REC, S_RNG, S_ROOMCARD,
+                     S_ROUNDS, S_SEATOF, S_SHOWN, S_STALE, S_TRUE, S_TTAKEN, S_TURNS, S_VIOL,
+                     S_WINNER, S_WRONG, S_WROOM, T_CHARS, T_CHARS_RANDOM, T_CLUE, T_CLUE_ON,
+                     T_CORNERS, T_DICE, T_FIRST_CLASSIC, T_LAGENT, T_LOUPE_DICE, T_LPARAM,
+                     T_NCLUE, T_NLINEUP, T_PASS, T_ROTATE, T_SEED, T_START, T_STAY,
+                     T_TWO_RANDOM, TABLE, TABLE_SIZE)
+
+
+# --- event log ------------------------------------------------------------------------
+
+@njit(cache=True)
+def emit(st, seat, kind, a, b, c, d):
+    """Buffer one event (only when the event log is on)."""
+    if st[S_REC] == 0:
+        return
+    i = st[S_NEV]
+    if i >= EV_BUF:
+        st[S_VIOL] += 1         # buffer too small: flagged, never silent
+        return
+    o = S_EVB + i * EV_COLS
+    st[o] = st[S_EVSEQ] + i
+    st[o + 1] = st[S_TURNS]
+    st[o + 2] = seat
+    st[o + 3] = kind
+    st[o + 4] = a
+    st[o + 5] = b
+    st[o + 6] = c
+    st[o + 7] = d
+    st[S_NEV] = i + 1
+
+
+# --- what players learn -----------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _smart(st, p):
+    return st[S_AGENT + p] != AGENT.NAIVE
+
+
+@njit(cache=True)
+def _tell_has(st, p, h, card):
+    add_has(st, kbase(p), h, 1 << card)
+
+
+@njit(cache=True)
+def _tell_not(st, p, h, mask):
+    if _smart(st, p):
+        add_not(st, kbase(p), h, mask)
+
+
+@njit(cache=True)
+def public_reveal(st, holder, card):
+    """A card shown to everyone (CL-K1..K4): every player learns who holds it."""
+    n = st[S_N]
+    st[S_PUBLIC + holder] |= 1 << card
+    for p in range(n):
+        _tell_has(st, p, holder, card)
+    emit(st, holder, EV.REVEAL, card, -1, 0, -1)
+
+
+@njit(cache=True)
+def private_show(st, holder, to, card):
+    """``holder`` shows ``card`` to ``to`` only (CL-T5, CL-K5)."""
+    st[S_SHOWN + holder * 6 + to] |= 1 << card
+    _tell_has(st, to, holder, card)
+    emit(st, holder, EV.SHOW, card, to, 0, -1)
+
+
+@njit(cache=True)
+def show_named(st, card):
+    """CL-K1/CL-K2: whoever holds ``card`` shows it; if nobody does, everyone learns that no
+    player holds it (then it is the envelope's, or in CL-2 possibly face down in a room)."""
+    h = st[S_OWNER + card]
+    if h < 6:
+        public_reveal(st, h, card)
+        return
+    n = st[S_N]
+    two = n == 2
+    for p in range(n):
+        for q in range(n):
+            _tell_not(st, p, q, 1 << card)
+        if not two:
+            _tell_has(st, p, ENVELOPE, card)
+    emit(st, -1, EV.REVEAL, card, -1, 1, -1)
+
+
+@njit(cache=True)
+def look_face_down(st, seat, room):
+    """CL-2.2: a player in a room holding a face-down card looks at it (privately)."""
+    c = st[S_ROOMCARD + room]
+    if c >= 0:
+        kb = kbase(seat)
+        if not (st[kb + K_HAS + TABLE] >> c) & 1:
+            add_has(st, kb, TABLE, 1 << c)
+            emit(st, seat, EV.LOOK, c, room, -1, -1)
+
+
+# --- pawns ---------------------------------------------------------------------------
+
+@njit(cache=True)
+def move_pawn(st, ch, node, how):
+    frm = st[S_POS + ch]
+    st[S_POS + ch] = node
+    seat = -1
+    for s in range(st[S_N]):
+        if st[S_CHAR + s] == ch:
+            seat = s
+    emit(st, seat, EV.MOVE, frm, node, st[S_MOVE_STEPS], how)
+
+
+@njit(cache=True)
+def _arrived(st, seat, room):
+    """Bookkeeping of a player whose pawn is in ``room`` on its own turn."""
+    if st[S_FIRST_ROOM + seat] < 0:
+        st[S_FIRST_ROOM + seat] = st[S_TTAKEN + seat]
+    look_face_down(st, seat, room)
+
+
+# --- suggestion and refutation (CL-T5) ---------------------------------------------------
+
+@njit(cache=True)
+def suggest(st, tb, seat, room):
+    n = st[S_N]
+    ver = st[kbase(seat) + K_VER]
+    sw = agents.choose_suggestion(st, seat)
+    s = sw // 64
+    w = sw % 64
+    r = FIRST_ROOM + room
+    st[S_NSUGG + seat] += 1
+    # the named suspect's pawn and the weapon move into the room
+    if st[S_POS + s] != room:
+        st[S_MOVE_STEPS] = 0
+        move_pawn(st, s, room, 3)
+        if st[S_CHAR + seat] != s:
+            st[S_MOVED + s] = 1                      # CL-T4
+    st[S_WROOM + w - 6] = room
+    m = (1 << s) | (1 << w) | (1 << r)
+    refuter = -1
+    card = -1
+    for k in range(1, n):
+        j = (seat + k) % n                       # to the left, in order; eliminated still show
+        match = st[S_TRUE + j] & m
+        if match:
+            refuter = j
+            card = agents.choose_show(st, j, seat, match)
+            break
+    emit(st, seat, EV.SUGGEST, s, w, r, refuter)
+    # who could not refute: everyone sees it
+    last = n if refuter < 0 else (refuter - seat) % n
+    for k in range(1, last):
+        j = (seat + k) % n
+        for p in range(n):
+            if p != j:
+                _tell_not(st, p, j, m)
+    if refuter >= 0:
+        private_show(st, refuter, seat, card)
+        for p in range(n):
+            if p != seat and p != refuter and _smart(st, p):
+                add_clause(st, kbase(p), refuter, m)
+    st[S_STALE + seat] = 1 if st[kbase(seat) + K_VER] == ver else 0
+
+
+# --- clue cards (CL-K) -------------------------------------------------------------------
+
+@njit(cache=True)
+def draw_clue(st, tb, seat):
+    """Draw the top clue card, apply it, put it under the pile (CL-T2).  Returns 1 if the
+    drawer's pawn was placed in a room of its choice (CL-K6)."""
+    n = st[S_N]
+    ptr = st[S_CLUE_PTR]
+    row = st[S_DECK + ptr]
+    st[S_CLUE_PTR] = (ptr + 1) % tb[T_NCLUE]
+    st[S_CLUE_DRAWN] += 1
+    eff = tb[T_CLUE + 2 * row]
+    target = tb[T_CLUE + 2 * row + 1]
+    placed = 0
+    if eff == EFFECT.SHOW_SPECIFIC:
+        emit(st, seat, EV.CLUE, row + 1, eff, target, -1)
+        show_named(st, target)
+    elif eff == EFFECT.NAME_SUSPECT or eff == EFFECT.NAME_WEAPON or eff == EFFECT.NAME_ROOM:
+        cat = CAT_SUSPECT if eff == EFFECT.NAME_SUSPECT else (
+            CAT_WEAPON if eff == EFFECT.NAME_WEAPON else CAT_ROOM)
+        c = agents.choose_named_card(st, seat, cat)
+        emit(st, seat, EV.CLUE, row + 1, eff, c, -1)
+        show_named(st, c)
+    elif eff == EFFECT.CHOOSE_PLAYER_REVEALS:
+        p = agents.choose_reveal_player(st, seat)
+        emit(st, seat, EV.CLUE, row + 1, eff, p, -1)
+        public_reveal(st, p, agents.choose_show(st, p, -1, st[S_TRUE + p]))
+    elif eff == EFFECT.ALL_REVEAL:
+        emit(st, seat, EV.CLUE, row + 1, eff, -1, -1)
+        for k in range(n):
+            p = (seat + k) % n
+            public_reveal(st, p, agents.choose_show(st, p, -1, st[S_TRUE + p]))
+    elif eff == EFFECT.ALL_SHOW_LEFT:
+        emit(st, seat, EV.CLUE, row + 1, eff, -1, -1)
+        for k in range(n):
+            p = (seat + k) % n
+            to = (p + 1) % n
+            private_show(st, p, to, agents.choose_show(st, p, to, st[S_TRUE + p]))
+    elif eff == EFFECT.ALL_MOVE_TO_ROOM:
+        emit(st, seat, EV.CLUE, row + 1, eff, -1, -1)
+        st[S_MOVE_STEPS] = 0
+        for k in range(n):
+            p = (seat + k) % n
+            if st[S_ACTIVE + p]:
+                agents.prepare(st, p)
+                room = agents.choose_room_all_move(st, tb, p)
+                ch = st[S_CHAR + p]
+                if st[S_POS + ch] != room:
+                    move_pawn(st, ch, room, 2)
+                if p == seat:
+                    placed = 1
+                else:
+                    st[S_MOVED + ch] = 1     # may suggest there next turn (as CL-T4)
+    elif eff == EFFECT.NEW_PASSAGE:
+        room = agents.choose_new_passage(st, seat)
+        emit(st, seat, EV.CLUE, row + 1, eff, room, -1)
+        if room >= 0:
+            for q in range(9):
+                if q != room and st[S_PASS + q] != 0:
+                    st[S_PASS + q] |= 1 << room
+                    st[S_PASS + room] |= 1 << q
+            emit(st, seat, EV.PASSAGE, room, -1, -1, -1)
+    return placed
+
+
+# --- accusation (CL-T6, CL-T7) -----------------------------------------------------------
+
+@njit(cache=True)
+def accuse(st, seat, t):
+    s = agents.unpack_suspect(t)
+    w = agents.unpack_weapon(t)
+    r = agents.unpack_room(t)
+    env = st[S_TRUE + ENVELOPE]
+    right = (env >> s) & 1 and (env >> w) & 1 and (env >> r) & 1
+    emit(st, seat, EV.ACCUSE, s, w, r, 1 if right else 2)
+    if right:
+        st[S_ACCUSED + seat] = 1
+        st[S_WINNER] = seat
+        st[S_OVER] = 1
+        return
+    st[S_ACCUSED + seat] = 2
+    st[S_ACTIVE + seat] = 0                      # out, pawn stays, still shows cards
+    i = st[S_NWRONG]
+    st[S_WRONG + 3 * i] = s
+    st[S_WRONG + 3 * i + 1] = w
+    st[S_WRONG + 3 * i + 2] = r
+    st[S_NWRONG] = i + 1
+    for p in range(st[S_N]):
+        if st[S_ACTIVE + p]:
+            return
+    st[S_OVER] = 1                               # CL-T7: nobody wins
+
+
+# --- the turn (CL-T) ----------------------------------------------------------------------
+
+@njit(cache=True)
+def take_turn(st, tb, seat):
+    st[S_TTAKEN + seat] += 1
+    ch = st[S_CHAR + seat]
+    pos = st[S_POS + ch]
+    moved = st[S_MOVED + ch]
+    st[S_MOVED + ch] = 0
+    in_room = pos < 9
+    may_stay = in_room and (tb[T_STAY] == 1 or moved == 1)   # CL-T3, CL-T4, CL-V4
+    if moved:
+        st[S_STALE + seat] = 0                                 # a new room, a new start
+    if in_room:
+        _arrived(st, seat, pos)
+    agents.prepare(st, seat)
+    if in_room:
+        t = agents.wants_accuse(st, seat)
+        if t >= 0:
+            accuse(st, seat, t)
+            return
+    act = agents.start_action(st, tb, seat, pos, may_stay)
+    if act == agents.STAY:
+        suggest(st, tb, seat, pos)
+    elif act >= agents.PASSAGE:
+        q = act - agents.PASSAGE
+        st[S_MOVE_STEPS] = 0
+        move_pawn(st, ch, q, 1)                  # the passage is the whole move (CL-T3)
+        _arrived(st, seat, q)
+        suggest(st, tb, seat, q)
+    else:
+        d1 = 1 + randint(st, S_RNG, 6)
+        d2 = 1 + randint(st, S_RNG, 6) if tb[T_DICE] == 2 else 0      # CL-V2
+        loupes = 0                                                    # CL-V1: face 1 is a loupe
+        if tb[T_LOUPE_DICE] >= 1 and d1 == 1:
+            loupes += 1
+        if tb[T_LOUPE_DICE] >= 2 and d2 == 1:
+            loupes += 1
+        total = d1 + d2
+        target = agents.choose_target(st, tb, seat, pos)
+        nq = reach(st, tb, pos, total)
+        draw = loupes > 0 and tb[T_CLUE_ON] == 1 and agents.wants_clue(st, tb, seat, target, total)
+        emit(st, seat, EV.ROLL, d1, d2, loupes, 1 if draw else 0)
+        placed = 0
+        if draw:
+            total -= 1                           # the loupe used for its effect counts 0
+            placed = draw_clue(st, tb, seat)
+            if placed == 0:
+                agents.prepare(st, seat)
+                target = agents.choose_target(st, tb, seat, pos)
+                nq = reach(st, tb, pos, total)
+        entered = -1
+        if placed:
+            entered = st[S_POS + ch]
+        else:
+            st[S_MOVE_STEPS] = total
+            dest = agents.choose_destination(st, tb, seat, pos, target, nq)
+            if dest != pos:
+                move_pawn(st, ch, dest, 0)
+                if dest < 9:
+                    entered = dest
+        if entered >= 0:
+            _arrived(st, seat, entered)
+            agents.prepare(st, seat)
+            suggest(st, tb, seat, entered)
+    pos = st[S_POS + ch]
+    if pos < 9 and st[S_OVER] == 0:
+        agents.prepare(st, seat)
+        t = agents.wants_accuse(st, seat)
+        if t >= 0:
+            accuse(st, seat, t)
+
+
+# --- setup (CL-S, CL-2) ---------------------------------------------------------------------
+
+@njit(cache=True)
+def setup(st, tb, game_id, n, rec):
+    """Clear ``st`` and deal game ``game_id`` (its own random stream, CL-S1..S4, CL-2.1);
+    ``rec`` is the event-log mode."""
+    for i in range(st.shape[0]):
+        st[i] = 0
+    st[S_REC] = rec
+    st[S_RNG] = stream_key(tb[T_SEED], game_id)
+    st[S_GAME] = game_id
+    st[S_N] = n
+    st[S_WINNER] = -1
+    st[S_ROUNDS] = 1
+    # characters (CL-S3) and first player (CL-S4 / CL-V5)
+    for c in range(6):
+        st[S_SEATOF + c] = -1
+    if tb[T_CHARS_RANDOM]:
+        for i in range(6):
+            st[S_CHAR + i] = i
+        for i in range(n):                       # partial Fisher-Yates: n of the 6 suspects
+            j = i + randint(st, S_RNG, 6 - i)
+            a = st[S_CHAR + i]
+            st[S_CHAR + i] = st[S_CHAR + j]
+            st[S_CHAR + j] = a
+    else:
+        for i in range(n):
+            st[S_CHAR + i] = tb[T_CHARS + i]
+    if tb[T_FIRST_CLASSIC]:                      # CL-V5 classic: Scarlett's order
+        for i in range(1, n):
+            v = st[S_CHAR + i]
+            j = i
+            while j > 0 and st[S_CHAR + j - 1] > v:
+                st[S_CHAR + j] = st[S_CHAR + j - 1]
+                j -= 1
+            st[S_CHAR + j] = v
+    for i in range(n, 6):
+        st[S_CHAR + i] = -1
+    for i in range(n):
+        st[S_SEATOF + st[S_CHAR + i]] = i
+        e = (i + game_id) % n if tb[T_ROTATE] else i
+        if tb[T_NLINEUP] == 1:
+            e = 0
+        st[S_LINEUP + i] = e
+        st[S_AGENT + i] = tb[T_LAGENT + e]
+        for k in range(N_PARAMS):
+            st[S_PARAM + i * N_PARAMS + k] = tb[T_LPARAM + e * N_PARAMS + k]
+        st[S_ACTIVE + i] = 1
+        st[S_FIRST_ROOM + i] = -1
+    # pawns on their start squares, played or not (CL-S1)
+    for c in range(6):
+        st[S_POS + c] = tb[T_START + c]
+    # each weapon in a different random room (CL-S1)
+    for r in range(9):
+        st[S_ROOMCARD + r] = r                   # scratch permutation of the rooms
+    for i in range(6):
+        j = i + randint(st, S_RNG, 9 - i)
+        a = st[S_ROOMCARD + i]
+        st[S_ROOMCARD + i] = st[S_ROOMCARD + j]
+        st[S_ROOMCARD + j] = a
+        st[S_WROOM + i] = st[S_ROOMCARD + i]
+        emit(st, -1, EV.WEAPON, 6 + i, st[S_WROOM + i], -1, -1)
+    for r in range(9):
+        st[S_ROOMCARD + r] = -1
+        st[S_PASS + r] = tb[T_PASS + r]
+    # the envelope (CL-S2)
+    es = randint(st, S_RNG, 6)
+    ew = 6 + randint(st, S_RNG, 6)
+    er = FIRST_ROOM + randint(st, S_RNG, 9)
+    env = (1 << es) | (1 << ew) | (1 << er)
+    st[S_TRUE + ENVELOPE] = env
+    st[S_ENV0] = env
+    st[S_OWNER + es] = ENVELOPE
+    st[S_OWNER + ew] = ENVELOPE
+    st[S_OWNER + er] = ENVELOPE
+    emit(st, -1, EV.ENVELOPE, es, ew, er, -1)
+    # shuffle the 18 others (S_DECK as scratch)
+    k = 0
+    for c in range(N_CARDS):
+        if not (env >> c) & 1:
+            st[S_DECK + k] = c
+            k += 1
+    for i in range(17, 0, -1):
+        j = randint(st, S_RNG, i + 1)
+        a = st[S_DECK + i]
+        st[S_DECK + i] = st[S_DECK + j]
+        st[S_DECK + j] = a
+    first = 0
+    if n == 2:                                   # CL-2.1: 4 cards face down in 4 rooms
+        if tb[T_TWO_RANDOM]:                     # CL-V6
+            for r in range(9):
+                st[S_ROOMCARD + r] = r
+            for i in range(4):
+                j = i + randint(st, S_RNG, 9 - i)
+                a = st[S_ROOMCARD + i]
+                st[S_ROOMCARD + i] = st[S_ROOMCARD + j]
+                st[S_ROOMCARD + j] = a
+            rooms0 = st[S_ROOMCARD]
+            rooms1 = st[S_ROOMCARD + 1]
+            rooms2 = st[S_ROOMCARD + 2]
+            rooms3 = st[S_ROOMCARD + 3]
+            for r in range(9):
+                st[S_ROOMCARD + r] = -1
+            _face_down(st, rooms0, st[S_DECK + 0])
+            _face_down(st, rooms1, st[S_DECK + 1])
+            _face_down(st, rooms2, st[S_DECK + 2])
+            _face_down(st, rooms3, st[S_DECK + 3])
+        else:
+            for i in range(4):
+                _face_down(st, tb[T_CORNERS + i], st[S_DECK + i])
+        first = 4
+    for i in range(first, 18):                   # dealt one at a time from seat 0
+        p = (i - first) % n
+        c = st[S_DECK + i]
+        st[S_OWNER + c] = p
+        st[S_TRUE + p] |= 1 << c
+        emit(st, p, EV.DEAL, c, -1, -1, -1)
+    for h in range(N_HOLDERS):
+        st[S_HSIZE + h] = popc(st[S_TRUE + h])
+    # clue pile (CL-C2)
+    nclue = tb[T_NCLUE]
+    for i in range(nclue):
+        st[S_DECK + i] = i
+    for i in range(nclue - 1, 0, -1):
+        j = randint(st, S_RNG, i + 1)
+        a = st[S_DECK + i]
+        st[S_DECK + i] = st[S_DECK + j]
+        st[S_DECK + j] = a
+    for p in range(n):
+        kn_init(st, kbase(p), p, n, n == 2)
+
+
+@njit(cache=True)
+def _face_down(st, room, card):
+    st[S_ROOMCARD + room] = card
+    st[S_OWNER + card] = TABLE
+    st[S_TRUE + TABLE] |= 1 << card
+    emit(st, TABLE, EV.DEAL, card, room, -1, -1)
+
+
+# --- invariants (tests) -------------------------------------------------------------------
+
+@njit(cache=True)
+def check_invariants(st, tb):
+    """Count broken invariants: 21 cards each in exactly one place, envelope unchanged, one
+    card per category in it, pawns on distinct squares, knowledge true of the real deal."""
+    bad = 0
+    seen = 0
+    total = 0
+    for h in range(N_HOLDERS):
+        m = st[S_TRUE + h]
+        if seen & m:
+            bad += 1
+        seen |= m
+        total += popc(m)
+        if popc(m) != st[S_HSIZE + h]:
+            bad += 1
+    if seen != ALL_CARDS or total != N_CARDS:
+        bad += 1
+    for c in range(N_CARDS):
+        if not (st[S_TRUE + st[S_OWNER + c]] >> c) & 1:
+            bad += 1
+    env = st[S_TRUE + ENVELOPE]
+    if env != st[S_ENV0] or popc(env & CAT_SUSPECT) != 1 or popc(env & CAT_WEAPON) != 1 \
+            or popc(env & CAT_ROOM) != 1:
+        bad += 1
+    for a in range(6):
+        for b in range(a + 1, 6):
+            if st[S_POS + a] >= 9 and st[S_POS + a] == st[S_POS + b]:
+                bad += 1
+    n = st[S_N]
+    for p in range(n):
+        kb = kbase(p)
+        if _smart(st, p) and propagate(st, kb):
+            bad += 1
+        for h in range(N_HOLDERS):
+            if st[kb + K_HAS + h] & ~st[S_TRUE + h]:
+                bad += 1
+            if st[kb + K_NOT + h] & st[S_TRUE + h]:
+                bad += 1
+    return bad
