@@ -66,6 +66,10 @@ class Dataset:
         left out here; callers add it)."""
         return [p for p in self.params if p != "players" and p not in exclude]
 
+    def group_cols(self, columns):
+        """``players`` and the swept parameters that are among ``columns``, each once."""
+        return [c for c in dict.fromkeys(["players", *self.params]) if c in columns]
+
     def games_columns(self):
         return self.games.collect_schema().names()
 
@@ -215,6 +219,49 @@ def _grid_keys(root, points):
     return [c for c in points.columns if c not in _POINT_BOOKKEEPING]
 
 
+def strategy_labels(seats_cfg):
+    """Labels for the lineup entries: the strategy name, plus the parameters that tell two
+    entries of the same strategy apart (``greedy(police_risk=3.0)``).
+
+    Returns
+    -------
+    list of str, or None when every entry is already told apart by its name.
+    """
+    if not isinstance(seats_cfg, list) or not seats_cfg:
+        return None
+    names = [str(e.get("strategy", "?")) for e in seats_cfg]
+    labels = list(names)
+    changed = False
+    for name in set(names):
+        idx = [i for i, n in enumerate(names) if n == name]
+        params = [seats_cfg[i].get("params") or {} for i in idx]
+        if len(idx) < 2 or all(p == params[0] for p in params):
+            continue
+        keys = sorted({k for p in params for k in p
+                       if len({repr(q.get(k)) for q in params}) > 1})
+        for i, p in zip(idx, params):
+            labels[i] = f"{name}(" + ",".join(f"{k}={p.get(k)}" for k in keys) + ")"
+            changed = True
+    return labels if changed else None
+
+
+def _relabel(seats, manifests):
+    """Give same-named strategies with different parameters distinct labels."""
+    rows = []
+    for point, man in manifests.items():
+        labels = strategy_labels(manifest_config(man).get("seats"))
+        if labels:
+            rows += [{"point": point, "lineup": i, "_label": lab} for i, lab in enumerate(labels)]
+    if not rows or "lineup" not in seats.collect_schema().names():
+        return seats
+    table = pl.DataFrame(rows, schema={"point": pl.String, "lineup": pl.Int64,
+                                       "_label": pl.String}).lazy()
+    return (seats.with_columns(pl.col("lineup").cast(pl.Int64).alias("_lineup"))
+            .join(table.rename({"lineup": "_lineup"}), on=["point", "_lineup"], how="left")
+            .with_columns(pl.coalesce("_label", "strategy").alias("strategy"))
+            .drop("_label", "_lineup"))
+
+
 def _game_of(manifest):
     return manifest.get("game") or manifest_config(manifest).get("game", "")
 
@@ -231,6 +278,7 @@ def _finish(root, kind, manifests, points, params, games, seats, events):
     seat_cols = seats.collect_schema().names()
     extra = [c for c in games.collect_schema().names() if c not in seat_cols or c in _SEAT_KEYS]
     seats = seats.join(games.select(extra), on=list(_SEAT_KEYS), how="left")
+    seats = _relabel(seats, manifests)
     if events is not None:
         events = events.join(
             seats.select(["point", "game_id", "seat", "strategy", "players", *join_params]),

@@ -62,7 +62,7 @@ def fmt_value(col, v):
         if col in ("p_value", "p_perm"):
             return "<0.0001" if v < 1e-4 else f"{v:.4f}"
         a = abs(v)
-        if col in ("wins", "built"):   # fractional counts (a shared win counts 1/k)
+        if col == "wins":   # fractional counts (a shared win counts 1/k)
             return f"{v:,.1f}"
         if a == 0:
             return "0"

@@ -2,7 +2,7 @@
 
 What happens to travellers of each rank (bribed, killed, buried, built), how often each
 annex is built, and the win-share lift of building it: builders against non-builders *at
-the same seat and player count* (and the same swept parameters), combined over those strata
+the same seat, player count and strategy* (and the same swept parameters), combined over those strata
 with the builders' counts as weights.  A lift is an association, not a cause: good
 positions both build more and win more, so read the ranking, not the size, as the signal.
 """
@@ -146,6 +146,14 @@ class AnnexBuildRate(Metric):
                             "build_rate_lo", "build_rate_hi"])
 
 
+def _strata(by, seats):
+    # compare like with like: same seat, player count, swept parameters and strategy
+    cols = [*by, "seat"]
+    if "strategy" in seats.collect_schema().names():
+        cols.append("strategy")
+    return cols
+
+
 @register("cards")
 class AnnexLift(Metric):
     """Win-share lift of building each annex (all player counts together), ranked."""
@@ -154,12 +162,12 @@ class AnnexLift(Metric):
     games = ("bloody_inn",)
     needs = ("annex_mask",)
     note = ("lift = win share of builders - win share of non-builders, compared within the "
-            "same seat, player count and swept parameters and averaged with the builders' "
-            "counts as weights; normal 95% interval. An association, not a cause.")
+            "same seat, player count, strategy and swept parameters and averaged with the "
+            "builders' counts as weights; normal 95% interval. An association, not a cause.")
 
     def compute(self, seats):
         kinds = annex_kinds(self.context["dataset"].config)
-        strata = seats.group_by([*self.by, "seat"]).agg(_lift_aggs(kinds)).collect()
+        strata = seats.group_by(_strata(self.by, seats)).agg(_lift_aggs(kinds)).collect()
         return _lift_table(strata, kinds).sort(["lift", "annex"], descending=[True, False],
                                                 nulls_last=True)
 
@@ -175,7 +183,7 @@ class AnnexLiftByPlayers(Metric):
 
     def compute(self, seats):
         kinds = annex_kinds(self.context["dataset"].config)
-        strata = seats.group_by([*self.by, "seat"]).agg(_lift_aggs(kinds)).collect()
+        strata = seats.group_by(_strata(self.by, seats)).agg(_lift_aggs(kinds)).collect()
         parts = []
         for key, grp in strata.sort(self.by).group_by(self.by, maintain_order=True):
             key = key if isinstance(key, tuple) else (key,)
@@ -234,20 +242,32 @@ class CardEvents(Metric):
                 .fill_null(0.0).sort("card_kind"))
 
 
+#: the headlines rank only annexes built (and not built) at least this often
+MIN_BUILDERS = 100
+
+
 def headlines(ds, results):
     lift = results.get("annex_lift")
     if lift is None:
         return []
-    t = lift.filter(pl.col("lift").is_finite())
+    t = lift.filter(pl.col("lift").is_finite() & (pl.col("builders") >= MIN_BUILDERS)
+                    & (pl.col("others") >= MIN_BUILDERS))
     out = []
     if t.height:
         top = t.sort(["lift", "annex"], descending=[True, False]).head(3)
         low = t.sort(["lift", "annex"]).head(3)
-        out.append("Most powerful annexes (win-share lift of building them, same seat and "
-                   "player count): " + "; ".join(_lift_str(r) for r in top.iter_rows(named=True))
-                   + ".")
+        out.append(f"Most powerful annexes (win-share lift of building them against not, same "
+                   f"seat, player count and strategy; annexes built at least {MIN_BUILDERS} "
+                   "times): " + "; ".join(_lift_str(r) for r in top.iter_rows(named=True)) + ".")
         out.append("Least powerful: " + "; ".join(_lift_str(r) for r in low.iter_rows(named=True))
                    + ".")
+    never = lift.filter(pl.col("builders") == 0)["annex"].to_list()
+    rare = lift.filter((pl.col("builders") > 0) & (pl.col("builders") < MIN_BUILDERS))
+    if never:
+        out.append("Never built in these games: " + ", ".join(sorted(never)) + ".")
+    if rare.height:
+        out.append(f"Built fewer than {MIN_BUILDERS} times (too rare to rank; see the table): "
+                   + ", ".join(sorted(rare["annex"].to_list())) + ".")
     rp = results.get("rank_power")
     if rp is not None and rp.height:
         rho, p = rp["spearman"][0], rp["p_perm"][0]
@@ -256,7 +276,7 @@ def headlines(ds, results):
                    "cost runs against power" if p < 0.05 else
                    "no clear link between cost and power")
         out.append(f"Does rank track power? Mean lift by rank: {means}; Spearman rho = {rho:.2f} "
-                   f"(permutation p = {p:.3f}): {verdict}.")
+                   f"(permutation p = {p:.4f}): {verdict}.")
     return out
 
 

@@ -13,8 +13,19 @@ from ..metrics import Metric, question, register
 from ..stats import Z95, chi2_equal, wilson_exprs
 from ..text import cell_label, pct, pct_ci, pval
 
-Q = question("deck", "Deck size by player count",
-             applies=lambda ds: "deck_size" in ds.games_columns())
+def _has_deck_column(ds):
+    return "deck_size" in ds.games_columns()
+
+
+def _applies(ds):
+    # a deck-size table needs several deck sizes (a sweep over rules.deck_size); the games
+    # column is used when the game writes one, else the swept parameter
+    if _has_deck_column(ds):
+        return ds.games.select(pl.col("deck_size").n_unique()).collect().item() > 1
+    return "rules.deck_size" in ds.params
+
+
+Q = question("deck", "Deck size by player count", applies=_applies)
 
 
 def _f(c):
@@ -30,7 +41,6 @@ class DeckCells(Metric):
     """One row per (player count, deck size[, other swept parameters])."""
     name = "deck_cells"
     title = "Deck size x players"
-    needs = ("deck_size",)
     note = ("rounds/winning score/spread are means per game (spread = best - worst score); "
             "seat0_share = first player's win share (Wilson 95%), seat0_gap = minus 1/n; "
             "imbalance = largest minus smallest seat win share; p_value = chi-square test of "
@@ -44,6 +54,8 @@ class DeckCells(Metric):
     def compute(self, seats):
         ds = self.context["dataset"]
         by = self.by
+        if not _has_deck_column(ds):
+            seats = seats.with_columns(pl.col("rules.deck_size").alias("deck_size"))
         per_game = (seats.group_by([*by, "point", "game_id"])
                     .agg(_f("score").max().alias("best"), _f("score").min().alias("worst"),
                          (pl.col("score") == pl.col("score").max()).sum().alias("at_top"),
@@ -97,7 +109,6 @@ class BestDeck(Metric):
     name = "best_deck"
     title = "Most balanced deck size per player count"
     source = "result:deck_cells"
-    needs = ("deck_size",)
     note = ("best = deck size with the smallest imbalance (largest minus smallest seat win "
             "share); even_sizes = deck sizes whose chi-square test does not reject equal seats "
             "(p >= 0.05); official_* = the same numbers for the official deck size.")
@@ -133,7 +144,7 @@ def headlines(ds, results):
     if best is None:
         return []
     out = []
-    by = [c for c in best.columns if c in ("players",) or c in ds.params]
+    by = ds.group_cols(best.columns)
     for r in best.iter_rows(named=True):
         if r["deck_sizes"] < 2:
             continue

@@ -114,7 +114,7 @@ def headlines(ds, results):
     t = results.get("game_length")
     if t is None:
         return []
-    by = [c for c in ("players", *ds.params) if c in t.columns]
+    by = ds.group_cols(t.columns)
     out = []
     for r in t.iter_rows(named=True):
         s = (f"{cell_label(r, by)}: a game lasts {r['rounds_mean']:.1f} rounds on average "
@@ -135,7 +135,7 @@ def plots(ds, results):
                                                    else None, xlabel="rounds")))
     m = results.get("money_over_rounds")
     if m is not None and m.height:
-        first = m.select([c for c in m.columns if c in ("players", *ds.params)]).row(0, named=True)
+        first = m.select(ds.group_cols(m.columns)).row(0, named=True)
         sub = m
         for k, v in first.items():
             sub = sub.filter(pl.col(k) == v)

@@ -129,6 +129,13 @@ def headlines(ds, results):
         sentence = (f"{label}: the first player wins {pct_ci(row['share'], row['share_lo'], row['share_hi'])} "
                     f"of {row['games']:,} games against a fair {pct(row['fair'])}, an advantage of "
                     f"{_pp(row['gap'])} points (95% CI {_pp(row['gap_lo'])} to {_pp(row['gap_hi'])})")
+        if n >= 3:
+            grp = table.filter(pl.all_horizontal([pl.col(k) == row[k] for k in by])) \
+                if by else table
+            lo = grp.sort(["share", "seat"]).row(0, named=True)
+            hi = grp.sort(["share", "seat"], descending=[True, False]).row(0, named=True)
+            sentence += (f"; seat shares run from {pct(lo['share'])} (seat {lo['seat']}) to "
+                         f"{pct(hi['share'])} (seat {hi['seat']})")
         if tests is not None:
             t = tests.filter(pl.all_horizontal([pl.col(k) == row[k] for k in by]))
             if t.height:

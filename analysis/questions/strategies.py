@@ -179,7 +179,7 @@ class BradleyTerry(Metric):
 def headlines(ds, results):
     out = []
     rating = results.get("rating")
-    by = [c for c in ("players", *ds.params) if rating is not None and c in rating.columns]
+    by = ds.group_cols(rating.columns if rating is not None else ())
     if rating is not None:
         for key, grp in rating.group_by(by, maintain_order=True):
             row = grp.row(0, named=True)
@@ -192,7 +192,7 @@ def headlines(ds, results):
     share = results.get("strategy_win_share")
     if share is not None:
         for r in share.iter_rows(named=True):
-            by = [c for c in ("players", *ds.params) if c in share.columns]
+            by = ds.group_cols(share.columns)
             out.append(f"{cell_label(r, by)}: {r['strategy']} wins "
                        f"{pct_ci(r['share'], r['share_lo'], r['share_hi'])} of its seats "
                        f"(fair share {pct(r['fair_share'])}).")
@@ -204,7 +204,7 @@ def plots(ds, results):
     out = []
     h2h = results.get("head_to_head")
     if h2h is not None and h2h.height:
-        by = [c for c in h2h.columns if c in ("players", *ds.params)]
+        by = ds.group_cols(h2h.columns)
         first = h2h.select(by).row(0, named=True) if by else {}
         sub = h2h
         for k, v in first.items():
@@ -214,7 +214,7 @@ def plots(ds, results):
                     P.matrix(sub, "strategy", "opponent", "ahead", title="row ahead of column")))
     rating = results.get("rating")
     if rating is not None and rating.height:
-        by = [c for c in rating.columns if c in ("players", *ds.params)]
+        by = ds.group_cols(rating.columns)
         first = rating.select(by).row(0, named=True) if by else {}
         sub = rating
         for k, v in first.items():
