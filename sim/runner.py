@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import platform
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -29,6 +30,11 @@ DEFAULT_CHUNK_GAMES = 100_000
 #: Event logs run to hundreds of rows per game; small chunks keep memory in check.
 DEFAULT_CHUNK_GAMES_EVENTS = 1_000
 MAX_CHUNK_GAMES = 10_000_000
+
+
+def warn(message):
+    """A one-line warning on stderr (the data is fine, but the user should know)."""
+    print(f"warning: {message}", file=sys.stderr)
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -116,7 +122,8 @@ def register_backend(name, fn):
 
 def get_backend(name):
     if name not in BACKENDS:
-        raise ConfigError("backend", name, " | ".join(repr(b) for b in BACKENDS))
+        from . import backends          # optional backends (ray) register themselves on import
+        backends.load(name)
     return BACKENDS[name]
 
 
@@ -235,6 +242,8 @@ def run_resolved(resolved, out, *, name=None, source=None, threads=None, chunk_g
     backend_fn = get_backend(backend)
     if threads is not None and backend == "local":
         api.set_threads(threads)            # validate before touching the output
+    elif threads is not None and hasattr(backend_fn, "check_threads"):
+        backend_fn.check_threads(threads)
     existing = _open_existing(out, resolved, events, chunk_games, resume, force)
     if existing is not None:
         chunk_games = existing["chunk_games"]
@@ -246,6 +255,11 @@ def run_resolved(resolved, out, *, name=None, source=None, threads=None, chunk_g
         manifest = _new_manifest(resolved, name or out.name, source, events, chunk_games)
     else:
         manifest = existing
+        started = (existing.get("git") or {}).get("commit")
+        now = dataset.git_state()["commit"]
+        if started and now and started != now and existing.get("status") != "complete":
+            warn(f"{out} was started with the code at commit {started[:12]} and is resumed at "
+                 f"{now[:12]}; if the kernels changed in between, start over with --force")
         # Keep only chunks whose files are intact; a damaged one is simply played again.
         manifest["chunks"] = [c for c in manifest["chunks"] if dataset.chunk_intact(out, c)]
         manifest["games_done"] = sum(c["games"] for c in manifest["chunks"])

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .. import api, registry, runner, sweep as sweeps
+from .. import api, backends, registry, runner, sweep as sweeps
 from ..config import MAX_GAMES, MAX_SEED, config_id, load_toml
 from ..errors import ConfigError
 from ..progress import Progress, auto_enabled
@@ -32,6 +32,9 @@ ProgressOpt = Annotated[Optional[bool], typer.Option("--progress/--no-progress",
                         show_default=False)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")]
 BackendOpt = Annotated[str, typer.Option(help="Where chunks are played.")]
+AddressOpt = Annotated[Optional[str], typer.Option(help="Ray cluster address for --backend ray "
+                       "(default: start a local Ray instance); see docs/ray.md.",
+                       show_default=False)]
 
 
 def _progress(flag):
@@ -58,9 +61,10 @@ def run(config: ConfigArg,
         events: EventsOpt = False, resume: ResumeOpt = False, force: ForceOpt = False,
         progress: ProgressOpt = None, json_: Annotated[bool, typer.Option(
             "--json", help="Print a JSON summary on stdout.")] = False,
-        backend: BackendOpt = "local"):
+        backend: BackendOpt = "local", address: AddressOpt = None):
     """Play a run config and write a dataset (manifest, games/, seats/, events/)."""
     _check_overrides(games, seed)
+    backends.configure(backend, address=address)
     resolved = api.resolve(config, games=games, seed=seed)
     out = out or runner.default_out(config, resolved)
     manifest = runner.run_resolved(
@@ -92,9 +96,10 @@ def sweep(sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP", help="Swee
           progress: ProgressOpt = None,
           json_: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")]
           = False,
-          backend: BackendOpt = "local"):
+          backend: BackendOpt = "local", address: AddressOpt = None):
     """Run a base config over a grid: one dataset per point plus points.parquet."""
     sw = sweeps.load(sweep_file)
+    backends.configure(backend, address=address)
     t0 = time.perf_counter()
     bar = _progress(progress)
     out_dir = sweeps.run_sweep(sw, out, resume=resume, force=force, threads=threads,
