@@ -1,0 +1,167 @@
+"""Morning (BI-M), in order: investigation, travellers leave, wages, first player passes.
+
+Within a step the seats are independent, so the referee accepts their events in any seat
+order; the steps themselves must come in the rules' order.
+"""
+from __future__ import annotations
+
+from .divergence import Objection
+from .state import BOX, EXIT
+
+
+def morning(g):
+    s = g.s
+    g.phase = "morning"
+    investigation(g, final=False)              # BI-M1
+    if s.over:                                 # BI-X2: the solo game is lost at once
+        return
+    travellers_leave(g)                        # BI-M2
+    wages(g)                                   # BI-M3
+    ev = g.expect("first_player", "BI-M4", "the first player to pass to the left")
+    s.first = (s.first + 1) % g.cfg.players
+    g.check_value("BI-M4", "new first player (next seat)", s.first, ev.seat)
+    g.check_money(ev, "BI-M4")
+
+
+def would_gain(g, p, amount, capped=True):
+    """What seat ``p`` would keep of ``amount`` (without changing anything)."""
+    cash = g.s.seats[p].cash
+    if amount <= 0:
+        return 0
+    if not capped or g.cfg.unlimited_wealth:
+        return amount
+    return max(0, min(amount, g.cfg.wealth_cap - cash))
+
+
+def investigation(g, final):
+    """BI-M1 (police in a room) or BI-G1 (at the end, regardless of police): 10 F per
+    unburied corpse, paid whole tens of cash first, then cheques, then the rest of the cash;
+    the corpses go to the box.  Solo (BI-X2): a corpse at an investigation loses the game."""
+    s = g.s
+    rule = "BI-G1" if final else "BI-M1"
+    kind = "final_investigation" if final else "investigation"
+    police = final or s.police_in_inn()
+    suspects = {p: len(seat.corpses) for p, seat in enumerate(s.seats) if seat.corpses} \
+        if police else {}
+    done = set()
+    while g.peek() is not None and g.peek().kind in (kind, "solo_lost", "corpse_boxed"):
+        ev = g.take()
+        p = ev.seat
+        g.check(ev.kind != "corpse_boxed", rule, "corpse boxed without its fine")
+        g.check(police, "BI-M1", "investigation although no police traveller is in the inn "
+                "(BI-N5: killing or bribing every police officer stops it)")
+        g.check(p in suspects and p not in done, rule,
+                f"seat {p} fined but has no unburied corpse (or was fined already)",
+                {"corpses": suspects}, {"seat": p})
+        g.check_value(rule, "unburied corpses", suspects[p], ev.a)
+        done.add(p)
+        if ev.kind == "solo_lost":
+            g.check(g.cfg.players == 1, "BI-X2", "solo loss in a game of several players")
+            s.seats[p].solo_lost = True
+            s.over = True
+            g.check_money(ev, "BI-X2")
+            continue
+        g.check(g.cfg.players > 1, "BI-X2",
+                "a solo player caught with an unburied corpse loses at once; the log fines them")
+        cash, cheques = s.pay_fine(p, suspects[p])
+        g.check_value(rule, "fine paid (cash, cheques) in the BI-M1 order", (cash, cheques),
+                      (ev.b, ev.c))
+        g.check_money(ev, rule)
+        corpses = set(s.seats[p].corpses)
+        while g.peek() is not None and g.peek().kind == "corpse_boxed" and g.peek().seat == p:
+            e = g.take()
+            g.check(e.card in corpses, rule, f"card {e.card} boxed is not an unburied corpse "
+                    f"of seat {p}")
+            corpses.discard(e.card)
+            s.move(e.card, BOX)
+            g.check_money(e, rule)
+        g.check(not corpses, rule, f"corpses {sorted(corpses)} of seat {p} are not boxed")
+    missing = sorted(set(suspects) - done)
+    if missing:
+        g.current = g.peek()
+        p = missing[0]
+        raise Objection(rule, f"seat {p} has {suspects[p]} unburied corpse(s) "
+                        f"{'at the end of the game' if final else 'and police is in the inn'}"
+                        ", but is not fined", {"fined": missing}, {"fined": None})
+
+
+def travellers_leave(g):
+    """BI-M2: 1 F per own-keyed room holding a traveller (Gardens: more), then every
+    traveller goes to the Exit."""
+    s = g.s
+    rooms = {p: sum(1 for r in s.rooms if r.key == p and r.traveller is not None)
+             for p in range(g.cfg.players)}
+    bonus = {p: s.leave_bonus(p) for p in range(g.cfg.players)}
+    paid = set()
+    while g.peek() is not None and g.peek().kind == "leave_income":
+        ev = g.take()
+        p = ev.seat
+        g.check(0 <= p < g.cfg.players and p not in paid, "BI-M2",
+                f"travellers-leave income to seat {p} twice or to no seat")
+        g.check(rooms[p] + bonus[p] > 0, "BI-M2", f"seat {p} earns nothing as travellers leave")
+        g.check_value("BI-M2", "own keyed rooms with a traveller, Gardens bonus",
+                      (rooms[p], bonus[p]), (ev.b, ev.c))
+        got = s.gain(p, rooms[p] + bonus[p])
+        g.check_value("BI-M2", "income kept (cap)", got, ev.a)
+        g.check_money(ev, "BI-M2")
+        paid.add(p)
+    for p in range(g.cfg.players):
+        if p not in paid and would_gain(g, p, rooms[p] + bonus[p]) > 0:
+            g.current = g.peek()
+            raise Objection("BI-M2", f"seat {p}'s income of {rooms[p] + bonus[p]} F as "
+                            "travellers leave is not logged", {"income": rooms[p] + bonus[p]},
+                            {"income": None})
+    while g.peek() is not None and g.peek().kind == "to_exit":
+        ev = g.take()
+        g.check(0 <= ev.a < 8 and s.rooms[ev.a].traveller == ev.card, "BI-M2",
+                f"card {ev.card} leaves room {ev.a} but is not its traveller")
+        s.move(ev.card, EXIT)
+    left = [i for i, r in enumerate(s.rooms) if r.traveller is not None]
+    if left:
+        g.current = g.peek()
+        raise Objection("BI-M2", f"travellers still in rooms {left} after they left",
+                        {"rooms_empty": True}, {"occupied": left})
+
+
+def wages(g):
+    """BI-M3: 1 F in cash per accomplice in hand (never cheques; Distillery: some free).
+    Accomplices not paid are discarded; with BI-V5 the player may dismiss others too."""
+    s = g.s
+    hand = {p: len(seat.hand) for p, seat in enumerate(s.seats)}
+    dismissed = {p: 0 for p in range(g.cfg.players)}
+    done = set()
+    while g.peek() is not None and g.peek().kind in ("dismiss", "wages"):
+        ev = g.take()
+        p = ev.seat
+        g.check(0 <= p < g.cfg.players and p not in done, "BI-M3",
+                f"wages of seat {p} settled twice or no such seat")
+        seat = s.seats[p]
+        if ev.kind == "dismiss":
+            g.check(ev.card in seat.hand, "BI-M3", f"card {ev.card} dismissed by seat {p} is "
+                    f"not in their hand (it is in {s.where.get(ev.card)})")
+            s.discard(ev.card)
+            dismissed[p] += 1
+            g.check_money(ev, "BI-M3")
+            continue
+        free = s.wage_free(p)
+        kept = hand[p] - dismissed[p]
+        must = max(0, hand[p] - (seat.cash + free))
+        g.check(dismissed[p] >= must, "BI-M3",
+                f"seat {p} keeps {kept} accomplices with {seat.cash} F cash and {free} free: "
+                "wages are paid in cash only", {"dismissed_at_least": must},
+                {"dismissed": dismissed[p]})
+        if not g.cfg.voluntary_dismissal:
+            g.check(dismissed[p] == must, "BI-V5", f"seat {p} dismissed {dismissed[p]} "
+                    f"accomplices but only {must} could not be paid (voluntary_dismissal off)")
+        cost = max(0, kept - free)
+        g.check_value("BI-M3", "wages (paid, kept, free)", (cost, kept, min(free, kept)),
+                      (ev.a, ev.b, ev.c))
+        seat.cash -= cost
+        seat.wages += cost
+        g.check_money(ev, "BI-M3")
+        done.add(p)
+    for p in range(g.cfg.players):
+        if p not in done and (hand[p] > 0 or dismissed[p] > 0):
+            g.current = g.peek()
+            raise Objection("BI-M3", f"seat {p} holds {hand[p]} accomplices but no wages are "
+                            "logged", {"wages_of_seat": p}, {"wages_of_seat": None})

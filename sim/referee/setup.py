@@ -1,0 +1,77 @@
+"""BI-S (and BI-X1): keys, the Entrance, the box, starting money, peasants."""
+from __future__ import annotations
+
+from .state import BISTRO, WHITE, Place
+
+SETUP_KINDS = ("key", "deck", "box", "deal", "bistro")
+
+
+def setup(g):
+    """Read every setup event (any order) up to the first round, check it, lay the table."""
+    cfg, s = g.cfg, g.s
+    travellers = set(cfg.travellers)
+    peasants = set(cfg.peasants)
+    keys = {}                      # room -> seat or WHITE
+    deck = []
+    boxed = set()
+    dealt = {p: [] for p in range(cfg.players)}
+    bistro = []
+    seen = set()
+    while g.peek() is not None and g.peek().kind in SETUP_KINDS:
+        ev = g.take()
+        if ev.kind == "key":
+            g.check(0 <= ev.a < 8 and ev.a not in keys, "BI-S1",
+                    f"key on room {ev.a}: rooms are 0..7 and one key per room")
+            g.check(ev.seat == -1 or 0 <= ev.seat < cfg.players, "BI-S1",
+                    f"key of seat {ev.seat}: no such player")
+            keys[ev.a] = WHITE if ev.seat == -1 else ev.seat
+            continue
+        card = ev.card
+        g.check(0 <= card < len(cfg.cards) and card not in seen, "BI-S2" if ev.kind in
+                ("deck", "box") else "BI-S3", f"card {card} is not a card or is set up twice")
+        seen.add(card)
+        if ev.kind == "deck":
+            g.check(card in travellers, "BI-S2", f"card {card} in the Entrance is not a traveller")
+            g.check_value("BI-S2", "Entrance position", len(deck), ev.a)
+            deck.append(card)
+        elif ev.kind == "box":
+            g.check(card in travellers, "BI-S2", f"card {card} boxed at setup is not a traveller")
+            boxed.add(card)
+        elif ev.kind == "deal":
+            g.check(card in peasants, "BI-S3", f"card {card} dealt is not a peasant")
+            g.check(0 <= ev.seat < cfg.players, "BI-S3", f"peasant dealt to seat {ev.seat}")
+            dealt[ev.seat].append(card)
+            g.check_value("BI-S3", "starting cash and cheques", (5, 1), (ev.cash, ev.cheques))
+        else:
+            g.check(card in peasants, "BI-X1", f"card {card} in the Bistro is not a peasant")
+            bistro.append(card)
+    g.current = g.peek()
+    # BI-S1: one own key per player, the white keys, nothing else
+    owners = sorted(k for k in keys.values() if k != WHITE)
+    g.check_value("BI-S1", "keyed seats", list(range(cfg.players)), owners)
+    g.check_value("BI-S1", "white keys", cfg.white_keys,
+                  sum(1 for k in keys.values() if k == WHITE))
+    # BI-S2 / BI-V2: deck_size travellers form the Entrance, the rest is boxed
+    g.check_value("BI-S2", "Entrance size", cfg.deck_size, len(deck))
+    g.check(set(deck) | boxed == travellers, "BI-S2",
+            "every traveller must be in the Entrance or the box",
+            {"travellers": len(travellers)}, {"entrance": len(deck), "box": len(boxed)})
+    # BI-S3 / BI-X1: two peasants each; solo: two in the Bistro; the rest stay boxed
+    for p in range(cfg.players):
+        g.check_value("BI-S3", f"peasants dealt to seat {p}", 2, len(dealt[p]))
+    g.check_value("BI-X1" if cfg.players == 1 else "BI-S3", "peasants in the Bistro",
+                  2 if cfg.players == 1 else 0, len(bistro))
+    # lay the table
+    for room, key in keys.items():
+        s.rooms[room].key = key
+    for i, card in enumerate(deck):
+        s.move(card, Place("entrance", -1, i))
+    s.entrance = list(deck)
+    for p, cards in dealt.items():
+        s.seats[p].cash = 5
+        s.seats[p].cheques = 1
+        for card in cards:
+            s.move(card, Place("hand", p))
+    for card in bistro:
+        s.move(card, BISTRO)
+    s.first = 0                  # BI-S4: seat 0 is the first player
