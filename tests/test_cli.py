@@ -124,10 +124,12 @@ def test_each_kind_of_bad_config_is_one_line_exit_2(cli, text, fragments):
     (["run", "r.toml", "--threads", "999"], ["threads = 999"]),
     (["run", "r.toml", "--backend", "cloud"], ["backend = 'cloud'", "'local'"]),
     (["strategies", "chess"], ["game = 'chess'"]),
-    (["sweep", "r.toml"], ["r.toml", "base"]),
+    (["sweep", "r.toml"], ["r.toml", "a sweep config", "sim run r.toml"]),
+    (["run", "s.toml"], ["s.toml", "a run config", "sim sweep s.toml"]),
 ])
 def test_bad_arguments_are_one_line_exit_2(cli, args, fragments):
     write("r.toml", RUN)
+    write("s.toml", 'base = "r.toml"\n[grid]\nplayers = [2]\n')
     one_error_line(cli(*args), *fragments)
 
 

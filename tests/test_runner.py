@@ -218,3 +218,22 @@ def test_progress_counts_games(tmp_path):
     bar = Progress(enabled=False)
     runner.run_dataset(cfg(), tmp_path / "p", chunk_games=1_000, progress=bar)
     assert (bar.total, bar.done, bar.played) == (2_500, 2_500, 2_500)
+
+
+def test_resume_with_other_code_warns(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "ds"
+    monkeypatch.setattr(fake_adapter.ADAPTER, "simulate_chunk", _Interrupt(1_000))
+    with pytest.raises(KeyboardInterrupt):
+        runner.run_dataset(cfg(), out, chunk_games=500)
+    monkeypatch.undo()
+    monkeypatch.setitem(registry._ADAPTERS, fake_adapter.NAME, "fake_adapter")
+    m = dataset.read_manifest(out)
+    m["git"]["commit"] = "0" * 40
+    dataset.write_manifest(out, m)
+    capsys.readouterr()
+    runner.run_dataset(cfg(), out, resume=True)
+    err = capsys.readouterr().err
+    if dataset.git_state()["commit"] is None:
+        assert err == ""
+    else:
+        assert err.startswith("warning: ") and "000000000000" in err and "--force" in err

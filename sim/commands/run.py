@@ -64,6 +64,9 @@ def run(config: ConfigArg,
         backend: BackendOpt = "local", address: AddressOpt = None):
     """Play a run config and write a dataset (manifest, games/, seats/, events/)."""
     _check_overrides(games, seed)
+    if sweeps.is_sweep(load_toml(config)):
+        raise ConfigError("config", str(config), "a run config; this is a sweep (it has base "
+                          f"and [grid]): run it with `sim sweep {config}`")
     backends.configure(backend, address=address)
     resolved = api.resolve(config, games=games, seed=seed)
     out = out or runner.default_out(config, resolved)
@@ -98,6 +101,10 @@ def sweep(sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP", help="Swee
           = False,
           backend: BackendOpt = "local", address: AddressOpt = None):
     """Run a base config over a grid: one dataset per point plus points.parquet."""
+    raw = load_toml(sweep_file)
+    if not sweeps.is_sweep(raw) and "game" in raw:
+        raise ConfigError("sweep", str(sweep_file), "a sweep config (base and [grid]); this is "
+                          f"a run config: run it with `sim run {sweep_file}`")
     sw = sweeps.load(sweep_file)
     backends.configure(backend, address=address)
     t0 = time.perf_counter()
