@@ -1,0 +1,165 @@
+"""Bloody Inn rules BI-M (morning, in order): investigation, travellers leave, wages,
+first player passes."""
+import pytest
+
+from bloody_inn_harness import LOC, L, Table
+
+NO_DISMISS = {"voluntary_dismissal": False}
+
+
+# -- BI-M1 ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cash,cheques,corpses,after", [
+    (5, 1, 1, (5, 0)),        # the issue's example: the cheque is taken, the 5 F stay
+    (25, 3, 2, (5, 3)),       # whole tens from cash first
+    (15, 0, 2, (0, 0)),       # 10 from cash, no cheque, then the remaining 5
+    (12, 1, 2, (2, 0)),       # 10 from cash, then a cheque
+    (3, 0, 1, (0, 0)),        # short: pays what they can
+    (0, 2, 3, (0, 0)),        # cheques only, still short
+    (40, 5, 1, (30, 5)),
+    (9, 2, 1, (9, 1)),
+])
+def test_BI_M1_fine_10_per_corpse_cash_tens_then_cheques_then_cash(cash, cheques, corpses,
+                                                                   after):
+    """BI-M1: with police in the inn, 10 F per unburied corpse: whole tens from cash, then
+    cheques, then the remaining cash; a short player pays what they can; the corpses go to
+    the box whatever was paid."""
+    t = Table(2).clear()
+    t.to_room(3, "peacekeeper")
+    bodies = t.to_corpse(0, *(["duke", "peasant", "baron"][:corpses]))
+    t.set_money(0, cash=cash, cheques=cheques)
+    t.morning()
+    assert (t.cash(0), t.cheques(0)) == after
+    assert t.corpses(0) == [] and all(t.loc(c) == LOC.box for c in bodies)
+    assert t.p(L.P_FINES, 0) == (cash - after[0]) + 10 * (cheques - after[1])
+    t.check()
+
+
+def test_BI_M1_every_player_with_corpses_is_fined_others_are_not():
+    t = Table(3).clear()
+    t.to_room(5, "major")
+    t.to_corpse(0, "duke")
+    t.to_corpse(2, "peasant", "viscount")
+    for p in range(3):
+        t.set_money(p, cash=30, cheques=0)
+    for p in range(3):
+        t.investigate(p)
+    assert [t.cash(p) for p in range(3)] == [20, 30, 10]
+    assert all(t.corpses(p) == [] for p in range(3))
+    t.check()
+
+
+def test_BI_M1_no_police_in_the_inn_no_investigation():
+    """BI-M1: without a police traveller in a room, corpses stay and nobody pays."""
+    t = Table(2, rules=NO_DISMISS).clear()
+    t.to_room(3, "duke")
+    t.to_exit("major")                                     # police elsewhere do not count
+    t.to_hand(1, "brigadier")
+    t.set_money(1, cash=5)
+    body = t.to_corpse(0, "count")[0]
+    t.set_money(0, cash=15, cheques=1)
+    t.morning()
+    assert t.corpses(0) == [body] and (t.cash(0), t.cheques(0)) == (15, 1)
+    assert t.cash(1) == 4                                  # only the wage for the brigadier
+    t.check()
+
+
+# -- BI-M2 ------------------------------------------------------------------------------
+
+def test_BI_M2_one_franc_per_own_keyed_room_holding_a_traveller_then_the_inn_empties():
+    """BI-M2: 1 F per own-keyed occupied room; white-keyed rooms pay nobody; every traveller
+    then goes to the Exit."""
+    t = Table(3).clear()                                   # keys: 0, 1, 2, W, W, W
+    travellers = [t.to_room(0, "baron"), t.to_room(2, "duke"), t.to_room(3, "count"),
+                  t.to_room(4, "major")]
+    for p in range(3):
+        t.set_money(p, cash=10)
+    t.travellers_leave()
+    assert [t.cash(p) for p in range(3)] == [11, 10, 11]
+    assert all(c < 0 for c in t.rooms())
+    assert t.exit() == sorted(travellers)
+    t.check()
+
+
+def test_BI_M2_income_respects_the_cap():
+    t = Table(2).clear()
+    t.to_room(0, "baron")
+    t.set_money(0, cash=40)
+    t.travellers_leave()
+    assert t.cash(0) == 40
+
+
+# -- BI-M3 ------------------------------------------------------------------------------
+
+def test_BI_M3_wages_one_franc_per_card_in_hand():
+    t = Table(2, rules=NO_DISMISS).clear()
+    hand = t.to_hand(0, "peasant", "duke", "newsboy")
+    t.set_money(0, cash=5, cheques=1)
+    t.pay_wages(0)
+    assert t.hand(0) == sorted(hand) and (t.cash(0), t.cheques(0)) == (2, 1)
+    assert t.p(L.P_WAGES, 0) == 3
+    t.check()
+
+
+@pytest.mark.parametrize("cash,kept", [(0, 0), (1, 1), (2, 2)])
+def test_BI_M3_wages_cannot_be_paid_with_cheques(cash, kept):
+    """BI-M3: cheques are refused; unpaid accomplices leave (peasants to the Bistro,
+    others to the Exit) and the cheques stay untouched."""
+    t = Table(2, rules=NO_DISMISS).clear()
+    hand = t.to_hand(0, "peasant", "duke", "newsboy")
+    t.set_money(0, cash=cash, cheques=3)
+    t.pay_wages(0)
+    assert len(t.hand(0)) == kept and t.cash(0) == 0 and t.cheques(0) == 3
+    gone = set(hand) - set(t.hand(0))
+    for c in gone:
+        assert t.loc(c) == (LOC.bistro if t.kind(c) == "peasant" else LOC.exit)
+    t.check()
+
+
+def test_BI_M3_the_player_chooses_who_leaves():
+    """BI-M3: the strategy picks the dismissed cards (greedy lets the peasant go first)."""
+    t = Table(2, rules=NO_DISMISS, seats="greedy").clear()
+    peasant, duke, newsboy = t.to_hand(0, "peasant", "duke", "newsboy")
+    t.set_money(0, cash=2)
+    t.pay_wages(0)
+    assert t.hand(0) == sorted([duke, newsboy]) and t.bistro() == [peasant]
+    assert t.cash(0) == 0
+
+
+def test_BI_M3_empty_hand_pays_nothing():
+    t = Table(2).clear()
+    t.set_money(0, cash=7)
+    t.pay_wages(0)
+    assert t.cash(0) == 7
+
+
+# -- BI-M4 ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_BI_M4_first_player_passes_to_the_next_seat(players):
+    t = Table(players).clear()
+    seen = []
+    for _ in range(players + 1):
+        seen.append(t[L.G_FIRST])
+        t.morning()
+    assert seen == [i % players for i in range(players + 1)]
+
+
+# -- order ------------------------------------------------------------------------------
+
+def test_BI_M_order_investigation_then_income_then_wages():
+    """BI-M1..M3 in this order: the fine takes the 10 F, the room income then pays the
+    one wage, so the accomplice stays (wages first would have dismissed it)."""
+    t = Table(2, rules=NO_DISMISS, events=True).clear()
+    t.to_room(0, "major")                                  # police in seat 0's own room
+    t.to_corpse(0, "baron")
+    card = t.to_hand(0, "newsboy")[0]
+    t.set_money(0, cash=10, cheques=0)
+    t.log_events()
+    t.morning()
+    assert t.cash(0) == 0 and t.hand(0) == [card] and t.corpses(0) == []
+    kinds = [e["kind"] for e in t.events() if e["seat"] == 0 or e["kind"] == "to_exit"]
+    order = [k for k in kinds if k in ("investigation", "leave_income", "to_exit", "wages",
+                                       "first_player")]
+    assert order == ["investigation", "leave_income", "to_exit", "wages"]
+    t.check()
