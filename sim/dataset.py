@@ -180,6 +180,9 @@ def write_chunk_files(out, index, start, count, tables):
         if table is None:
             continue
         check_core_columns(name, table)
+        # One contiguous chunk per column: the file's bytes do not depend on how the rows
+        # were produced (slices, workers), so equal data gives equal sha256.
+        table = table.combine_chunks()
         final = out / name / part_name(index)
         tmp = final.with_name("." + final.name + ".tmp")
         pq.write_table(table, tmp, compression=COMPRESSION)

@@ -138,6 +138,10 @@ class _Nested:
     def __init__(self, parent):
         self.parent = parent
 
+    @property
+    def enabled(self):
+        return self.parent.enabled
+
     def expect(self, n):
         pass
 

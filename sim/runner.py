@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow as pa
+
 from . import api, dataset
 from .config import config_id
 from .errors import ConfigError, SimError
@@ -102,14 +104,45 @@ def play_and_write_chunk(resolved, out, index, start, count, events=False):
 
 # --- backends -----------------------------------------------------------------------
 
+#: With a progress bar, a chunk is played in slices of about this many seconds so the bar
+#: moves; the slices are joined before writing, so the files are the same either way.
+PROGRESS_SLICE_S = 0.5
+MIN_SLICE_GAMES = 1_000
+
+
+def _play_in_slices(resolved, start, count, events, progress, rate):
+    """Play a chunk in slices, advancing ``progress`` after each; return (tables, rate)."""
+    parts, done = [], 0
+    while done < count:
+        n = MIN_SLICE_GAMES if rate is None else max(MIN_SLICE_GAMES, int(rate * PROGRESS_SLICE_S))
+        n = min(n, count - done)
+        t0 = time.perf_counter()
+        parts.append(play_chunk_to_tables(resolved, start + done, n, events))
+        dt = time.perf_counter() - t0
+        if dt > 0:
+            rate = n / dt
+        done += n
+        progress.advance(n)
+    if len(parts) == 1:
+        return parts[0], rate
+    tables = {name: pa.concat_tables([p[name] for p in parts]) for name in parts[0]}
+    return tables, rate
+
+
 def _local_backend(resolved, pending, writer, *, events, threads, progress):
     """Play pending chunks in order in this process, all Numba threads on each chunk."""
     api.set_threads(threads)
+    sliced = getattr(progress, "enabled", False)       # only a visible bar needs slices
+    rate = None
     for index, start, count in pending:
-        tables = play_chunk_to_tables(resolved, start, count, events)
+        if sliced:
+            tables, rate = _play_in_slices(resolved, start, count, events, progress, rate)
+        else:
+            tables = play_chunk_to_tables(resolved, start, count, events)
         writer.write_chunk(index, start, count, tables)
         del tables
-        progress.advance(count)
+        if not sliced:
+            progress.advance(count)
 
 
 BACKENDS = {"local": _local_backend}

@@ -275,3 +275,13 @@ def test_console_script_starts():
     res = subprocess.run([str(exe), "strategies", "no-such-game"], capture_output=True,
                          text=True, timeout=120)
     assert res.returncode == 2 and res.stderr.startswith("error: game = 'no-such-game'")
+
+
+def test_progress_bar_only_when_asked_off_a_terminal(cli):
+    write("slow.toml", SLOW.replace("games = 4000", "games = 1500"))
+    res = cli("run", "slow.toml", "--chunk-games", 250, "--progress", "--out", "a")
+    assert res.exit_code == 0
+    assert "ETA" in res.stderr and "games/s" in res.stderr and "100.0%" in res.stderr
+    assert res.stderr.endswith("\n") and "ETA" not in res.stdout
+    res = cli("run", "slow.toml", "--chunk-games", 250, "--out", "b")
+    assert res.exit_code == 0 and res.stderr == ""

@@ -237,3 +237,20 @@ def test_resume_with_other_code_warns(tmp_path, monkeypatch, capsys):
         assert err == ""
     else:
         assert err.startswith("warning: ") and "000000000000" in err and "--force" in err
+
+
+def test_progress_slices_give_the_same_files(tmp_path, monkeypatch):
+    """With a visible bar a chunk is played in slices; the files must not change."""
+    import io
+    from sim.progress import Progress
+    monkeypatch.setattr(runner, "MIN_SLICE_GAMES", 300)
+    calls = []
+    real = runner.play_chunk_to_tables
+    monkeypatch.setattr(runner, "play_chunk_to_tables",
+                        lambda r, s, c, e=False: calls.append(c) or real(r, s, c, e))
+    bar = Progress(enabled=True, stream=io.StringIO(), delay=0.0)
+    a = runner.run_dataset(cfg(), tmp_path / "a", chunk_games=1_000, progress=bar, events=True)
+    assert len(calls) > 3 and max(calls) <= 1_000 and sum(calls) == 2_500
+    assert bar.played == 2_500 and "games/s" in bar.stream.getvalue()
+    b = runner.run_dataset(cfg(), tmp_path / "b", chunk_games=1_000, events=True)
+    assert [c["files"] for c in a["chunks"]] == [c["files"] for c in b["chunks"]]

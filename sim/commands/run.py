@@ -70,10 +70,14 @@ def run(config: ConfigArg,
     backends.configure(backend, address=address)
     resolved = api.resolve(config, games=games, seed=seed)
     out = out or runner.default_out(config, resolved)
-    manifest = runner.run_resolved(
-        resolved, out, name=runner.config_name(config, resolved), source=str(config),
-        threads=threads, chunk_games=chunk_games, events=events, resume=resume, force=force,
-        progress=_progress(progress), backend=backend)
+    bar = _progress(progress)
+    try:
+        manifest = runner.run_resolved(
+            resolved, out, name=runner.config_name(config, resolved), source=str(config),
+            threads=threads, chunk_games=chunk_games, events=events, resume=resume,
+            force=force, progress=bar, backend=backend)
+    finally:
+        bar.close()
     s = runner.summary(manifest, out)
     if json_:
         typer.echo(json.dumps(s))
@@ -109,9 +113,12 @@ def sweep(sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP", help="Swee
     backends.configure(backend, address=address)
     t0 = time.perf_counter()
     bar = _progress(progress)
-    out_dir = sweeps.run_sweep(sw, out, resume=resume, force=force, threads=threads,
-                               backend=backend, progress=bar, chunk_games=chunk_games,
-                               events=events)
+    try:
+        out_dir = sweeps.run_sweep(sw, out, resume=resume, force=force, threads=threads,
+                                   backend=backend, progress=bar, chunk_games=chunk_games,
+                                   events=events)
+    finally:
+        bar.close()
     elapsed = time.perf_counter() - t0
     total = sum(p.resolved["games"] for p in sw.points)
     s = {"out": str(out_dir), "points": len(sw.points), "games": total,
