@@ -47,32 +47,41 @@ def _label(row, keys):
     return ", ".join(f"{k}={row[k]}" for k in keys)
 
 
-def seat_shares(table: pl.DataFrame, by):
-    """Win share per seat with interval error bars, one series per group."""
+def seat_shares(table: pl.DataFrame, by, max_panels=12):
+    """Win share per seat with interval error bars: one small panel per group (player count
+    and swept parameters), the fair share 1/n dashed."""
     with matplotlib.rc_context(_RC):
-        fig, ax = _figure()
         groups = table.select(by).unique(maintain_order=True).rows(named=True) if by else [{}]
-        width = 0.8 / max(len(groups), 1)
-        for gi, g in enumerate(groups):
+        groups = groups[:max_panels]
+        ncols = min(4, len(groups))
+        nrows = -(-len(groups) // ncols)
+        fig, axes = plt.subplots(nrows, ncols, figsize=(2.0 * ncols + 0.6, 2.3 * nrows),
+                                 squeeze=False, sharey=False)
+        for ax in axes.flat[len(groups):]:
+            ax.set_visible(False)
+        for ax, g in zip(axes.flat, groups):
             sub = table
             for k, v in g.items():
                 sub = sub.filter(pl.col(k) == v)
-            x = sub["seat"].to_numpy() + (gi - (len(groups) - 1) / 2) * width
+            x = sub["seat"].to_numpy()
             y = sub["share"].to_numpy()
             err = np.vstack([y - sub["share_lo"].to_numpy(), sub["share_hi"].to_numpy() - y])
-            name = _group_name(g)
-            ax.bar(x, y, width=width * 0.9, label=name)
-            ax.errorbar(x, y, yerr=err, fmt="none", ecolor="black", capsize=2, lw=0.8)
-            fair = 1.0 / g["players"] if "players" in g else None
-            if fair:
-                xs = sub["seat"].to_numpy()
-                ax.hlines(fair, xs.min() - 0.45, xs.max() + 0.45, colors="grey",
-                          linestyles="dashed", lw=0.8)
-        ax.set_xlabel("seat (0 = first player)")
-        ax.set_ylabel("win share")
-        ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
-        if len(groups) > 1:
-            ax.legend(fontsize=7, ncols=2, frameon=False)
+            ax.bar(x, y, width=0.7, color="#2e86c1")
+            ax.errorbar(x, y, yerr=err, fmt="none", ecolor="black", capsize=3, lw=0.9)
+            if "players" in g and g["players"] > 1:
+                ax.axhline(1.0 / g["players"], color="grey", ls="dashed", lw=0.8)
+                span = max(float(np.max(np.abs(err))), float(np.max(np.abs(y - 1.0 / g["players"]))))
+                ax.set_ylim(max(0.0, 1.0 / g["players"] - 2.5 * span - 0.01),
+                            1.0 / g["players"] + 2.5 * span + 0.01)
+            ax.set_xticks(x, [str(v) for v in x])
+            ax.set_title(_group_name(g), fontsize=8)
+            ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=1))
+            ax.tick_params(labelsize=7)
+        for ax in axes[-1]:
+            ax.set_xlabel("seat (0 = first player)", fontsize=7)
+        for ax in axes[:, 0]:
+            ax.set_ylabel("win share")
+        fig.tight_layout()
         return to_svg(fig)
 
 
@@ -97,7 +106,9 @@ def heatmap(table: pl.DataFrame, row: str, col: str, value: str, *, title="", pe
             grid[i, j] = r[value]
             if mark and r.get(mark):
                 marks[i, j] = True
-        fig, ax = _figure(max(4.0, 0.6 * len(cols) + 1.5), max(2.0, 0.5 * len(rows) + 1.2))
+        widest = max(len(str(c)) for c in cols)
+        fig, ax = _figure(max(4.0, max(0.6, 0.09 * widest) * len(cols) + 2.0),
+                          max(2.0, 0.5 * len(rows) + 1.2))
         if center is not None:
             span = np.nanmax(np.abs(grid - center)) if np.isfinite(grid).any() else 1.0
             span = span or 1.0
@@ -111,17 +122,24 @@ def heatmap(table: pl.DataFrame, row: str, col: str, value: str, *, title="", pe
                 if np.isnan(v):
                     continue
                 txt = f"{100 * v:.1f}" if percent else f"{v:.3g}"
-                ax.text(j, i, txt, ha="center", va="center", fontsize=7)
+                lo, hi = im.get_clim()
+                frac = (v - lo) / (hi - lo) if hi > lo else 0.5
+                dark = (frac < 0.2 or frac > 0.8) if center is not None else frac < 0.45
+                ax.text(j, i, txt, ha="center", va="center", fontsize=7,
+                        color="white" if dark else "black")
                 if marks[i, j]:
                     ax.add_patch(matplotlib.patches.Rectangle((j - 0.5, i - 0.5), 1, 1,
                                                               fill=False, lw=1.6, ec="black"))
-        ax.set_xticks(range(len(cols)), [str(c) for c in cols])
+        ax.set_xticks(range(len(cols)), [str(c) for c in cols],
+                      rotation=30 if widest > 6 else 0, ha="right" if widest > 6 else "center")
         ax.set_yticks(range(len(rows)), [str(r) for r in rows])
         ax.set_xlabel(col)
         ax.set_ylabel(row)
         if title:
             ax.set_title(title + (" (%)" if percent else ""))
-        fig.colorbar(im, ax=ax, shrink=0.8)
+        cb = fig.colorbar(im, ax=ax, shrink=0.8)
+        if percent:
+            cb.ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
         return to_svg(fig)
 
 
@@ -140,8 +158,8 @@ def lift_chart(table: pl.DataFrame, label: str = "annex"):
             if "rank" in t.columns else t[label].to_list()
         ax.set_yticks(y, labels, fontsize=7)
         ax.axvline(0, color="grey", lw=0.8)
-        ax.set_xlabel("win-share lift of building it (builders - non-builders, same seat "
-                      "and player count)")
+        ax.set_xlabel("win-share lift of building it (builders - non-builders, same seat, "
+                      "player count and strategy)")
         ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
         return to_svg(fig)
 
