@@ -1,4 +1,3 @@
-"""Cluedo kernel (see the modules of this package)."""
-from kernels import use_source_keyed_cache
-
-CACHE_DIR = use_source_keyed_cache(__file__)
+"""Cluedo kernels: ``layout`` (state and table layout, enums), ``board`` (movement),
+``knowledge`` (deduction engine), ``agents`` (policies), ``rules`` (setup, turn, suggestions,
+clue cards, accusations) and ``play`` (the batch entry point)."""

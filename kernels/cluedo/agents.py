@@ -27,8 +27,8 @@ from .knowledge import (copy_block, kbase, known_cards, low_card, popc, propagat
                         random_card, sample_deal, solve, add_has)
 from .layout import (AGENT, ALL_CARDS, CAT_ROOM, CAT_SUSPECT, CAT_WEAPON, ENVELOPE,
                      FIRST_ROOM, K_DIRTY, K_EXRES, K_EXVER, K_HAS, K_NOT, K_VER, MAX_NODES,
-                     N_HOLDERS, N_PARAMS, PARAM_SCALE, S_AGENT, S_CHAR, S_HSIZE, S_N, S_NWRONG,
-                     S_PARAM, S_PASS, S_POS, S_PROB, S_PUBLIC, S_RNG, S_SHOWN, S_STALE, S_TRUE,
+                     N_HOLDERS, N_PARAMS, PARAM_SCALE, S_AGENT, S_CHAR, S_HSIZE, S_LOOKED, S_N, S_NWRONG,
+                     S_PARAM, S_PASS, S_POS, S_PROB, S_PUBLIC, S_RNG, S_ROOMCARD, S_SHOWN, S_STALE, S_TRUE,
                      S_WRONG, S_XK, T_SDIST, X_A, X_DIST, X_QUEUE, TABLE)
 
 # parameter slots
@@ -268,11 +268,33 @@ def _env_prob(st, seat, c):
 
 @njit(cache=True)
 def useful_rooms(st, seat):
-    """Rooms (mask over 0..8) where a suggestion can still tell the agent about the room card."""
-    r = (candidates(st, seat) & CAT_ROOM) >> FIRST_ROOM
-    if r & (r - 1) == 0:
-        return 0
+    """Rooms (mask over 0..8) worth walking to: a suggestion there can still tell the agent
+    about the room card, or (2 players) a face-down card there is still unseen.  Which rooms
+    hold a face-down card is public (CL-2.1), not which card."""
+    cand = candidates(st, seat) & CAT_ROOM
+    if cand & (cand - 1) == 0:
+        r = 0
+    else:
+        r = (_refutable(st, seat, cand) & CAT_ROOM) >> FIRST_ROOM
+    if st[S_N] == 2:                # CL-2.2: face-down cards not looked at yet
+        for q in range(9):
+            if st[S_ROOMCARD + q] >= 0 and not (st[S_LOOKED + seat] >> q) & 1:
+                r |= 1 << q
     return r
+
+
+@njit(cache=True)
+def _refutable(st, seat, cards):
+    """The cards of ``cards`` another player may still hold (a suggestion naming one can be
+    refuted); a naive agent does not track has-nots, so for it that is all of them."""
+    if st[S_AGENT + seat] == AGENT.NAIVE:
+        return cards
+    kb = kbase(seat)
+    out = 0
+    for h in range(st[S_N]):
+        if h != seat:
+            out |= cards & ~st[kb + K_NOT + h]
+    return out
 
 
 @njit(cache=True)
@@ -307,11 +329,12 @@ def start_action(st, tb, seat, pos, may_stay):
     """At the start of a turn in a room (CL-T3): STAY, ROLL or PASSAGE + room."""
     if pos >= 9:
         return ROLL
-    if st[S_STALE + seat]:
-        may_stay = False            # staying again would teach nothing new
     useful = useful_rooms(st, seat)
     learning = _still_learning(st, seat)
     passages = st[S_PASS + pos]
+    if st[S_STALE + seat]:
+        may_stay = False            # the last suggestion taught nothing: go elsewhere,
+        passages = 0                # on foot (no passage ping-pong)
     if may_stay and (useful >> pos) & 1:
         return STAY
     if passages & useful:
@@ -392,6 +415,10 @@ def _pick(st, seat, cat):
         if own:
             return random_card(st, own)
         return low_card(cand)
+    info = _refutable(st, seat, cand)
+    if info == 0:
+        return random_card(st, cand)    # nobody can refute any: the suggestion isolates
+    cand = info
     if st[S_AGENT + seat] == AGENT.PROB and st[S_PROB + seat * 24 + 22] >= 0:
         best = -1
         bv = -1

@@ -245,7 +245,8 @@ def _feasible(st, kb, rest):
         e = st[kb + K_CL + i]
         h = e >> N_CARDS
         m = e & ALL_CARDS
-        if (st[X_A + h] & m) == 0 and (rest & m & ~st[kb + K_NOT + h]) == 0:
+        if (st[X_A + h] & m) == 0 and ((rest & m & ~st[kb + K_NOT + h]) == 0
+                                        or st[X_REM + h] == 0):
             return False
     return True
 
@@ -261,13 +262,17 @@ def _can_take(st, kb, h, c):
 
 @njit(cache=True)
 def _prepare(st, kb):
-    """Unknown cards in X_ORDER (fewest possible holders first); free places in X_REM.
+    """Unknown cards in X_ORDER (cards of clauses first, then fewest possible holders first);
+    free places in X_REM.
     Returns the number of unknown cards."""
     known = 0
     for h in range(N_HOLDERS):
         known |= st[kb + K_HAS + h]
         st[X_REM + h] = st[S_HSIZE + h] - popc(st[kb + K_HAS + h])
         st[X_A + h] = 0
+    inclause = 0
+    for i in range(st[kb + K_NCL]):
+        inclause |= st[kb + K_CL + i]
     nu = 0
     for c in range(N_CARDS):
         if not (known >> c) & 1:
@@ -275,6 +280,8 @@ def _prepare(st, kb):
             for h in range(N_HOLDERS):
                 if not (st[kb + K_NOT + h] >> c) & 1:
                     opts += 1
+            if not (inclause >> c) & 1:
+                opts += N_HOLDERS       # cards of clauses first: conflicts show early
             # insertion by option count (stable: ties keep card order)
             j = nu
             while j > 0 and st[X_OPT + j - 1] > opts:

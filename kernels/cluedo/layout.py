@@ -144,6 +144,7 @@ S_TTAKEN = _a(6)
 S_NSUGG = _a(6)
 S_FIRST_ROOM = _a(6)
 S_ACCUSED = _a(6)       # 0 none, 1 right, 2 wrong
+S_LOOKED = _a(6)        # rooms whose face-down card the seat has looked at (CL-2.2)
 S_STALE = _a(6)         # the seat's last suggestion taught it nothing: do not stay for another
 S_PUBLIC = _a(N_HOLDERS)   # cards each holder revealed to everyone
 S_SHOWN = _a(36)        # [j * 6 + i]: cards seat j showed seat i privately

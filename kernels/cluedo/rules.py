@@ -13,7 +13,7 @@ from .layout import (AGENT, ALL_CARDS, CAT_ROOM, CAT_SUSPECT, CAT_WEAPON, EFFECT
                      S_CUR, S_DECK, S_ENV0, S_EVB, S_EVSEQ, S_FIRST_ROOM, S_GAME, S_HSIZE,
                      S_LINEUP, S_MOVE_STEPS, S_MOVED, S_N, S_NEV, S_NSUGG, S_NWRONG, S_OVER,
                      S_OWNER, S_PARAM, S_PASS, S_POS, S_PUBLIC, S_REC, S_RNG, S_ROOMCARD,
-                     S_ROUNDS, S_SEATOF, S_SHOWN, S_STALE, S_TRUE, S_TTAKEN, S_TURNS, S_VIOL,
+                     S_LOOKED, S_ROUNDS, S_SEATOF, S_SHOWN, S_STALE, S_TRUE, S_TTAKEN, S_TURNS, S_VIOL,
                      S_WINNER, S_WRONG, S_WROOM, T_CHARS, T_CHARS_RANDOM, T_CLUE, T_CLUE_ON,
                      T_CORNERS, T_DICE, T_FIRST_CLASSIC, T_LAGENT, T_LOUPE_DICE, T_LPARAM,
                      T_NCLUE, T_NLINEUP, T_PASS, T_ROTATE, T_SEED, T_START, T_STAY,
@@ -102,6 +102,7 @@ def look_face_down(st, seat, room):
     """CL-2.2: a player in a room holding a face-down card looks at it (privately)."""
     c = st[S_ROOMCARD + room]
     if c >= 0:
+        st[S_LOOKED + seat] |= 1 << room
         kb = kbase(seat)
         if not (st[kb + K_HAS + TABLE] >> c) & 1:
             add_has(st, kb, TABLE, 1 << c)
@@ -133,11 +134,17 @@ def _arrived(st, seat, room):
 
 @njit(cache=True)
 def suggest(st, tb, seat, room):
+    """``seat`` suggests in ``room``: its agent names a suspect and a weapon (CL-T5)."""
+    sw = agents.choose_suggestion(st, seat)
+    resolve_suggestion(st, seat, sw // 64, sw % 64, room)
+
+
+@njit(cache=True)
+def resolve_suggestion(st, seat, s, w, room):
+    """Suggestion of suspect ``s``, weapon card ``w`` in ``room``: pawn and weapon move in,
+    the players to the left are asked in order, and everyone learns what they could (CL-T5)."""
     n = st[S_N]
     ver = st[kbase(seat) + K_VER]
-    sw = agents.choose_suggestion(st, seat)
-    s = sw // 64
-    w = sw % 64
     r = FIRST_ROOM + room
     st[S_NSUGG + seat] += 1
     # the named suspect's pawn and the weapon move into the room
@@ -178,7 +185,8 @@ def suggest(st, tb, seat, room):
 @njit(cache=True)
 def draw_clue(st, tb, seat):
     """Draw the top clue card, apply it, put it under the pile (CL-T2).  Returns 1 if the
-    drawer's pawn was placed in a room of its choice (CL-K6)."""
+    drawer's pawn was moved into a room of its choice (CL-K6), 2 if it chose the room it is
+    in, else 0."""
     n = st[S_N]
     ptr = st[S_CLUE_PTR]
     row = st[S_DECK + ptr]
@@ -222,10 +230,12 @@ def draw_clue(st, tb, seat):
                 ch = st[S_CHAR + p]
                 if st[S_POS + ch] != room:
                     move_pawn(st, ch, room, 2)
-                if p == seat:
-                    placed = 1
-                else:
-                    st[S_MOVED + ch] = 1     # may suggest there next turn (as CL-T4)
+                    if p == seat:
+                        placed = 1
+                    else:
+                        st[S_MOVED + ch] = 1     # may suggest there next turn (as CL-T4)
+                elif p == seat:
+                    placed = 2                   # chose to stay where it is
     elif eff == EFFECT.NEW_PASSAGE:
         room = agents.choose_new_passage(st, seat)
         emit(st, seat, EV.CLUE, row + 1, eff, room, -1)
@@ -313,6 +323,8 @@ def take_turn(st, tb, seat):
         if draw:
             total -= 1                           # the loupe used for its effect counts 0
             placed = draw_clue(st, tb, seat)
+            if placed == 2 and not may_stay:
+                placed = 0                       # staying put is not entering (CL-V4)
             if placed == 0:
                 agents.prepare(st, seat)
                 target = agents.choose_target(st, tb, seat, pos)

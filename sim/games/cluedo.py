@@ -438,3 +438,51 @@ class _Adapter:
 
 
 ADAPTER = _Adapter()
+
+
+# --- explicit positions (tests, debugging) ---------------------------------------------------
+
+def card_index(name):
+    """Card number of a card id (``"plum"`` -> 5)."""
+    return load_board().cards.index(name)
+
+
+def new_state(resolved, game_id=0):
+    """``(st, tb)`` of game ``game_id`` right after setup, for building explicit positions."""
+    from kernels.cluedo.rules import setup
+    tb = build_tables(resolved)
+    st = np.zeros(L.STATE_SIZE, np.int64)
+    setup(st, tb, game_id, resolved["players"], 0)
+    return st, tb
+
+
+def set_deal(st, hands, envelope, table=()):
+    """Replace the deal of a state: ``hands`` one list of card ids per seat, ``envelope``
+    (suspect, weapon, room) ids, ``table`` face-down (card id, room id) pairs (CL-2).
+    Every player's knowledge restarts from its new hand."""
+    from kernels.cluedo.knowledge import kbase, kn_init
+    n = int(st[L.S_N])
+    st[L.S_TRUE:L.S_TRUE + L.N_HOLDERS] = 0
+    st[L.S_ROOMCARD:L.S_ROOMCARD + 9] = -1
+    st[L.S_OWNER:L.S_OWNER + L.N_CARDS] = -1
+
+    def put(h, c):
+        c = card_index(c)
+        st[L.S_OWNER + c] = h
+        st[L.S_TRUE + h] |= 1 << c
+
+    for p, hand in enumerate(hands):
+        for c in hand:
+            put(p, c)
+    for c in envelope:
+        put(L.ENVELOPE, c)
+    for c, room in table:
+        put(L.TABLE, c)
+        st[L.S_ROOMCARD + load_board().room(room)] = card_index(c)
+    if st[L.S_TRUE:L.S_TRUE + L.N_HOLDERS].sum() != L.ALL_CARDS or (st[L.S_OWNER:L.S_OWNER + 21] < 0).any():
+        raise ValueError("the deal must place each of the 21 cards exactly once")
+    for h in range(L.N_HOLDERS):
+        st[L.S_HSIZE + h] = bin(int(st[L.S_TRUE + h])).count("1")
+    st[L.S_ENV0] = st[L.S_TRUE + L.ENVELOPE]
+    for p in range(n):
+        kn_init(st, kbase(p), p, n, n == 2)
