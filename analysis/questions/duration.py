@@ -99,7 +99,9 @@ class MoneyOverRounds(Metric):
             "seat had no event in are left out.")
 
     def compute(self, events):
-        last = (events.filter(pl.col("seat") >= 0)
+        # cash/cheques of -1 mark events that carry no money reading
+        last = (events.filter((pl.col("seat") >= 0) & (pl.col("cash") >= 0)
+                              & (pl.col("cheques") >= 0))
                 .sort(["point", "game_id", "seq"])
                 .group_by(["point", "game_id", "round", "seat"])
                 .agg(pl.col("strategy").last(), pl.col("players").last(),
