@@ -14,7 +14,8 @@ Entry points::
 Both return a :class:`ReplayReport` with the first divergence of every divergent game.
 """
 from .divergence import Divergence, Objection
-from .batch import ReplayReport, replay_dataset, replay_result, replay_tables
+from .batch import ReplayReport, replay_dataset, replay_game, replay_result, replay_tables
+from .config import RefereeConfig
 
-__all__ = ["Divergence", "Objection", "ReplayReport", "replay_dataset", "replay_result",
-           "replay_tables"]
+__all__ = ["Divergence", "Objection", "RefereeConfig", "ReplayReport", "replay_dataset",
+           "replay_game", "replay_result", "replay_tables"]

@@ -61,6 +61,11 @@ class ReplayReport:
                 "divergences": [d.to_dict() for d in self.divergences]}
 
 
+def replay_game(cfg, game_id, events, game_row=None, seat_rows=None):
+    """Replay one game's list of :class:`~sim.referee.log.Ev`; the first divergence or None."""
+    return GameReplay(cfg, game_id, events, game_row, seat_rows).run()
+
+
 def _rows_by_game(table, many=False):
     out = {}
     if table is None:

@@ -41,6 +41,11 @@ class Objection(Exception):
         self.logged = logged or {}
 
 
+def fail(rule, message, expected=None, logged=None):
+    """Raise an :class:`Objection` (messages are only formatted on this failing path)."""
+    raise Objection(rule, message, expected, logged)
+
+
 @dataclass
 class Divergence:
     """The first divergence of one game."""

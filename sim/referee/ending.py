@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .divergence import Objection
-from .morning import investigation, would_gain
+from .divergence import fail
+from .morning import investigation
 from .state import EXIT
 
 
@@ -12,16 +12,16 @@ def end_game(g):
     s = g.s
     g.phase = "end"
     # BI-G1: travellers still in rooms go to the Exit ...
-    while g.peek() is not None and g.peek().kind == "discard":
+    while g.peek().kind == "discard":
         ev = g.take()
-        g.check(0 <= ev.a < 8 and s.rooms[ev.a].traveller == ev.card, "BI-G1",
-                f"card {ev.card} discarded from room {ev.a} but is not its traveller")
+        if not (0 <= ev.a < 8 and s.rooms[ev.a].traveller == ev.card):
+            fail("BI-G1", f"card {ev.card} discarded from room {ev.a} but is not its traveller")
         s.move(ev.card, EXIT)
     left = [i for i, r in enumerate(s.rooms) if r.traveller is not None]
     if left:
         g.current = g.peek()
-        raise Objection("BI-G1", f"travellers left in rooms {left} at the end",
-                        {"rooms_empty": True}, {"occupied": left})
+        fail("BI-G1", f"travellers left in rooms {left} at the end", {"rooms_empty": True},
+             {"occupied": left})
     # ... and an investigation happens at once regardless of police (not after a solo loss)
     if not s.over:
         investigation(g, final=True)
@@ -34,7 +34,7 @@ def end_bonuses(g):
     3 F per cheque (Greenhouse); capped unless ``end_bonus_capped`` is off (BI-V8)."""
     s = g.s
     exit_colours = Counter(s.cards[c].colour for c in s.exit)
-    owed = {}                      # (seat, annex card, 0 colour / 1 cheque) -> francs per unit
+    owed = {}                      # (seat, annex card, 0 colour / 1 cheque) -> (F per unit, colour)
     for p, seat in enumerate(s.seats):
         if seat.solo_lost:
             continue
@@ -46,11 +46,12 @@ def end_bonuses(g):
     capped = g.cfg.end_bonus_capped
     rule = "BI-G2" if capped else "BI-V8"
     done = set()
-    while g.peek() is not None and g.peek().kind == "end_bonus":
+    while g.peek().kind == "end_bonus":
         ev = g.take()
         key = (ev.seat, ev.card, ev.c)
-        g.check(key in owed and key not in done, "BI-G2",
-                f"end bonus to seat {ev.seat} from card {ev.card}, which gives none (or twice)")
+        if key not in owed or key in done:
+            fail("BI-G2", f"end bonus to seat {ev.seat} from card {ev.card}, which gives none "
+                 "(or gave it already)")
         per, colour = owed[key]
         count = exit_colours[colour] if ev.c == 0 else s.seats[ev.seat].cheques
         g.check_value("BI-G2", "cards of the colour in the Exit" if ev.c == 0 else "cheques",
@@ -60,15 +61,13 @@ def end_bonuses(g):
         g.check_money(ev, rule)
         done.add(key)
     for key, (per, colour) in owed.items():
-        if key in done:
-            continue
         p = key[0]
         count = exit_colours[colour] if key[2] == 0 else s.seats[p].cheques
-        if would_gain(g, p, per * count, capped) > 0:
+        if key not in done and s.would_gain(p, per * count, capped) > 0:
             g.current = g.peek()
-            raise Objection("BI-G2", f"end bonus of {per * count} F to seat {p} from card "
-                            f"{key[1]} ({s.cards[key[1]].annex}) is not logged",
-                            {"end_bonus": per * count}, {"end_bonus": None})
+            fail("BI-G2", f"end bonus of {per * count} F to seat {p} from card {key[1]} "
+                 f"({s.cards[key[1]].annex}) is not logged", {"end_bonus": per * count},
+                 {"end_bonus": None})
 
 
 def tiebreak(g, p):
@@ -81,16 +80,14 @@ def places(g):
     """BI-G3: 1 + the number of players strictly ahead (higher score, or equal score and a
     better tie-break); a remaining tie is shared."""
     n = g.cfg.players
-    score = [g.s.seats[p].score for p in range(n)]
-    tb = [tiebreak(g, p) for p in range(n)]
-    return [1 + sum(1 for q in range(n) if (score[q], tb[q]) > (score[p], tb[p]))
-            for p in range(n)]
+    key = [(g.s.seats[p].score, tiebreak(g, p)) for p in range(n)]
+    return [1 + sum(1 for q in range(n) if key[q] > key[p]) for p in range(n)]
 
 
 def winners(g):
-    """Multi-player: every seat in first place.  Solo (BI-X2): the player unless lost."""
+    """Several players: every seat in first place.  Solo (BI-X2): the player unless lost."""
     if g.cfg.players == 1:
-        return [0] if not g.s.seats[0].solo_lost else []
+        return [] if g.s.seats[0].solo_lost else [0]
     return [p for p, place in enumerate(places(g)) if place == 1]
 
 
@@ -98,15 +95,16 @@ def scores(g):
     s = g.s
     place = places(g)
     seen = set()
-    while g.peek() is not None and g.peek().kind == "score":
+    while g.peek().kind == "score":
         ev = g.take()
         p = ev.seat
-        g.check(0 <= p < g.cfg.players and p not in seen, "BI-G3", f"score of seat {p} twice")
+        if not (0 <= p < g.cfg.players) or p in seen:
+            fail("BI-G3", f"score of seat {p} twice or no such seat")
         g.check_value("BI-G3", "score, place, tie-break",
                       (s.seats[p].score, place[p], tiebreak(g, p)), (ev.a, ev.b, ev.c))
         g.check_money(ev, "BI-G3")
         seen.add(p)
     if len(seen) != g.cfg.players:
         g.current = g.peek()
-        raise Objection("BI-G3", f"scores of seats {sorted(set(range(g.cfg.players)) - seen)} "
-                        "are not logged")
+        fail("BI-G3", f"scores of seats {sorted(set(range(g.cfg.players)) - seen)} are not "
+             "logged")

@@ -1,6 +1,7 @@
 """Round start (BI-M4, BI-G4) and the Evening (BI-E1..E4)."""
 from __future__ import annotations
 
+from .divergence import fail
 from .state import Place
 
 
@@ -13,11 +14,9 @@ def start_round(g):
         g.check_value("BI-G4", "rounds at truncation", s.round, ev.a)
         g.truncated = True
         return False
-    nxt = g.peek()
-    if nxt is not None and nxt.kind == "truncated":
-        g.current = nxt
-        g.check(False, "BI-G4", f"game truncated after {s.round} rounds; the cap is "
-                f"{cfg.max_rounds}")
+    if g.peek().kind == "truncated":
+        g.current = g.peek()
+        fail("BI-G4", f"game truncated after {s.round} rounds; the cap is {cfg.max_rounds}")
     s.round += 1
     g.phase = "evening"
     ev = g.expect("round", "LOG-2", f"round {s.round} to start")
@@ -35,7 +34,7 @@ def evening(g):
     Entrance and placing goes on (BI-E3); the next time the round is the last (BI-E4).
     """
     cfg, s = g.cfg, g.s
-    while s.empty_open_rooms():
+    while s.has_empty_open_room():
         if not s.entrance:
             if s.season < cfg.seasons:
                 season_change(g)
@@ -43,13 +42,13 @@ def evening(g):
                 s.last_round = True
                 break
         place(g, s.entrance[0])
-    nxt = g.peek()
     if not s.last_round:
-        if nxt is not None and nxt.kind in ("last_round", "season"):
+        nxt = g.peek()
+        if nxt.kind in ("last_round", "season"):
             g.current = nxt
-            g.check(False, "BI-E4" if nxt.kind == "last_round" else "BI-E3",
-                    f"'{nxt.kind}' logged but the inn is full and the Entrance has "
-                    f"{len(s.entrance)} cards left")
+            fail("BI-E4" if nxt.kind == "last_round" else "BI-E3",
+                 f"'{nxt.kind}' logged but the inn is full and the Entrance has "
+                 f"{len(s.entrance)} cards left")
         return True
     ev = g.expect("last_round", "BI-E4", "the end trigger (the Entrance ran out again)")
     n = s.travellers_in_inn()
@@ -64,15 +63,17 @@ def season_change(g):
     """BI-E3: the Exit, shuffled, becomes the new Entrance; the Exit restarts empty."""
     s = g.s
     new = []
-    while g.peek() is not None and g.peek().kind == "season":
+    while g.peek().kind == "season":
         ev = g.take()
         g.check_value("BI-E3", "position in the new Entrance", len(new), ev.a)
-        g.check(ev.card in s.exit, "BI-E3", f"card {ev.card} enters the new Entrance but is "
-                f"not in the Exit (it is in {s.where.get(ev.card)})")
+        if ev.card not in s.exit:
+            fail("BI-E3", f"card {ev.card} enters the new Entrance but is not in the Exit "
+                 f"(it is in {s.where.get(ev.card)})")
         new.append(ev.card)
         s.move(ev.card, Place("entrance", -1, len(new) - 1))
-    g.check(not s.exit, "BI-E3", f"{len(s.exit)} cards of the Exit are missing from the new "
-            "Entrance", {"exit": len(s.exit) + len(new)}, {"new_entrance": len(new)})
+    if s.exit:
+        fail("BI-E3", f"{len(s.exit)} cards of the Exit are missing from the new Entrance",
+             {"exit": len(s.exit) + len(new)}, {"new_entrance": len(new)})
     s.entrance = new
     s.season += 1
     g.seasons_played = s.season
@@ -85,9 +86,10 @@ def place(g, card):
     g.check_value("BI-E1", "player placing travellers (the first player)", s.first, ev.seat)
     g.check_value("BI-E1", "card drawn (the top of the Entrance)", card, ev.card)
     room = ev.a
-    g.check(0 <= room < 8 and s.rooms[room].is_open and s.rooms[room].traveller is None,
-            "BI-E1", f"room {room} is not an empty open room",
-            {"empty_open_rooms": s.empty_open_rooms()}, {"room": room})
+    if not (0 <= room < 8 and s.rooms[room].key is not None
+            and s.rooms[room].traveller is None):
+        fail("BI-E1", f"room {room} is not an empty open room",
+             {"empty_open_rooms": s.empty_open_rooms()}, {"room": room})
     s.move(card, Place("room", room))
     g.check_money(ev, "BI-E1")
     room_service(g, card, room)
@@ -96,26 +98,27 @@ def place(g, card):
 def room_service(g, card, room):
     """BI-E2: every Room-Service token on the room pays its owner the traveller's rank."""
     s = g.s
+    tokens = s.rooms[room].tokens
     rank = s.cards[card].rank
-    owed = {q: rank * t for q, t in s.rooms[room].tokens.items() if t > 0 and rank > 0}
+    if not tokens or rank == 0:
+        owed = {}
+    else:
+        owed = {q: rank * t for q, t in tokens.items() if t > 0}
     paid = set()
-    while g.peek() is not None and g.peek().kind == "room_service":
+    while g.peek().kind == "room_service":
         ev = g.take()
         q = ev.seat
-        g.check(q in owed and q not in paid, "BI-E2",
-                f"room service paid to seat {q}, who has no (other) token on room {room} "
-                f"or the traveller is rank 0", {"owed": owed}, {"seat": q})
+        if q not in owed or q in paid:
+            fail("BI-E2", f"room service paid to seat {q}, who has no (other) token on room "
+                 f"{room}, or the traveller is rank 0", {"owed": owed}, {"seat": q})
         g.check_value("BI-E2", "room-service card and room", (card, room), (ev.card, ev.b))
-        g.check_value("BI-E2", "tokens of the owner on the room", s.rooms[room].tokens[q], ev.c)
+        g.check_value("BI-E2", "tokens of the owner on the room", tokens[q], ev.c)
         got = s.gain(q, owed[q])
         g.check_value("BI-E2", "room-service gain (rank x tokens, cap)", got, ev.a)
         g.check_money(ev, "BI-E2")
         paid.add(q)
     for q in owed:
-        if q not in paid:
-            # an event that would move no money may be left out of the log
-            before = (s.seats[q].cash, s.seats[q].cheques)
-            got = s.gain(q, owed[q])
-            g.check(got == 0 and before == (s.seats[q].cash, s.seats[q].cheques), "BI-E2",
-                    f"room service of {owed[q]} F to seat {q} (token on room {room}) is not "
-                    "logged", {"room_service": owed[q]}, {"room_service": None})
+        if q not in paid and s.would_gain(q, owed[q]) > 0:
+            # an event that would move no money may be left out of the log, no other
+            fail("BI-E2", f"room service of {owed[q]} F to seat {q} (token on room {room}) "
+                 "is not logged", {"room_service": owed[q]}, {"room_service": None})

@@ -9,8 +9,8 @@ game and becomes its :class:`Divergence`.
 from __future__ import annotations
 
 from . import ending, evening, morning, night, setup, tables
-from .divergence import Divergence, Objection
-from .log import event_dict
+from .divergence import Divergence, Objection, fail
+from .log import END, event_dict
 from .state import GameState
 
 
@@ -20,7 +20,8 @@ class GameReplay:
     def __init__(self, cfg, game_id, events, game_row=None, seat_rows=None):
         self.cfg = cfg
         self.game_id = game_id
-        self.events = events
+        self.events = list(events) + [END]       # the sentinel: peek() is always an event
+        self.n_events = len(events)
         self.game_row = game_row
         self.seat_rows = seat_rows
         self.s = GameState(cfg.cards, cfg.players, cfg.wealth_cap, cfg.unlimited_wealth)
@@ -30,58 +31,57 @@ class GameReplay:
         self.turns = 0                    # night actions taken (games table ``turns``)
         self.truncated = False
         self.seasons_played = 1
-        self.fallback_passes = 0          # passes logged for a rejected strategy decision
+        self.fallback_passes = 0          # passes logged for a refused strategy decision
 
     # --- cursor --------------------------------------------------------------------
     def peek(self):
-        return self.events[self.i] if self.i < len(self.events) else None
+        """The next event (``END`` after the last one)."""
+        return self.events[self.i]
 
-    def take(self, check_stamp=True):
+    def take(self):
         """The next event (LOG-4 if the log has ended; LOG-1 if its round/phase stamp is off)."""
-        if self.i >= len(self.events):
-            self.current = None
-            raise Objection("LOG-4", f"the log ends in round {self.s.round} ({self.phase}) "
-                            "before the game is over")
         ev = self.events[self.i]
-        self.i += 1
         self.current = ev
-        if check_stamp and (ev.round != self.s.round or ev.phase != self.phase):
-            raise Objection("LOG-1", "event stamped with the wrong round or phase",
-                            {"round": self.s.round, "phase": self.phase},
-                            {"round": ev.round, "phase": ev.phase})
+        if ev is END:
+            fail("LOG-4", f"the log ends in round {self.s.round} ({self.phase}) before the "
+                 "game is over")
+        self.i += 1
+        if ev.round != self.s.round or ev.phase != self.phase:
+            fail("LOG-1", "event stamped with the wrong round or phase",
+                 {"round": self.s.round, "phase": self.phase},
+                 {"round": ev.round, "phase": ev.phase})
         return ev
 
     def expect(self, kind, rule, what, seat=None):
         """Take the next event, which must be of ``kind`` (and ``seat``)."""
-        ev = self.peek()
-        if ev is None or ev.kind != kind or (seat is not None and ev.seat != seat):
+        ev = self.events[self.i]
+        if ev.kind != kind or (seat is not None and ev.seat != seat):
             self.current = ev
-            got = "nothing (end of log)" if ev is None else f"'{ev.kind}' (seat {ev.seat})"
-            raise Objection(rule, f"expected {what}; the log has {got}",
-                            {"kind": kind, **({"seat": seat} if seat is not None else {})},
-                            {} if ev is None else {"kind": ev.kind, "seat": ev.seat})
+            fail(rule, f"expected {what}; the log has '{ev.kind}' (seat {ev.seat})",
+                 {"kind": kind, **({"seat": seat} if seat is not None else {})},
+                 {"kind": ev.kind, "seat": ev.seat})
         return self.take()
 
     def check(self, ok, rule, message, expected=None, logged=None):
+        """Objection unless ``ok`` (use with a constant message; else ``if``/``fail``)."""
         if not ok:
-            raise Objection(rule, message, expected, logged)
+            fail(rule, message, expected, logged)
 
     def check_value(self, rule, what, expected, logged):
         """Objection unless ``logged == expected`` (a quantity named ``what``)."""
         if logged != expected:
-            raise Objection(rule, f"{what}: the rules give {expected}, the log has {logged}",
-                            {what: expected}, {what: logged})
+            fail(rule, f"{what}: the rules give {expected}, the log has {logged}",
+                 {what: expected}, {what: logged})
 
     def check_money(self, ev, rule):
         """The acting seat's cash and cheques after ``ev`` must match the referee's."""
         if 0 <= ev.seat < self.cfg.players:
             seat = self.s.seats[ev.seat]
-            if (ev.cash, ev.cheques) != (seat.cash, seat.cheques):
-                raise Objection(rule, f"seat {ev.seat}'s money after this event: the rules give "
-                                f"cash {seat.cash} and {seat.cheques} cheques, the log "
-                                f"{ev.cash} and {ev.cheques}",
-                                {"cash": seat.cash, "cheques": seat.cheques},
-                                {"cash": ev.cash, "cheques": ev.cheques})
+            if ev.cash != seat.cash or ev.cheques != seat.cheques:
+                fail(rule, f"seat {ev.seat}'s money after this event: the rules give cash "
+                     f"{seat.cash} and {seat.cheques} cheques, the log {ev.cash} and "
+                     f"{ev.cheques}", {"cash": seat.cash, "cheques": seat.cheques},
+                     {"cash": ev.cash, "cheques": ev.cheques})
 
     # --- the game ------------------------------------------------------------------
     def play(self):
@@ -98,9 +98,9 @@ class GameReplay:
             if self.s.over or self.s.last_round:
                 break
         ending.end_game(self)                              # BI-G
-        if self.peek() is not None:
+        if self.peek() is not END:
             self.current = self.peek()
-            raise Objection("LOG-4", "events logged after the end of the game")
+            fail("LOG-4", "events logged after the end of the game")
 
     def run(self):
         """Replay and check the tables; return the first :class:`Divergence` or None."""
@@ -113,17 +113,15 @@ class GameReplay:
         return None
 
     def divergence(self, obj):
-        ev = self.current
+        """The :class:`Divergence` of ``obj``: the event and the two states."""
+        ev = self.current if self.current is not END else None
         seats = None
-        if ev is not None and 0 <= ev.seat < self.cfg.players:
-            seats = [ev.seat]
-        log_state = {}
+        log_state = dict(obj.logged)
         if ev is not None:
             log_state = {"round": ev.round, "phase": ev.phase, **obj.logged}
             if 0 <= ev.seat < self.cfg.players:
+                seats = [ev.seat]
                 log_state[f"seat{ev.seat}"] = {"cash": ev.cash, "cheques": ev.cheques}
-        else:
-            log_state = dict(obj.logged)
         kind = None
         if ev is not None and 0 <= ev.card < len(self.cfg.cards):
             kind = self.cfg.cards[ev.card].kind

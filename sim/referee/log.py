@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 from kernels.bloody_inn.layout import ACTION_NAMES, BARN_SLOT, EVENT_NAMES
 
 __all__ = ["Ev", "ACTION_OF", "ACTION_NAMES", "BARN_SLOT", "EVENT_NAMES", "split_games",
-           "event_dict", "card_kind_mismatches"]
+           "event_dict", "END", "card_kind_mismatches"]
 
 PHASES = ("evening", "night", "morning", "end")
 #: action name -> the id the log uses (``pay`` events' ``b``, fallback passes' ``b``)
@@ -39,6 +39,10 @@ class Ev(NamedTuple):
     cheques: int
 
 
+#: Sentinel after a game's last event, so the replay can always look one event ahead.
+END = Ev(-1, -1, "", "(end of log)", -99, -1, 0, 0, 0, -1, -1)
+
+
 def event_dict(ev, game_id=None, card_kind=None):
     d = ev._asdict()
     if game_id is not None:
@@ -49,17 +53,15 @@ def event_dict(ev, game_id=None, card_kind=None):
 
 
 def _strings(col, names):
-    """A string column as a list of interned names (unknown values kept as they are)."""
+    """A string column as a list of the vocabulary's names (unknown values kept as is)."""
     col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-    idx = pc.index_in(col, value_set=pa.array(list(names))).to_numpy(zero_copy_only=False)
-    raw = None
-    out = []
-    for i, k in enumerate(idx):
-        if k is None or (isinstance(k, float) and np.isnan(k)):
-            raw = raw if raw is not None else col.to_pylist()
-            out.append(raw[i])
-        else:
-            out.append(names[int(k)])
+    idx = pc.fill_null(pc.index_in(col, value_set=pa.array(list(names))), -1)
+    idx = idx.to_numpy(zero_copy_only=False)
+    out = np.array(list(names) + [None], dtype=object)[idx].tolist()
+    if (idx < 0).any():
+        raw = col.to_pylist()
+        for i in np.flatnonzero(idx < 0):
+            out[i] = raw[i]
     return out
 
 

@@ -5,7 +5,7 @@ order; the steps themselves must come in the rules' order.
 """
 from __future__ import annotations
 
-from .divergence import Objection
+from .divergence import fail
 from .state import BOX, EXIT
 
 
@@ -23,16 +23,6 @@ def morning(g):
     g.check_money(ev, "BI-M4")
 
 
-def would_gain(g, p, amount, capped=True):
-    """What seat ``p`` would keep of ``amount`` (without changing anything)."""
-    cash = g.s.seats[p].cash
-    if amount <= 0:
-        return 0
-    if not capped or g.cfg.unlimited_wealth:
-        return amount
-    return max(0, min(amount, g.cfg.wealth_cap - cash))
-
-
 def investigation(g, final):
     """BI-M1 (police in a room) or BI-G1 (at the end, regardless of police): 10 F per
     unburied corpse, paid whole tens of cash first, then cheques, then the rest of the cash;
@@ -44,15 +34,15 @@ def investigation(g, final):
     suspects = {p: len(seat.corpses) for p, seat in enumerate(s.seats) if seat.corpses} \
         if police else {}
     done = set()
-    while g.peek() is not None and g.peek().kind in (kind, "solo_lost", "corpse_boxed"):
+    while g.peek().kind in (kind, "solo_lost", "corpse_boxed"):
         ev = g.take()
         p = ev.seat
         g.check(ev.kind != "corpse_boxed", rule, "corpse boxed without its fine")
         g.check(police, "BI-M1", "investigation although no police traveller is in the inn "
                 "(BI-N5: killing or bribing every police officer stops it)")
-        g.check(p in suspects and p not in done, rule,
-                f"seat {p} fined but has no unburied corpse (or was fined already)",
-                {"corpses": suspects}, {"seat": p})
+        if p not in suspects or p in done:
+            fail(rule, f"seat {p} fined but has no unburied corpse (or was fined already)",
+                 {"corpses": suspects}, {"seat": p})
         g.check_value(rule, "unburied corpses", suspects[p], ev.a)
         done.add(p)
         if ev.kind == "solo_lost":
@@ -68,77 +58,83 @@ def investigation(g, final):
                       (ev.b, ev.c))
         g.check_money(ev, rule)
         corpses = set(s.seats[p].corpses)
-        while g.peek() is not None and g.peek().kind == "corpse_boxed" and g.peek().seat == p:
+        while g.peek().kind == "corpse_boxed" and g.peek().seat == p:
             e = g.take()
-            g.check(e.card in corpses, rule, f"card {e.card} boxed is not an unburied corpse "
-                    f"of seat {p}")
+            if e.card not in corpses:
+                fail(rule, f"card {e.card} boxed is not an unburied corpse of seat {p}")
             corpses.discard(e.card)
             s.move(e.card, BOX)
             g.check_money(e, rule)
-        g.check(not corpses, rule, f"corpses {sorted(corpses)} of seat {p} are not boxed")
+        if corpses:
+            fail(rule, f"corpses {sorted(corpses)} of seat {p} are not boxed")
     missing = sorted(set(suspects) - done)
     if missing:
         g.current = g.peek()
         p = missing[0]
-        raise Objection(rule, f"seat {p} has {suspects[p]} unburied corpse(s) "
-                        f"{'at the end of the game' if final else 'and police is in the inn'}"
-                        ", but is not fined", {"fined": missing}, {"fined": None})
+        fail(rule, f"seat {p} has {suspects[p]} unburied corpse(s) "
+             f"{'at the end of the game' if final else 'and police is in the inn'}, but is "
+             "not fined", {"fined": missing}, {"fined": None})
 
 
 def travellers_leave(g):
     """BI-M2: 1 F per own-keyed room holding a traveller (Gardens: more), then every
     traveller goes to the Exit."""
     s = g.s
-    rooms = {p: sum(1 for r in s.rooms if r.key == p and r.traveller is not None)
-             for p in range(g.cfg.players)}
-    bonus = {p: s.leave_bonus(p) for p in range(g.cfg.players)}
+    n = g.cfg.players
+    rooms = [0] * n
+    for r in s.rooms:
+        if r.traveller is not None and r.key is not None and r.key != "white":
+            rooms[r.key] += 1
+    bonus = [s.leave_bonus(p) for p in range(n)]
     paid = set()
-    while g.peek() is not None and g.peek().kind == "leave_income":
+    while g.peek().kind == "leave_income":
         ev = g.take()
         p = ev.seat
-        g.check(0 <= p < g.cfg.players and p not in paid, "BI-M2",
-                f"travellers-leave income to seat {p} twice or to no seat")
-        g.check(rooms[p] + bonus[p] > 0, "BI-M2", f"seat {p} earns nothing as travellers leave")
+        if not (0 <= p < n) or p in paid:
+            fail("BI-M2", f"travellers-leave income to seat {p} twice or to no seat")
+        if rooms[p] + bonus[p] == 0:
+            fail("BI-M2", f"seat {p} earns nothing as travellers leave")
         g.check_value("BI-M2", "own keyed rooms with a traveller, Gardens bonus",
                       (rooms[p], bonus[p]), (ev.b, ev.c))
         got = s.gain(p, rooms[p] + bonus[p])
         g.check_value("BI-M2", "income kept (cap)", got, ev.a)
         g.check_money(ev, "BI-M2")
         paid.add(p)
-    for p in range(g.cfg.players):
-        if p not in paid and would_gain(g, p, rooms[p] + bonus[p]) > 0:
+    for p in range(n):
+        if p not in paid and s.would_gain(p, rooms[p] + bonus[p]) > 0:
             g.current = g.peek()
-            raise Objection("BI-M2", f"seat {p}'s income of {rooms[p] + bonus[p]} F as "
-                            "travellers leave is not logged", {"income": rooms[p] + bonus[p]},
-                            {"income": None})
-    while g.peek() is not None and g.peek().kind == "to_exit":
+            fail("BI-M2", f"seat {p}'s income of {rooms[p] + bonus[p]} F as travellers leave "
+                 "is not logged", {"income": rooms[p] + bonus[p]}, {"income": None})
+    while g.peek().kind == "to_exit":
         ev = g.take()
-        g.check(0 <= ev.a < 8 and s.rooms[ev.a].traveller == ev.card, "BI-M2",
-                f"card {ev.card} leaves room {ev.a} but is not its traveller")
+        if not (0 <= ev.a < 8 and s.rooms[ev.a].traveller == ev.card):
+            fail("BI-M2", f"card {ev.card} leaves room {ev.a} but is not its traveller")
         s.move(ev.card, EXIT)
     left = [i for i, r in enumerate(s.rooms) if r.traveller is not None]
     if left:
         g.current = g.peek()
-        raise Objection("BI-M2", f"travellers still in rooms {left} after they left",
-                        {"rooms_empty": True}, {"occupied": left})
+        fail("BI-M2", f"travellers still in rooms {left} after they left",
+             {"rooms_empty": True}, {"occupied": left})
 
 
 def wages(g):
     """BI-M3: 1 F in cash per accomplice in hand (never cheques; Distillery: some free).
     Accomplices not paid are discarded; with BI-V5 the player may dismiss others too."""
     s = g.s
-    hand = {p: len(seat.hand) for p, seat in enumerate(s.seats)}
-    dismissed = {p: 0 for p in range(g.cfg.players)}
+    n = g.cfg.players
+    hand = [len(seat.hand) for seat in s.seats]
+    dismissed = [0] * n
     done = set()
-    while g.peek() is not None and g.peek().kind in ("dismiss", "wages"):
+    while g.peek().kind in ("dismiss", "wages"):
         ev = g.take()
         p = ev.seat
-        g.check(0 <= p < g.cfg.players and p not in done, "BI-M3",
-                f"wages of seat {p} settled twice or no such seat")
+        if not (0 <= p < n) or p in done:
+            fail("BI-M3", f"wages of seat {p} settled twice or no such seat")
         seat = s.seats[p]
         if ev.kind == "dismiss":
-            g.check(ev.card in seat.hand, "BI-M3", f"card {ev.card} dismissed by seat {p} is "
-                    f"not in their hand (it is in {s.where.get(ev.card)})")
+            if ev.card not in seat.hand:
+                fail("BI-M3", f"card {ev.card} dismissed by seat {p} is not in their hand "
+                     f"(it is in {s.where.get(ev.card)})")
             s.discard(ev.card)
             dismissed[p] += 1
             g.check_money(ev, "BI-M3")
@@ -146,13 +142,13 @@ def wages(g):
         free = s.wage_free(p)
         kept = hand[p] - dismissed[p]
         must = max(0, hand[p] - (seat.cash + free))
-        g.check(dismissed[p] >= must, "BI-M3",
-                f"seat {p} keeps {kept} accomplices with {seat.cash} F cash and {free} free: "
-                "wages are paid in cash only", {"dismissed_at_least": must},
-                {"dismissed": dismissed[p]})
-        if not g.cfg.voluntary_dismissal:
-            g.check(dismissed[p] == must, "BI-V5", f"seat {p} dismissed {dismissed[p]} "
-                    f"accomplices but only {must} could not be paid (voluntary_dismissal off)")
+        if dismissed[p] < must:
+            fail("BI-M3", f"seat {p} keeps {kept} accomplices with {seat.cash} F cash and "
+                 f"{free} free: wages are paid in cash only", {"dismissed_at_least": must},
+                 {"dismissed": dismissed[p]})
+        if not g.cfg.voluntary_dismissal and dismissed[p] != must:
+            fail("BI-V5", f"seat {p} dismissed {dismissed[p]} accomplices but only {must} "
+                 "could not be paid (voluntary_dismissal off)")
         cost = max(0, kept - free)
         g.check_value("BI-M3", "wages (paid, kept, free)", (cost, kept, min(free, kept)),
                       (ev.a, ev.b, ev.c))
@@ -160,8 +156,8 @@ def wages(g):
         seat.wages += cost
         g.check_money(ev, "BI-M3")
         done.add(p)
-    for p in range(g.cfg.players):
+    for p in range(n):
         if p not in done and (hand[p] > 0 or dismissed[p] > 0):
             g.current = g.peek()
-            raise Objection("BI-M3", f"seat {p} holds {hand[p]} accomplices but no wages are "
-                            "logged", {"wages_of_seat": p}, {"wages_of_seat": None})
+            fail("BI-M3", f"seat {p} holds {hand[p]} accomplices but no wages are logged",
+                 {"wages_of_seat": p}, {"wages_of_seat": None})

@@ -7,9 +7,9 @@ or one ``passing`` / ``launder``.
 """
 from __future__ import annotations
 
-from .divergence import Objection
+from .divergence import Objection, fail
 from .log import ACTION_OF, BARN_SLOT
-from .state import Place
+from .state import WHITE, Place
 
 MAIN_KINDS = ("bribe", "build", "kill", "bury", "passing", "launder")
 BUILD_FOLLOW = ("effect_cash", "token", "monk_key")
@@ -33,32 +33,33 @@ def turn(g, p, stop=None):
     pays, acts = _read_action(g, p, stop)
     if stop is not None and g.i != stop:
         g.current = g.peek()
-        raise Objection("BI-N1", f"seat {p}'s action does not end where the next one starts")
+        fail("BI-N1", f"seat {p}'s action does not end where the next one starts")
     _judge(g, p, pays, acts)
     g.turns += 1
 
 
 def _read_action(g, p, stop):
-    limit = len(g.events) if stop is None else stop
+    limit = g.n_events if stop is None else stop
+    events = g.events
     pays = []
-    while g.i < limit and g.events[g.i].kind == "pay" and g.events[g.i].seat == p:
+    while g.i < limit and events[g.i].kind == "pay" and events[g.i].seat == p:
         pays.append(g.take())
-    nxt = g.peek() if g.i < limit else None
-    if nxt is None or nxt.kind not in MAIN_KINDS or nxt.seat != p:
+    nxt = g.peek()
+    if g.i >= limit or nxt.kind not in MAIN_KINDS or nxt.seat != p:
         g.current = nxt
-        got = "nothing" if nxt is None else f"'{nxt.kind}' of seat {nxt.seat}"
-        raise Objection("BI-N1", f"seat {p}'s action expected (round {g.s.round}); the log "
-                        f"has {got}", {"seat": p}, {} if nxt is None else
-                        {"kind": nxt.kind, "seat": nxt.seat})
+        fail("BI-N1", f"seat {p}'s action expected (round {g.s.round}); the log has "
+             f"'{nxt.kind}' of seat {nxt.seat}", {"seat": p},
+             {"kind": nxt.kind, "seat": nxt.seat})
     main = g.take()
     acts = [main]
+    kind = main.kind
     while g.i < limit:
-        e = g.events[g.i]
-        if main.kind in ("bribe", "kill"):
-            ok = e.kind == main.kind and e.seat == p
-        elif main.kind == "bury":
+        e = events[g.i]
+        if kind == "bribe" or kind == "kill":
+            ok = e.kind == kind and e.seat == p
+        elif kind == "bury":
             ok = (e.kind == "bury" and e.seat == p) or e.kind == "bury_share"
-        elif main.kind == "build":
+        elif kind == "build":
             ok = e.kind in BUILD_FOLLOW and e.seat == p and e.card == main.card
         else:
             ok = False
@@ -74,8 +75,7 @@ def _solo_night(g):
     referee tries every place it could begin and accepts the night if one reading is legal."""
     start = g.i
     end = start
-    while end < len(g.events) and g.events[end].phase == "night" \
-            and g.events[end].round == g.s.round:
+    while g.events[end].phase == "night" and g.events[end].round == g.s.round:
         end += 1
     cuts = [k for k in range(start + 1, end)
             if g.events[k].kind in MAIN_KINDS + ("pay",) and g.events[k - 1].kind != "pay"]
@@ -91,30 +91,31 @@ def _solo_night(g):
             turn(g, 0, end)
             return
         except Objection as obj:
-            reached = g.i
-            if best is None or reached > best[0]:
-                best = (reached, obj, g.current, g.s)
+            if best is None or g.i > best[0]:
+                best = (g.i, obj, g.current, g.s)
             g.i = start
             g.s = saved[0].copy()
             g.turns, g.fallback_passes = saved[1], saved[2]
-    g.s, g.current = best[3], best[2]
-    raise best[1]
+    g.i, obj, g.current, g.s = best
+    raise obj
 
 
 # --- judging one action ----------------------------------------------------------------
 
 def _judge(g, p, pays, acts):
     kind = acts[0].kind
-    if kind in ("passing", "launder"):
-        g.current = acts[0]
+    if kind == "passing" or kind == "launder":
+        ev = acts[0]
+        g.current = ev
         g.check(not pays, "BI-N2", "a pass costs nothing, yet cards were paid")
         if kind == "passing":
-            g.check(acts[0].a in (0, -1), "LOG-2", f"pass with a={acts[0].a}")
-            if acts[0].a == -1:
+            if ev.a not in (0, -1):
+                fail("LOG-2", f"pass with a={ev.a}")
+            if ev.a == -1:
                 g.fallback_passes += 1   # the kernel refused a strategy decision: a pass
         else:
-            launder(g, p, acts[0])
-        g.check_money(acts[0], "BI-N7")
+            launder(g, p, ev)
+        g.check_money(ev, "BI-N7")
     elif kind == "build":
         build(g, p, pays, acts)
     elif kind == "bury":
@@ -128,21 +129,25 @@ def pay(g, p, action, pays, cost, exclude=None):
     action (any card for Bury with the Chapel) returns to hand, the others are discarded."""
     s = g.s
     if len(pays) != cost:
-        g.current = pays[cost] if len(pays) > cost else g.current
-        raise Objection("BI-N2", f"the {action} costs {cost} card(s), {len(pays)} were paid",
-                        {"cost": cost}, {"cards_paid": len(pays)})
+        if len(pays) > cost:
+            g.current = pays[cost]
+        fail("BI-N2", f"the {action} costs {cost} card(s), {len(pays)} were paid",
+             {"cost": cost}, {"cards_paid": len(pays)})
     chapel = action == "bury" and s.chapel(p)
+    hand = s.seats[p].hand
     seen = set()
     for ev in pays:
         g.current = ev
         g.check_value("BI-N2", "action the card pays for", ACTION_OF[action], ev.b)
-        g.check(ev.card in s.seats[p].hand and ev.card not in seen, "BI-N2",
-                f"card {ev.card} paid by seat {p} is not in their hand (it is in "
-                f"{s.where.get(ev.card)})")
+        if ev.card not in hand or ev.card in seen:
+            fail("BI-N2", f"card {ev.card} paid by seat {p} is not in their hand (it is in "
+                 f"{s.where.get(ev.card)})")
         g.check(ev.card != exclude, "BI-N4", "the card being built cannot pay for itself")
         back = chapel or s.cards[ev.card].affinity == action
-        g.check_value("BI-N6" if chapel else "BI-N2",
-                      f"card {ev.card} ({s.cards[ev.card].kind}) returns to hand", int(back), ev.a)
+        if ev.a != int(back):
+            fail("BI-N6" if chapel else "BI-N2", f"card {ev.card} ({s.cards[ev.card].kind}) "
+                 f"{'returns to hand' if back else 'is discarded'} after paying for the "
+                 f"{action}", {"returned": int(back)}, {"returned": ev.a})
         g.check_money(ev, "BI-N2")
         seen.add(ev.card)
     for ev in pays:
@@ -153,13 +158,12 @@ def pay(g, p, action, pays, cost, exclude=None):
 def _in_room(g, ev, rule):
     """The target is the traveller of the room the log names (BI-N9: never a hand or annex)."""
     s = g.s
-    card = ev.card
-    ok = 0 <= ev.a < 8 and s.rooms[ev.a].traveller == card
-    if not ok:
-        place = s.where.get(card)
-        rule = "BI-N9" if place is not None and place.zone in ("hand", "annex") else rule
-        raise Objection(rule, f"card {card} is not in room {ev.a} (it is in {place})",
-                        {"room_of_card": place}, {"room": ev.a})
+    if not (0 <= ev.a < 8 and s.rooms[ev.a].traveller == ev.card):
+        place = s.where.get(ev.card)
+        if place is not None and place.zone in ("hand", "annex"):
+            rule = "BI-N9"
+        fail(rule, f"card {ev.card} is not in room {ev.a} (it is in {place})",
+             {"place_of_card": place}, {"room": ev.a})
 
 
 def take_travellers(g, p, action, pays, acts):
@@ -171,33 +175,35 @@ def take_travellers(g, p, action, pays, acts):
         g.current = acts[0]
         g.check(not pays, rule, "peasants from the Bistro are free, yet cards were paid")
         limit = s.peasant_limit(p) if action == "bribe" else 1
-        g.check(len(acts) <= limit, rule, f"{len(acts)} peasants taken from the Bistro in one "
-                f"{action}; at most {limit}", {"limit": limit}, {"peasants": len(acts)})
+        if len(acts) > limit:
+            fail(rule, f"{len(acts)} peasants taken from the Bistro in one {action}; at most "
+                 f"{limit}", {"limit": limit}, {"peasants": len(acts)})
         for ev in acts:
             g.current = ev
             g.check(ev.a == -1, rule, "Bistro peasants and room travellers in one action")
-            g.check(ev.card in s.bistro, rule, f"card {ev.card} is not in the Bistro "
-                    f"(it is in {s.where.get(ev.card)})")
+            if ev.card not in s.bistro:
+                fail(rule, f"card {ev.card} is not in the Bistro (it is in "
+                     f"{s.where.get(ev.card)})")
             g.check_value(rule, "cost", 0, ev.b)
             _take(g, p, action, ev.card)
             g.check_money(ev, rule)
         return
-    annex = "Store" if action == "bribe" else "Butcher's Shop"
-    g.current = acts[1] if len(acts) > 1 else acts[0]
-    g.check(len(acts) == 1 or s.multi_target(p, action), rule,
-            f"{len(acts)} travellers in one {action}: only with the {annex}")
+    if len(acts) > 1 and not s.multi_target(p, action):
+        g.current = acts[1]
+        annex = "Store" if action == "bribe" else "Butcher's Shop"
+        fail(rule, f"{len(acts)} travellers in one {action}: only with the {annex}")
     seen = set()
     for ev in acts:
         g.current = ev
         g.check(ev.a >= 0, rule, "Bistro peasants and room travellers in one action")
-        g.check(ev.card not in seen, rule, f"card {ev.card} targeted twice")
+        g.check(ev.card not in seen, rule, "the same card targeted twice")
         _in_room(g, ev, rule)
         seen.add(ev.card)
     raw = sum(s.cards[ev.card].rank for ev in acts)
     cost = max(0, raw - s.discount(p, action))
     for ev in acts:
         g.current = ev
-        g.check_value("BI-N2", f"cost of the {action} (ranks - discount)", cost, ev.b)
+        g.check_value("BI-N2", "cost (ranks - discount)", cost, ev.b)
     pay(g, p, action, pays, cost)
     for ev in acts:
         g.current = ev
@@ -235,43 +241,44 @@ def bury(g, p, pays, acts):
             burials.append([ev, None])
         else:
             g.current = ev
-            g.check(burials and burials[-1][1] is None, "BI-N6",
-                    "a burial share without its burial")
+            g.check(burials[-1][1] is None, "BI-N6", "a burial share without its burial")
             burials[-1][1] = ev
-    g.current = burials[1][0] if len(burials) > 1 else burials[0][0]
-    g.check(len(burials) == 1 or s.multi_target(p, "bury"), "BI-N6",
-            f"{len(burials)} corpses in one burial: only with the Crypt")
+    if len(burials) > 1 and not s.multi_target(p, "bury"):
+        g.current = burials[1][0]
+        fail("BI-N6", f"{len(burials)} corpses in one burial: only with the Crypt")
     left = {}
     seen = set()
     owners = []
     for ev, share in burials:
         g.current = ev
-        g.check(ev.card in s.seats[p].corpses and ev.card not in seen, "BI-N6",
-                f"card {ev.card} is not an unburied corpse of seat {p} (it is in "
-                f"{s.where.get(ev.card)})")
+        if ev.card not in s.seats[p].corpses or ev.card in seen:
+            fail("BI-N6", f"card {ev.card} is not an unburied corpse of seat {p} (it is in "
+                 f"{s.where.get(ev.card)})")
         seen.add(ev.card)
         dest = ev.a
         if dest >= 0:
             place = s.where.get(dest)
-            g.check(place is not None and place.zone == "annex", "BI-N6",
-                    f"burial place {dest} is not an annex (it is in {place})")
+            if place is None or place.zone != "annex":
+                fail("BI-N6", f"burial place {dest} is not an annex (it is in {place})")
             owner = place.owner
-            free = s.capacity_left(dest)
+            free = s.capacity_left(dest)                      # BI-C3
         else:
             owner = BARN_SLOT - dest
-            g.check(0 <= owner < g.cfg.players, "BI-N6", f"burial place {dest}: no such Barn")
+            if not (0 <= owner < g.cfg.players):
+                fail("BI-N6", f"burial place {dest}: no such Barn")
             free = 1 - s.seats[owner].barn_fill               # BI-C4
         g.check_value("BI-N6", "owner of the burial place", owner, ev.b)
         free = left.get(dest, free)
-        g.check(free >= 1, "BI-N6", f"burial place {dest} is full",
-                {"free_capacity": free}, {"burial_place": dest})
+        if free < 1:
+            fail("BI-N6", f"burial place {dest} is full (capacity = rank; Barn 1)",
+                 {"free_capacity": free}, {"burial_place": dest})
         left[dest] = free - 1
         if owner == p:
             g.check(share is None, "BI-N6", "pocket money split for a burial under an own annex")
         else:
-            g.current = share or ev
-            g.check(share is not None, "BI-N6", f"the annex owner's half (seat {owner}) is not "
-                    "logged")
+            if share is None:
+                fail("BI-N6", f"the annex owner's half (seat {owner}) is not logged")
+            g.current = share
             g.check_value("BI-N6", "burial share: owner, corpse, burier",
                           (owner, ev.card, p), (share.seat, share.card, share.b))
         owners.append(owner)
@@ -312,12 +319,14 @@ def build(g, p, pays, acts):
     ev = acts[0]
     g.current = ev
     card = ev.card
-    c = s.cards[card] if 0 <= card < len(s.cards) else None
-    g.check(c is not None and card in s.seats[p].hand, "BI-N4",
-            f"card {card} built by seat {p} is not in their hand (it is in {s.where.get(card)})")
-    g.check(c.annexable, "BI-C3", f"{c.kind} cannot become an annex")
-    g.check(not (g.cfg.unique_annexes and s.owns_kind(p, c.kind)), "BI-V3",
-            f"seat {p} already owns a {c.annex} (unique annexes)")
+    if card not in s.seats[p].hand:
+        fail("BI-N4", f"card {card} built by seat {p} is not in their hand (it is in "
+             f"{s.where.get(card)})")
+    c = s.cards[card]
+    if not c.annexable:
+        fail("BI-C3", f"{c.kind} cannot become an annex")
+    if g.cfg.unique_annexes and s.owns_kind(p, c.kind):
+        fail("BI-V3", f"seat {p} already owns a {c.annex} (unique annexes)")
     cost = max(0, c.rank - s.discount(p, "build"))
     g.check_value("BI-N2", "cost of the build (rank - discount)", cost, ev.a)
     pay(g, p, "build", pays, cost, exclude=card)
@@ -326,7 +335,7 @@ def build(g, p, pays, acts):
     s.fill[card] = 0
     s.seats[p].builds += 1
     g.check_money(ev, "BI-N4")
-    # immediate effects
+    # immediate effects (BI-C5)
     amount = sum(int(a[0]) for a in c.effect_args("on_build_cash"))
     for args in c.effect_args("on_build_cash_per_own_annex_of_colour"):
         per = int(args[1]) if len(args) > 1 else 1
@@ -336,34 +345,34 @@ def build(g, p, pays, acts):
         wanted["effect_cash"] = amount
     if c.effect_args("room_service_token"):
         wanted["token"] = True
-    white = [i for i, r in enumerate(s.rooms) if r.key == "white"]
+    white = [i for i, r in enumerate(s.rooms) if r.key == WHITE]
     if c.effect_args("replace_white_key") and white:
         wanted["monk_key"] = True
     for e in acts[1:]:
         g.current = e
-        g.check(e.kind in wanted, "BI-C5", f"'{e.kind}' logged for a {c.annex}, which has no "
-                "such effect (or it fired already)")
+        if e.kind not in wanted:
+            fail("BI-C5", f"'{e.kind}' logged for a {c.annex}, which has no such effect (or "
+                 "it fired already)")
         if e.kind == "effect_cash":
             got = s.gain(p, amount)
-            g.check_value("BI-C5", f"{c.annex}: francs earned on building", (got, amount),
+            g.check_value("BI-C5", "francs earned on building (kept, due)", (got, amount),
                           (e.a, e.b))
         elif e.kind == "token":
-            g.check(0 <= e.a < 8 and s.rooms[e.a].is_open, "BI-C5",
-                    f"Room Service token on room {e.a}, which has no key")
+            if not (0 <= e.a < 8 and s.rooms[e.a].key is not None):
+                fail("BI-C5", f"Room Service token on room {e.a}, which has no key")
             s.rooms[e.a].tokens[p] = s.rooms[e.a].tokens.get(p, 0) + 1
         else:
-            g.check(0 <= e.a < 8 and s.rooms[e.a].key == "white", "BI-C5",
-                    f"the Room replaces the key of room {e.a}, which is not white",
-                    {"white_rooms": white}, {"room": e.a})
+            if not (0 <= e.a < 8 and s.rooms[e.a].key == WHITE):
+                fail("BI-C5", f"the Room replaces the key of room {e.a}, which is not white",
+                     {"white_rooms": white}, {"room": e.a})
             s.rooms[e.a].key = p
         g.check_money(e, "BI-C5")
         del wanted[e.kind]
-    for kind in wanted:
-        if kind == "effect_cash" and s.seats[p].cash >= g.cfg.wealth_cap \
-                and not g.cfg.unlimited_wealth:
+    for kind, value in wanted.items():
+        if kind == "effect_cash" and s.would_gain(p, value) == 0:
             continue                  # nothing would be gained at the cap: may go unlogged
-        raise Objection("BI-C5", f"{c.annex}: the immediate effect '{kind}' is not logged",
-                        {kind: wanted[kind]}, {kind: None})
+        fail("BI-C5", f"{c.annex}: the immediate effect '{kind}' is not logged",
+             {kind: value}, {kind: None})
 
 
 def launder(g, p, ev):
@@ -371,13 +380,13 @@ def launder(g, p, ev):
     s = g.s
     seat = s.seats[p]
     k = ev.a
-    if k > 0:
-        g.check(10 * k <= seat.cash, "BI-N7", f"{k} cheques bought with {seat.cash} F cash",
-                {"most_cheques": seat.cash // 10}, {"cheques_bought": k})
-    elif k < 0:
-        g.check(-k <= seat.cheques, "BI-N7", f"{-k} cheques cashed, {seat.cheques} held")
-        g.check(seat.cash - 10 * k <= g.cfg.wealth_cap, "BI-N8",
-                f"cashing {-k} cheques takes cash over the cap {g.cfg.wealth_cap}",
-                {"cap": g.cfg.wealth_cap}, {"cash": seat.cash - 10 * k})
+    if k > 0 and 10 * k > seat.cash:
+        fail("BI-N7", f"{k} cheques bought with {seat.cash} F cash",
+             {"most_cheques": seat.cash // 10}, {"cheques_bought": k})
+    if k < 0 and -k > seat.cheques:
+        fail("BI-N7", f"{-k} cheques cashed, {seat.cheques} held")
+    if k < 0 and seat.cash - 10 * k > g.cfg.wealth_cap:
+        fail("BI-N8", f"cashing {-k} cheques takes cash over the cap {g.cfg.wealth_cap}",
+             {"cap": g.cfg.wealth_cap}, {"cash": seat.cash - 10 * k})
     seat.cash -= 10 * k
     seat.cheques += k

@@ -1,6 +1,7 @@
 """BI-S (and BI-X1): keys, the Entrance, the box, starting money, peasants."""
 from __future__ import annotations
 
+from .divergence import fail
 from .state import BISTRO, WHITE, Place
 
 SETUP_KINDS = ("key", "deck", "box", "deal", "bistro")
@@ -17,33 +18,36 @@ def setup(g):
     dealt = {p: [] for p in range(cfg.players)}
     bistro = []
     seen = set()
-    while g.peek() is not None and g.peek().kind in SETUP_KINDS:
+    while g.peek().kind in SETUP_KINDS:
         ev = g.take()
         if ev.kind == "key":
-            g.check(0 <= ev.a < 8 and ev.a not in keys, "BI-S1",
-                    f"key on room {ev.a}: rooms are 0..7 and one key per room")
-            g.check(ev.seat == -1 or 0 <= ev.seat < cfg.players, "BI-S1",
-                    f"key of seat {ev.seat}: no such player")
+            if not (0 <= ev.a < 8) or ev.a in keys:
+                fail("BI-S1", f"key on room {ev.a}: rooms are 0..7 with one key each")
+            if not (ev.seat == -1 or 0 <= ev.seat < cfg.players):
+                fail("BI-S1", f"key of seat {ev.seat}: no such player")
             keys[ev.a] = WHITE if ev.seat == -1 else ev.seat
             continue
         card = ev.card
-        g.check(0 <= card < len(cfg.cards) and card not in seen, "BI-S2" if ev.kind in
-                ("deck", "box") else "BI-S3", f"card {card} is not a card or is set up twice")
+        if card in seen or not (0 <= card < len(cfg.cards)):
+            fail("BI-S2", f"card {card} is not a card or is set up twice")
         seen.add(card)
         if ev.kind == "deck":
-            g.check(card in travellers, "BI-S2", f"card {card} in the Entrance is not a traveller")
+            if card not in travellers:
+                fail("BI-S2", f"card {card} in the Entrance is not a traveller")
             g.check_value("BI-S2", "Entrance position", len(deck), ev.a)
             deck.append(card)
         elif ev.kind == "box":
-            g.check(card in travellers, "BI-S2", f"card {card} boxed at setup is not a traveller")
+            if card not in travellers:
+                fail("BI-S2", f"card {card} boxed at setup is not a traveller")
             boxed.add(card)
         elif ev.kind == "deal":
-            g.check(card in peasants, "BI-S3", f"card {card} dealt is not a peasant")
-            g.check(0 <= ev.seat < cfg.players, "BI-S3", f"peasant dealt to seat {ev.seat}")
+            if card not in peasants or not (0 <= ev.seat < cfg.players):
+                fail("BI-S3", f"card {card} dealt to seat {ev.seat}: players get peasants")
             dealt[ev.seat].append(card)
             g.check_value("BI-S3", "starting cash and cheques", (5, 1), (ev.cash, ev.cheques))
         else:
-            g.check(card in peasants, "BI-X1", f"card {card} in the Bistro is not a peasant")
+            if card not in peasants:
+                fail("BI-X1", f"card {card} in the Bistro is not a peasant")
             bistro.append(card)
     g.current = g.peek()
     # BI-S1: one own key per player, the white keys, nothing else
@@ -58,7 +62,7 @@ def setup(g):
             {"travellers": len(travellers)}, {"entrance": len(deck), "box": len(boxed)})
     # BI-S3 / BI-X1: two peasants each; solo: two in the Bistro; the rest stay boxed
     for p in range(cfg.players):
-        g.check_value("BI-S3", f"peasants dealt to seat {p}", 2, len(dealt[p]))
+        g.check_value("BI-S3", "peasants dealt to the seat", 2, len(dealt[p]))
     g.check_value("BI-X1" if cfg.players == 1 else "BI-S3", "peasants in the Bistro",
                   2 if cfg.players == 1 else 0, len(bistro))
     # lay the table

@@ -181,6 +181,14 @@ class GameState:
         seat.cash = self.cap
         return amount - (cash - self.cap)
 
+    def would_gain(self, p, amount, capped=True):
+        """What seat ``p`` would keep of ``amount`` (nothing changes)."""
+        if amount <= 0:
+            return 0
+        if not capped or self.unlimited:
+            return amount
+        return max(0, min(amount, self.cap - self.seats[p].cash))
+
     def pay_fine(self, p, corpses):
         """BI-M1: 10 F per corpse; whole tens from cash first, then cheques, then the rest
         of the cash; a player who is short pays what they can.  Returns (cash, cheques)."""
@@ -244,7 +252,13 @@ class GameState:
         return sum(1 for r in self.rooms if r.traveller is not None)
 
     def empty_open_rooms(self):
-        return [i for i, r in enumerate(self.rooms) if r.is_open and r.traveller is None]
+        return [i for i, r in enumerate(self.rooms) if r.key is not None and r.traveller is None]
+
+    def has_empty_open_room(self):
+        for r in self.rooms:
+            if r.key is not None and r.traveller is None:
+                return True
+        return False
 
     # --- reporting -------------------------------------------------------------------
     def snapshot(self, seats=None):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .divergence import Objection
-from .ending import places, tiebreak, winners  # noqa: F401  (tiebreak: documented reuse)
+from .ending import places, winners
 
 
 def expected_seat_rows(g):
