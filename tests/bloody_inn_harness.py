@@ -462,6 +462,19 @@ def recount(t):
     assert seen == in_rooms
     ent = t.entrance()
     assert len(set(ent)) == len(ent) and set(ent) == {c for c in range(n) if locs[c] == LOC.entrance}
+    if hasattr(L, "LISTS"):
+        # the kernel's card lists (hands, corpses, annexes, Bistro, Exit) hold exactly the
+        # cards of their location, each at the position it records
+        lists = [(L.L_HAND + q, LOC.hand + q) for q in range(np_)]
+        lists += [(L.L_CORPSE + q, LOC.corpse + q) for q in range(np_)]
+        lists += [(L.L_ANNEX + q, LOC.annex + q) for q in range(np_)]
+        lists += [(L.L_BISTRO, LOC.bistro), (L.L_EXIT, LOC.exit)]
+        for lid, loc in lists:
+            size = t[L.LIST_N + lid]
+            base = L.LISTS + lid * L.MAXC
+            members = [int(x) for x in st[base:base + size]]
+            assert sorted(members) == [c for c in range(n) if locs[c] == loc], f"list {lid}"
+            assert all(t[L.C_POS + c] == i for i, c in enumerate(members)), f"list {lid} pos"
     for a in range(n):
         if LOC.annex <= locs[a] < LOC.annex + L.MAXP:
             under = [c for c in range(n) if locs[c] >= LOC.buried and t.slot(c) == a]
