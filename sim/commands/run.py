@@ -193,8 +193,10 @@ def strategies(game: Annotated[str, typer.Argument(metavar="GAME", help="Game na
         return
     for s in rows:
         typer.echo(f"{s['name']}: {s.get('description', '')}")
+        helps = s.get("param_help") or {}
         for k, v in (s.get("params") or {}).items():
-            typer.echo(f"    {k} = {v!r}")
+            note = f"    # {helps[k]}" if helps.get(k) else ""
+            typer.echo(f"    {k} = {v!r}{note}")
 
 
 def register(app):
