@@ -402,6 +402,39 @@ class Table:
         """A whole game from setup to scoring (``play_one`` redoes the setup)."""
         _play.play_one(self.st, self.pr)
 
+    # -- hidden information ----------------------------------------------------------------
+    def hidden_variant(self, p, rng):
+        """A copy of the state that differs from this one only in what player ``p`` cannot
+        see: the identities of the other players' hands and unburied corpses (swapped with
+        cards of the box) and the order of the Entrance below its public top card."""
+        other = Table.__new__(Table)
+        other.__dict__.update(self.__dict__)
+        other.st = self.st.copy()
+        st = other.st
+        box = [c for c in other.box()]
+        rng.shuffle(box)
+        for q in range(self.np):
+            if q == p:
+                continue
+            for loc in (LOC.hand + q, LOC.corpse + q):
+                for c in other.at(loc):
+                    if not box:
+                        break
+                    b = box.pop()
+                    _state.move_card(st, c, LOC.box, 0)
+                    _state.move_card(st, b, loc, 0)
+        pos, n = other[L.G_ENT_POS], other[L.G_ENT_N]
+        below = [int(x) for x in st[L.ENT + pos + 1:L.ENT + n]]
+        rng.shuffle(below)
+        for i, c in enumerate(below):
+            st[L.ENT + pos + 1 + i] = c
+            st[L.C_SLOT + c] = pos + 1 + i
+        return other
+
+    def decision_scratch(self):
+        return decision_scratch(self.st)
+
+
     # -- events ------------------------------------------------------------------------------
     def events(self):
         """Logged events as dicts (``kind`` by name)."""
@@ -480,3 +513,12 @@ def recount(t):
             under = [c for c in range(n) if locs[c] >= LOC.buried and t.slot(c) == a]
             assert len(under) == t.fill(a) <= t.rank(a), "annex fill / capacity"
             assert all(locs[c] == LOC.buried + (locs[a] - LOC.annex) for c in under)
+
+
+def decision_scratch(st):
+    """The decision fields a strategy fills (action, targets, destinations, peasants,
+    launder amount) and the RNG state after deciding."""
+    nt = int(st[L.D_NT])
+    return (int(st[L.D_ACTION]), nt, int(st[L.D_PEASANTS]), int(st[L.D_LAUNDER]),
+            [int(x) for x in st[L.D_T:L.D_T + nt]],
+            [int(x) for x in st[L.D_DEST:L.D_DEST + nt]], int(st[L.G_RNG]))

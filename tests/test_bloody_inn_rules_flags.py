@@ -197,3 +197,17 @@ def test_BI_V10_unlimited_wealth_turns_cash_above_the_cap_into_four_cheques():
     t.set_money(0, cash=40)
     assert t.gain_cash(0, 1) == 1 and (t.cash(0), t.cheques(0)) == (1, 9)
     t.check()
+
+
+@pytest.mark.xfail(strict=True, reason="kernel bug: invariants.check flags cash above the "
+                   "cap (code 5) after uncapped end bonuses, which BI-V8 allows")
+def test_BI_V8_uncapped_end_bonus_is_not_an_invariant_violation():
+    """BI-V8 ``end_bonus_capped = false``: 47 F after scoring is a legal end state, so the
+    kernel's invariant check must accept it (it runs after ``end_game`` in ``play_one``)."""
+    from kernels.bloody_inn.invariants import check
+    t = Table(2, rules={"end_bonus_capped": False}).clear()
+    t.give_annex(0, "prince")
+    t.set_money(0, cash=35, cheques=4)
+    t.end_game()
+    assert t.cash(0) == 47
+    assert check(t.st) == 0

@@ -1,9 +1,12 @@
 """Bloody Inn rules BI-N (night): the five actions, payment and its returns, discounts,
 multi-target annexes, peasants and the Bistro, the 40 cap, protected hands and annexes."""
+import random
+
 import polars as pl
 import pytest
+from kernels.bloody_inn import strategies
 
-from bloody_inn_harness import ACTION, LOC, L, Table
+from bloody_inn_harness import ACTION, LOC, L, Table, decision_scratch
 from sim.api import simulate
 
 
@@ -518,3 +521,52 @@ def test_BI_N9_hands_and_annexes_cannot_be_killed_or_bribed(where):
     assert t.act_bribe(0, c) is False
     assert t.loc(c) == before and len(t.hand(0)) == 3 + (where == "own_hand")
     t.check()
+
+
+# -- what a strategy may see ---------------------------------------------------------------
+
+@pytest.mark.parametrize("seats", ["random", "greedy"])
+def test_BI_N_strategies_decide_from_own_hand_public_table_and_top_card_only(seats):
+    """BI-E1 (the top Entrance card is public, the rest is not), BI-N2 (own hand), BI-N9:
+    in mid-game states, changing only what the deciding player cannot see — the other
+    players' hands and corpses, the Entrance below the top card, the box — changes none of
+    its decisions (placement, action with targets, payment, wages), RNG state included."""
+    rng = random.Random(7)
+    checked = 0
+    for g in range(4):
+        t = Table(3, seats=seats, game_id=g, rules={"length": "short"})
+        for _ in range(6):                                 # six rounds
+            fp = t[L.G_FIRST]
+            top = t.entrance()[0] if t.entrance() else -1
+            if top >= 0:
+                a, b = t, t.hidden_variant(fp, rng)
+                ra = strategies.decide_placement(a.st.copy(), a.pr, fp, top)
+                rb = strategies.decide_placement(b.st.copy(), b.pr, fp, top)
+                assert ra == rb
+            if not t.evening():
+                break
+            for i in range(6):
+                p = (fp + i) % 3
+                b = t.hidden_variant(p, rng)
+                a_st, b_st = t.st.copy(), b.st.copy()
+                strategies.decide_action(a_st, t.pr, p)
+                strategies.decide_action(b_st, b.pr, p)
+                assert decision_scratch(a_st) == decision_scratch(b_st), (g, p)
+                cost = min(2, t.p(L.P_HAND_N, p))
+                strategies.decide_payment(a_st, t.pr, p, ACTION.kill, cost, -1)
+                strategies.decide_payment(b_st, b.pr, p, ACTION.kill, cost, -1)
+                assert list(a_st[L.D_PAY:L.D_PAY + cost]) == list(b_st[L.D_PAY:L.D_PAY + cost])
+                checked += 1
+                t.take_action(p)
+            for p in range(3):
+                b = t.hidden_variant(p, rng)
+                a_st, b_st = t.st.copy(), b.st.copy()
+                keep = min(t.cash(p), t.p(L.P_HAND_N, p))
+                strategies.decide_wages(a_st, t.pr, p, keep)
+                strategies.decide_wages(b_st, b.pr, p, keep)
+                n = int(a_st[L.D_NT])
+                assert n == b_st[L.D_NT]
+                assert list(a_st[L.D_T:L.D_T + n]) == list(b_st[L.D_T:L.D_T + n])
+            t.morning()
+            assert t[L.G_ERR] == 0
+    assert checked >= 60
