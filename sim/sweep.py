@@ -309,6 +309,10 @@ def run_sweep(sweep, out=None, *, resume=False, force=False, threads=None, backe
         out = Path("results") / runner._safe_name(sweep.path.stem)
     out = Path(out)
     runner.get_backend(backend)
+    if threads is not None and backend == "local":
+        api.set_threads(threads)              # bad options fail before anything is written
+    if chunk_games is not None:
+        runner.check_chunk_games(chunk_games, events)
     _open_sweep_dir(out, sweep, resume, force)
     out.mkdir(parents=True, exist_ok=True)
     _write_json(out / SWEEP_MANIFEST, _sweep_manifest(sweep, "running"))

@@ -141,3 +141,12 @@ def test_common_random_numbers_across_points(files, tmp_path):
     ga, gb = dataset.read_table(a), dataset.read_table(b)
     assert ga.column("config_id") != gb.column("config_id")
     assert ga.drop_columns(["config_id"]).equals(gb.drop_columns(["config_id"]))
+
+
+@pytest.mark.parametrize("kw, key", [({"threads": 0}, "threads"), ({"chunk_games": -1}, "chunk-games"),
+                                     ({"backend": "nope"}, "backend")])
+def test_bad_options_fail_before_writing(files, tmp_path, kw, key):
+    with pytest.raises(ConfigError) as err:
+        sweep.run_sweep(files(GRID), tmp_path / "out", **kw)
+    assert err.value.key == key
+    assert not (tmp_path / "out").exists()
