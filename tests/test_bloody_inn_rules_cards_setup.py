@@ -3,12 +3,16 @@
 Expected numbers are written out from the rules contract (``shared/rules/bloody-inn.md``),
 not read back from the card table the kernel uses.
 """
+import csv
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from bloody_inn_harness import ACTION, LOC, L, Table, recount
+import sim
+from bloody_inn_harness import ACTION, L, Table, recount
+from sim.errors import ConfigError
 
 TYPES = ("merchant", "artisan", "religious", "police", "noble", "peasant")
 AFFINITY = {"merchant": ACTION.bribe, "artisan": ACTION.build, "religious": ACTION.bury,
@@ -250,3 +254,69 @@ def test_BI_S4_seat_0_is_first_player_and_the_lineup_rotates():
     for g in range(3):                                     # rotate = false: fixed seats
         t = Table(3, seats=seats, game_id=g, rotate=False)
         assert [t.p(L.P_LINEUP, p) for p in range(3)] == [0, 1, 2]
+
+
+# -- the card table and what-if edits (BI-C1..C5 data) -------------------------------------
+
+REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / \
+    "bloody_inn_cards.csv"
+
+
+@pytest.mark.skipif(not REFERENCE.exists(), reason="shared reference table not present")
+def test_BI_C1_C5_card_table_matches_the_reference_row_for_row():
+    """BI-C1..C5: ``configs/bloody_inn/cards.csv`` is the reference card table, row for row
+    (the Barn row is the player aid of BI-C4)."""
+    from sim.games.bloody_inn_cards import CARDS_CSV
+    with open(REFERENCE, newline="", encoding="utf-8") as fh:
+        ref = list(csv.DictReader(fh))
+    with open(CARDS_CSV, newline="", encoding="utf-8") as fh:
+        ours = list(csv.DictReader(fh))
+    assert ours == ref
+
+
+def test_BI_C3_card_edit_rank_changes_cost_and_capacity_not_pocket():
+    """A what-if edit (Marquis rank 2): bribing it costs 2 cards, as an annex it holds 2
+    corpses, its pocket money stays 26."""
+    t = Table(2, cards={"marquis": {"rank": 2}}).clear()
+    target = t.to_room(0, "marquis")
+    assert t.rank(target) == 2 and t[L.C_POCKET + target] == 26
+    t.to_hand(0, "peasant", "peasant")
+    assert t.act_bribe(0, target) and t.hand(0) == [target]
+    t.to_hand(0, "peasant", "peasant")
+    assert t.act_build(0, target)
+    t.bury_direct(target)
+    t.bury_direct(target)
+    corpse = t.to_corpse(0, "peasant")[0]
+    assert t.act_bury(0, (corpse, target)) is False
+    t.check()
+
+
+def test_BI_C5_card_edit_effect_and_pocket():
+    """What-if edits of an effect amount and of the peasants' pocket money."""
+    t = Table(2, cards={"marquis": {"effect": "on_build_cash(12)"},
+                        "peasant": {"pocket": 6}}).clear()
+    t.set_money(0, cash=0)
+    t.give_annex(0, "marquis", keep_money=False)
+    assert t.cash(0) == 12
+    corpse = t.to_corpse(0, "peasant")[0]
+    assert t.act_bury(0, (corpse, t.barn(0))) and t.cash(0) == 18
+
+
+def test_BI_C1_card_edit_copies():
+    """What-if copies: one Major fewer leaves 69 travellers; the deck keeps its size."""
+    t = Table(3, cards={"major": {"copies": 2}})
+    assert t[L.G_NTRAV] == 69 and t.ncards == 77
+    assert sum(t.kind(c) == "major" for c in range(t.ncards)) == 2
+    assert len(t.entrance()) == 54
+    t.check()
+
+
+@pytest.mark.parametrize("edit,key", [({"major": {"effect": "on_build_cash(4)"}}, "cards.major"),
+                                      ({"marquis": {"rank": 5}}, "cards.marquis.rank"),
+                                      ({"peasant": {"rank": 1}}, "cards.peasant.rank"),
+                                      ({"dragon": {"rank": 1}}, "cards"),
+                                      ({"duke": {"effect": "teleport(3)"}}, "cards.duke.effect")])
+def test_BI_C3_bad_card_edits_name_the_key(edit, key):
+    with pytest.raises(ConfigError) as err:
+        sim.resolve({"game": "bloody_inn", "cards": edit})
+    assert key in str(err.value)

@@ -186,8 +186,10 @@ def test_BI_N3_bribe_one_or_two_peasants_from_the_bistro_for_free(n, bistro, ok)
     Brewery, never more than the Bistro holds."""
     t = Table(2).clear()
     peasants = t.to_bistro(bistro)
+    t.set_money(0, cash=5, cheques=1)
     assert t.act_bribe(0, peasants=n) is ok
-    assert len(t.hand(0)) == (n if ok else 0)
+    assert len(t.hand(0)) == (n if ok else 0) and set(t.hand(0)) <= set(peasants)
+    assert (t.cash(0), t.cheques(0)) == (5, 1)             # free
     assert len(t.bistro()) == bistro - (n if ok else 0)
     if ok:
         assert t.p(L.P_PEAS_BRIBED, 0) == n
