@@ -109,6 +109,10 @@ class GameReplay:
             self.current = None
             tables.check_tables(self)
         except Objection as obj:
+            if self.current is END and obj.rule != "LOG-4":
+                obj = Objection("LOG-4", f"the log ends in round {self.s.round} ({self.phase}) "
+                                f"before the game is over: {obj.message}", obj.expected,
+                                obj.logged)
             return self.divergence(obj)
         return None
 
