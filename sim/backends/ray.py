@@ -16,7 +16,8 @@ backend does.  The dataset is identical, row for row and byte for byte, to a loc
   ``numba.set_num_threads``).  Kernels load from the node's compile cache (``kernels``' source
   keyed cache under ``$BOARDSIM_CACHE_DIR`` or ``~/.cache/boardsim``), so only a node's first
   task compiles.  Every task reports a fingerprint of the ``sim`` and ``kernels`` sources it
-  ran; a node running other code than the driver stops the run (its data could differ).
+  ran (the game's kernel package and adapter and the shared modules they use); a node
+  running other code than the driver stops the run (its data could differ).
   ``BOARDSIM_RAY_SHIP_CODE=1`` ships the driver's ``sim`` and ``kernels`` to the workers
   (Ray ``py_modules``) instead of using the copies installed on the nodes.
 * **Failures.**  A task whose worker or node dies is retried by Ray (``max_retries``, default
@@ -157,19 +158,30 @@ def check_threads(threads):
 
 # --- code identity ------------------------------------------------------------------
 
-@lru_cache(maxsize=1)
-def code_fingerprint():
-    """Hash of every ``.py`` file of the ``sim`` and ``kernels`` packages this process imports.
+#: The files that decide a game's rows besides its own kernel package and adapter modules.
+_SHARED_SOURCES = ("kernels/__init__.py", "kernels/rng.py", "sim/api.py", "sim/config.py",
+                   "sim/registry.py", "sim/runner.py", "sim/games/__init__.py")
 
-    Driver and workers must agree on it: the rows are only identical for identical code.
+
+@lru_cache(maxsize=None)
+def code_fingerprint(game):
+    """Hash of the sources that decide the rows of ``game``: its kernel package
+    (``kernels/<game>/``), its adapter modules (``sim/games/<game>*.py``) and the shared
+    modules they use.  Driver and workers must agree on it: the rows are only identical for
+    identical code.  (Edits elsewhere, e.g. to another game, do not count.)
     """
     import kernels
     import sim
+    roots = {"kernels": Path(kernels.__file__).resolve().parent,
+             "sim": Path(sim.__file__).resolve().parent}
+    files = [roots[rel.split("/", 1)[0]] / rel.split("/", 1)[1] for rel in _SHARED_SOURCES]
+    files += sorted((roots["kernels"] / game).rglob("*.py"))
+    files += sorted((roots["sim"] / "games").glob(f"{game}*.py"))
     h = hashlib.sha256()
-    for pkg in (sim, kernels):
-        root = Path(pkg.__file__).resolve().parent
-        for path in sorted(root.rglob("*.py")):
-            h.update(f"{pkg.__name__}/{path.relative_to(root).as_posix()}".encode())
+    for path in files:
+        if path.is_file():
+            pkg = "kernels" if roots["kernels"] in path.parents else "sim"
+            h.update(f"{pkg}/{path.relative_to(roots[pkg]).as_posix()}".encode())
             h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
@@ -192,6 +204,7 @@ def _connect():
         kwargs["runtime_env"] = {"py_modules": [str(Path(sim.__file__).parent),
                                                 str(Path(kernels.__file__).parent)],
                                  "excludes": ["__pycache__", "*.pyc"]}
+    _messages_to_stderr()
     try:
         ray.init(**kwargs)
     except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
@@ -200,6 +213,25 @@ def _connect():
         raise RayBackendError(f"cannot {where}: {_one_line(exc)}") from None
     _state["address"] = address
     return ray
+
+
+def _messages_to_stderr():
+    """Ray prints cluster messages ("(raylet) A worker died ...") on the driver's stdout, where
+    they would corrupt ``--json`` output; send them to stderr.  (A private Ray function: if it
+    is gone in some Ray version, the messages simply stay where Ray puts them.)"""
+    try:
+        from ray._private import worker as ray_worker
+    except ImportError:
+        return
+    original = getattr(ray_worker, "print_to_stdstream", None)
+    if original is None or getattr(original, "_boardsim", False):
+        return
+
+    def to_stderr(data, *args, **kwargs):
+        return original(dict(data, is_err=True), *args, **kwargs)
+
+    to_stderr._boardsim = True
+    ray_worker.print_to_stdstream = to_stderr
 
 
 def shutdown():
@@ -254,8 +286,10 @@ def _play_task(resolved, out, index, start, count, events, cpus, shared):
     _maybe_crash()
     import numba
     numba.set_num_threads(max(1, min(int(cpus), numba.config.NUMBA_NUM_THREADS)))
-    meta = {"code": code_fingerprint(), "node": platform.node(), "pid": os.getpid(),
-            "threads": numba.get_num_threads()}
+    import ray
+    meta = {"code": code_fingerprint(resolved["game"]),
+            "node": ray.get_runtime_context().get_node_id()[:16],
+            "host": platform.node(), "pid": os.getpid(), "threads": numba.get_num_threads()}
     if shared:
         if not (Path(out) / "games").is_dir():
             raise FileNotFoundError(f"the output directory {out} is not visible on node "
@@ -352,8 +386,10 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
     env = {"NUMBA_NUM_THREADS": str(cpus)}
     if os.environ.get(ENV_CRASH_ONCE):
         env[ENV_CRASH_ONCE] = os.environ[ENV_CRASH_ONCE]
+    # SPREAD: equal tasks go to every node, rather than queueing on the driver's node first.
     remote = _remote(ray).options(num_cpus=cpus, max_retries=retries,
                                   retry_exceptions=RETRY_EXCEPTIONS,
+                                  scheduling_strategy="SPREAD",
                                   runtime_env={"env_vars": env})
     name = writer.manifest.get("name") or str(writer.out)
     session = writer.manifest["sessions"][-1] if writer.manifest.get("sessions") else {}
@@ -361,7 +397,7 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
             "nodes": sum(1 for n in ray.nodes() if n["Alive"]), "cpus": total_cpus,
             "cpus_per_task": cpus, "tasks": len(tasks),
             "mode": "shared output" if shared else "arrow to driver",
-            "code": code_fingerprint(), "workers": {}}
+            "code": code_fingerprint(resolved["game"]), "workers": {}}
     session["ray"] = info
     out = str(Path(writer.out).resolve())
     resolved_ref = ray.put(resolved)
@@ -375,7 +411,8 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
                 index, part, start, count = t
                 ref = remote.remote(resolved_ref, out, index, start, count, events, cpus, shared)
                 inflight[ref] = t
-            ready, _ = ray.wait(list(inflight), num_returns=1)
+            # A bounded wait keeps Ctrl-C responsive on the driver.
+            ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
             for ref in ready:
                 t = inflight.pop(ref)
                 try:
@@ -384,13 +421,13 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
                     raise _task_failure(exc, t, name) from None
                 if meta["code"] != info["code"]:
                     raise RayBackendError(
-                        f"node {meta['node']} runs other simulator code than this driver "
-                        f"(source fingerprint {meta['code']} vs {info['code']}); install the "
+                        f"node {meta['node']} ({meta['host']}) runs other simulator code "
+                        f"than this driver (source fingerprint {meta['code']} vs {info['code']}); install the "
                         f"same boardsim commit on every node or set {ENV_SHIP}=1; finished "
                         "chunks are kept (--resume)")
-                w = info["workers"].setdefault(meta["node"], {"tasks": 0, "games": 0,
-                                                              "threads": meta["threads"],
-                                                              "cache_dir": meta["cache_dir"]})
+                w = info["workers"].setdefault(meta["node"], {
+                    "host": meta["host"], "tasks": 0, "games": 0, "threads": meta["threads"],
+                    "cache_dir": meta["cache_dir"]})
                 w["tasks"] += 1
                 w["games"] += t[3]
                 index = t[0]
