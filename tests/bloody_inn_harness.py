@@ -458,6 +458,7 @@ class Table:
         """Assert the kernel's invariant check and an independent recount both pass."""
         code = int(_invariants.check(self.st))
         assert code == 0, f"kernel invariant check failed with code {code}"
+        assert self[L.G_ERR] == 0, f"kernel recorded error {self[L.G_ERR]}"
         recount(self)
         return self
 

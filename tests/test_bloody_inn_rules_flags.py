@@ -211,3 +211,29 @@ def test_BI_V8_uncapped_end_bonus_is_not_an_invariant_violation():
     t.end_game()
     assert t.cash(0) == 47
     assert check(t.st) == 0
+
+
+def test_BI_V3_duplicate_from_now_on_effects_stack():
+    """BI-V3 ``unique_annexes = false``: two Room Services pay twice the rank, two Gardens
+    add 4 F, two Distilleries free two wages, two Workshops lower a build by 2."""
+    t = Table(2, rules={"unique_annexes": False, "voluntary_dismissal": False, "deck_copies": 2},
+              seats="greedy").clear()
+    t.give_annex(0, "concierge")
+    t.give_annex(0, "concierge")
+    assert t[L.R_TOKENS + 0 * L.MAXP + 0] == 2              # greedy: both on its own room
+    for kind in ("gardener", "gardener", "distiller", "distiller", "mechanic", "mechanic"):
+        t.give_annex(0, kind)
+    for r in (1, 2, 3, 4):
+        t.to_room(r, "baron")
+    t.set_money(0, cash=0)
+    t.set_entrance("count")
+    assert t.evening() and t.cash(0) == 4                   # 2 tokens x rank 2
+    t.travellers_leave()
+    assert t.cash(0) == 4 + 1 + 4                           # own room + 2 Gardens
+    t.to_hand(0, "peasant", "newsboy")
+    t.set_money(0, cash=0)
+    t.pay_wages(0)
+    assert len(t.hand(0)) == 2 and t.cash(0) == 0
+    count = t.to_hand(0, "count")[0]                        # rank 2, free with 2 Workshops
+    assert t.act_build(0, count) and len(t.hand(0)) == 2
+    t.check()
