@@ -1,0 +1,311 @@
+"""The referee's rules on small explicit situations built by hand (not from the kernel).
+
+Each test lays a table, writes the events the rules call for (money after each event worked
+out from ``../shared/rules/bloody-inn.md``), checks the referee accepts them, and checks it
+objects to the nearest wrong version.  Tests cite the rule ids.
+"""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("sim.games.bloody_inn")
+
+from sim.api import resolve  # noqa: E402
+from sim.referee import ending, evening, morning, night  # noqa: E402
+from sim.referee.config import RefereeConfig  # noqa: E402
+from sim.referee.divergence import Objection  # noqa: E402
+from sim.referee.game import GameReplay  # noqa: E402
+from sim.referee.log import BARN_SLOT, Ev  # noqa: E402
+from sim.referee.state import EXIT, WHITE, Place  # noqa: E402
+
+
+def make_cfg(players=2, rules=None, cards=None):
+    raw = {"game": "bloody_inn", "players": players, "games": 1, "seed": 0,
+           "rules": rules or {}}
+    if cards:
+        raw["cards"] = cards
+    return RefereeConfig.from_resolved(resolve(raw))
+
+
+def inst(cfg, kind, nth=0):
+    """The ``nth`` card instance of ``kind``."""
+    return [c.index for c in cfg.cards if c.kind == kind][nth]
+
+
+def E(kind, seat=-1, card=-1, a=0, b=0, c=0, cash=-1, cheques=-1, phase="night", rnd=3):
+    return Ev(0, rnd, phase, kind, seat, card, a, b, c, cash, cheques)
+
+
+def table(cfg, events, phase="night"):
+    """A game in round 3 with keys laid (seat p on room p, then white keys), 5 F and one
+    cheque each, and ``events`` to judge."""
+    g = GameReplay(cfg, 0, events)
+    g.s.round, g.phase = 3, phase
+    for p in range(cfg.players):
+        g.s.rooms[p].key = p
+        g.s.seats[p].cash, g.s.seats[p].cheques = 5, 1
+    for r in range(cfg.players, cfg.players + cfg.white_keys):
+        g.s.rooms[r].key = WHITE
+    return g
+
+
+def objects(fn, rule):
+    with pytest.raises(Objection) as err:
+        fn()
+    assert err.value.rule == rule, err.value
+
+
+# --- BI-N6 burial --------------------------------------------------------------------------
+
+def test_bi_n6_odd_pocket_split_burier_takes_larger_half():
+    """BI-N6: under another player's annex the pocket money is split; with an odd (edited)
+    value the burier takes the larger half: 13 F -> 7 to the burier, 6 to the owner."""
+    cfg = make_cfg(cards={"novice": {"pocket": 13}})
+    corpse, annex = inst(cfg, "novice"), inst(cfg, "count")
+    events = [E("bury", 0, corpse, a=annex, b=1, c=7, cash=12, cheques=1),
+              E("bury_share", 1, corpse, a=6, b=0, cash=11, cheques=1)]
+    g = table(cfg, events)
+    g.s.move(corpse, Place("corpse", 0))
+    g.s.move(annex, Place("annex", 1))
+    night.turn(g, 0)
+    assert g.s.fill[annex] == 1 and g.s.seats[0].buried == 1
+    g = table(cfg, [events[0]._replace(c=6, cash=11), events[1]._replace(a=7, cash=12)])
+    g.s.move(corpse, Place("corpse", 0))
+    g.s.move(annex, Place("annex", 1))
+    objects(lambda: night.turn(g, 0), "BI-N6")
+
+
+def test_bi_n6_barn_holds_one_corpse_and_pocket_is_capped_bi_n8():
+    """BI-N6 / BI-C4 / BI-N8: a rank-3 corpse (26 F) under the own Barn with 30 F cash
+    keeps 10 F (cap 40); a second corpse in the same Barn is over capacity."""
+    cfg = make_cfg(players=2)
+    major, other = inst(cfg, "major", 0), inst(cfg, "major", 1)
+    hand = [inst(cfg, "baron", k) for k in range(3)]
+    pays = [E("pay", 0, h, a=0, b=3, cash=30, cheques=1) for h in hand]
+    events = pays + [E("bury", 0, major, a=BARN_SLOT - 0, b=0, c=10, cash=40, cheques=1)]
+    g = table(cfg, events)
+    g.s.seats[0].cash = 30
+    for h in hand:
+        g.s.move(h, Place("hand", 0))
+    g.s.move(major, Place("corpse", 0))
+    night.turn(g, 0)
+    assert g.s.seats[0].barn_fill == 1 and all(h in g.s.exit for h in hand)
+    g2 = table(cfg, [E("bury", 0, other, a=BARN_SLOT - 0, b=0, c=0, cash=5, cheques=1)])
+    g2.s.seats[0].barn_fill = 1
+    g2.s.move(other, Place("corpse", 0))
+    g2.s.seats[0].cash = 5
+    objects(lambda: night.turn(g2, 0), "BI-N6")
+
+
+def test_bi_n2_chapel_returns_every_card_paid_for_bury():
+    """BI-N6 (Chapel) / BI-N2: with the Chapel every card paid for Bury returns to hand;
+    without it, only religious cards (affinity bury) do."""
+    cfg = make_cfg()
+    corpse, chapel = inst(cfg, "count"), inst(cfg, "priest")
+    payers = [inst(cfg, "baron"), inst(cfg, "peasant")]
+    events = [E("pay", 0, payers[0], a=1, b=3, cash=5, cheques=1),
+              E("pay", 0, payers[1], a=1, b=3, cash=5, cheques=1),
+              E("bury", 0, corpse, a=BARN_SLOT, b=0, c=18, cash=23, cheques=1)]
+    for with_chapel in (True, False):
+        g = table(cfg, events)
+        for c in payers:
+            g.s.move(c, Place("hand", 0))
+        g.s.move(corpse, Place("corpse", 0))
+        if with_chapel:
+            g.s.move(chapel, Place("annex", 0))
+            night.turn(g, 0)
+            assert set(payers) <= g.s.seats[0].hand
+        else:
+            objects(lambda: night.turn(g, 0), "BI-N2")
+
+
+# --- BI-N3 / BI-N5 / BI-N7 ---------------------------------------------------------------
+
+def test_bi_n3_brewery_bribes_four_peasants():
+    """BI-N3: 1 or 2 peasants per bribe, 4 with the Brewery."""
+    cfg = make_cfg()
+    peasants = [inst(cfg, "peasant", k) for k in range(4)]
+    events = [E("bribe", 0, c, a=-1, cash=5, cheques=1) for c in peasants]
+    for brewery in (True, False):
+        g = table(cfg, events)
+        for c in peasants:
+            g.s.move(c, Place("bistro"))
+        if brewery:
+            g.s.move(inst(cfg, "brewer"), Place("annex", 0))
+            night.turn(g, 0)
+            assert g.s.seats[0].peasants_bribed == 4
+        else:
+            objects(lambda: night.turn(g, 0), "BI-N3")
+
+
+def test_bi_n5_discount_once_per_action_with_butchers_shop():
+    """BI-N5 / BI-N2: the Butcher's Shop kills several travellers for the sum of their ranks
+    (1 + 2); a discount(kill) annex lowers the whole action by 1, once: 2 cards."""
+    cfg = make_cfg(cards={"baron": {"effect": "discount(kill)"}})
+    t1, t2 = inst(cfg, "brigadier"), inst(cfg, "count")       # ranks 1 and 2
+    payers = [inst(cfg, "major", 0), inst(cfg, "peasant")]    # police returns (kill)
+    events = [E("pay", 0, payers[0], a=1, b=2, cash=5, cheques=1),
+              E("pay", 0, payers[1], a=0, b=2, cash=5, cheques=1),
+              E("kill", 0, t1, a=4, b=2, cash=5, cheques=1),
+              E("kill", 0, t2, a=5, b=2, cash=5, cheques=1)]
+    g = table(cfg, events)
+    g.s.rooms[4].key = g.s.rooms[5].key = WHITE
+    g.s.move(t1, Place("room", 4))
+    g.s.move(t2, Place("room", 5))
+    for c in payers:
+        g.s.move(c, Place("hand", 0))
+    g.s.move(inst(cfg, "butcher"), Place("annex", 0))
+    g.s.move(inst(cfg, "baron"), Place("annex", 0))
+    night.turn(g, 0)
+    assert g.s.seats[0].corpses == {t1, t2} and payers[1] in g.s.bistro
+
+
+def test_bi_n7_cashing_cheques_stops_at_the_cap():
+    """BI-N7 / BI-N8: cheques may be cashed only while cash stays at most 40."""
+    cfg = make_cfg()
+    g = table(cfg, [E("launder", 0, a=-2, cash=35, cheques=0)])
+    g.s.seats[0].cash, g.s.seats[0].cheques = 15, 2
+    night.turn(g, 0)
+    g = table(cfg, [E("launder", 0, a=-2, cash=41, cheques=0)])
+    g.s.seats[0].cash, g.s.seats[0].cheques = 21, 2
+    objects(lambda: night.turn(g, 0), "BI-N8")
+
+
+# --- BI-E evening ---------------------------------------------------------------------------
+
+def test_bi_e2_room_service_pays_rank_times_tokens():
+    """BI-E2: a rank-2 traveller placed in a room with seat 1's token pays seat 1 2 F."""
+    cfg = make_cfg()
+    guest = inst(cfg, "count")
+    events = [E("place", 0, guest, a=3, cash=5, cheques=1, phase="evening"),
+              E("room_service", 1, guest, a=2, b=3, c=1, cash=7, cheques=1, phase="evening")]
+    g = table(cfg, events, phase="evening")
+    g.s.rooms[3].tokens[1] = 1
+    g.s.move(guest, Place("entrance"))
+    g.s.entrance = [guest]
+    evening.place(g, guest)
+    assert g.s.seats[1].cash == 7
+
+
+def test_bi_e4_last_round_needs_as_many_travellers_as_players():
+    """BI-E4: when the Entrance runs out the second time the round is played only if at
+    least as many travellers as players are in the inn."""
+    cfg = make_cfg(players=3)
+    guest = inst(cfg, "count")
+    g = table(cfg, [E("last_round", a=1, b=0, phase="evening")], phase="evening")
+    g.s.season = 2
+    g.s.move(guest, Place("room", 0))
+    assert evening.evening(g) is False
+    g = table(cfg, [E("last_round", a=1, b=1, phase="evening")], phase="evening")
+    g.s.season = 2
+    g.s.move(guest, Place("room", 0))
+    objects(lambda: evening.evening(g), "BI-E4")
+
+
+# --- BI-M morning ----------------------------------------------------------------------------
+
+def test_bi_m1_fine_order_tens_of_cash_then_cheques_then_cash():
+    """BI-M1: 3 corpses (30 F) with 25 F and 2 cheques: 20 F cash, then 1 cheque."""
+    cfg = make_cfg()
+    corpses = [inst(cfg, "peasant", k) for k in range(3)]
+    police = inst(cfg, "major")
+    events = [E("investigation", 0, a=3, b=20, c=1, cash=5, cheques=1, phase="morning")] + \
+        [E("corpse_boxed", 0, c, cash=5, cheques=1, phase="morning") for c in corpses]
+    g = table(cfg, events, phase="morning")
+    g.s.seats[0].cash, g.s.seats[0].cheques = 25, 2
+    for c in corpses:
+        g.s.move(c, Place("corpse", 0))
+    g.s.move(police, Place("room", 1))
+    morning.investigation(g, final=False)
+    assert g.s.seats[0].fines == 30 and all(c in g.s.box for c in corpses)
+    # short: 14 F and no cheque for 2 corpses pays 10 F then the remaining 4 F
+    g = table(cfg, [E("investigation", 0, a=2, b=14, c=0, cash=0, cheques=0, phase="morning")]
+              + [E("corpse_boxed", 0, c, cash=0, cheques=0, phase="morning")
+                 for c in corpses[:2]], phase="morning")
+    g.s.seats[0].cash, g.s.seats[0].cheques = 14, 0
+    for c in corpses[:2]:
+        g.s.move(c, Place("corpse", 0))
+    g.s.move(police, Place("room", 1))
+    morning.investigation(g, final=False)
+
+
+def test_bi_m1_no_investigation_without_police():
+    """BI-M1 / BI-N5: no police traveller in a room, no fine."""
+    cfg = make_cfg()
+    corpse = inst(cfg, "peasant")
+    g = table(cfg, [E("investigation", 0, a=1, b=5, c=0, cash=0, cheques=1, phase="morning")],
+              phase="morning")
+    g.s.move(corpse, Place("corpse", 0))
+    objects(lambda: morning.investigation(g, final=False), "BI-M1")
+
+
+def test_bi_m2_gardens_pay_two_even_without_guests():
+    """BI-M2: 1 F per own-keyed room with a traveller, +2 F with the Gardens."""
+    cfg = make_cfg()
+    g = table(cfg, [E("leave_income", 0, a=2, b=0, c=2, cash=7, cheques=1, phase="morning")],
+              phase="morning")
+    g.s.move(inst(cfg, "gardener"), Place("annex", 0))
+    morning.travellers_leave(g)
+    assert g.s.seats[0].cash == 7
+
+
+def test_bi_m3_distillery_and_cash_only_wages():
+    """BI-M3: 3 accomplices, 1 F cash and the Distillery (one free): two can stay, one must
+    go; wages are 1 F in cash."""
+    cfg = make_cfg()
+    hand = [inst(cfg, "peasant", k) for k in range(3)]
+    events = [E("dismiss", 0, hand[0], cash=1, cheques=1, phase="morning"),
+              E("wages", 0, a=1, b=2, c=1, cash=0, cheques=1, phase="morning")]
+    g = table(cfg, events, phase="morning")
+    g.s.seats[0].cash = 1
+    for c in hand:
+        g.s.move(c, Place("hand", 0))
+    g.s.move(inst(cfg, "distiller"), Place("annex", 0))
+    morning.wages(g)
+    assert hand[0] in g.s.bistro and g.s.seats[0].wages == 1
+    g = table(cfg, events[1:], phase="morning")      # keeping all three is not affordable
+    g.s.seats[0].cash = 1
+    for c in hand:
+        g.s.move(c, Place("hand", 0))
+    g.s.move(inst(cfg, "distiller"), Place("annex", 0))
+    objects(lambda: morning.wages(g), "BI-M3")
+
+
+# --- BI-G end -------------------------------------------------------------------------------
+
+def test_bi_g3_places_tie_break_and_shared_win():
+    """BI-G3: highest score wins; a tie goes to more corpses buried; a remaining tie is
+    shared (both first, the next is third)."""
+    cfg = make_cfg(players=3)
+    g = table(cfg, [])
+    for p, (cash, buried) in enumerate(((30, 2), (30, 1), (20, 5))):
+        g.s.seats[p].cash, g.s.seats[p].cheques, g.s.seats[p].buried = cash, 0, buried
+    assert ending.places(g) == [1, 2, 3] and ending.winners(g) == [0]
+    g.s.seats[1].buried = 2
+    assert ending.places(g) == [1, 1, 3] and ending.winners(g) == [0, 1]
+
+
+def test_bi_g2_end_bonus_capped_and_bi_v8_uncapped():
+    """BI-G2 / BI-V8: the Park pays 4 F per red card in the Exit, capped at 40 unless
+    end_bonus_capped is false."""
+    for capped, kept in ((True, 4), (False, 8)):
+        cfg = make_cfg(rules={"end_bonus_capped": capped})
+        park = inst(cfg, "landscaper")
+        reds = [inst(cfg, "cultivator", 0), inst(cfg, "mechanic", 0)]
+        g = table(cfg, [E("end_bonus", 0, park, a=kept, b=2, c=0, cash=36 + kept, cheques=1,
+                          phase="end")], phase="end")
+        g.s.seats[0].cash = 36
+        g.s.move(park, Place("annex", 0))
+        for c in reds:
+            g.s.move(c, EXIT)
+        ending.end_bonuses(g)
+        assert g.s.seats[0].cash == 36 + kept
+
+
+def test_bi_v10_unlimited_wealth_turns_cash_into_cheques():
+    """BI-V10 unlimited_wealth: above 40 the player takes four cheques and moves cash back."""
+    cfg = make_cfg(rules={"unlimited_wealth": True})
+    g = table(cfg, [])
+    g.s.seats[0].cash, g.s.seats[0].cheques = 35, 0
+    assert g.s.gain(0, 26) == 26
+    assert (g.s.seats[0].cash, g.s.seats[0].cheques) == (21, 4)
