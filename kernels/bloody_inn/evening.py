@@ -4,21 +4,18 @@ from numba import njit
 from .layout import (
     EVENT, LOC, MAXP, NROOMS, CLOSED,
     C_LOC, C_RANK, ENT, G_ENT_N, G_ENT_POS, G_ERR, G_ERR_ROUND, G_FIRST, G_LAST_ROUND,
-    G_NCARDS, G_NP, G_ROUND, G_SEASON, G_SEASONS, G_STRICT, R_CARD, R_KEY, R_TOKENS, S_A,
+    G_NCARDS, G_NP, L_EXIT, G_ROUND, G_SEASON, G_SEASONS, G_STRICT, R_CARD, R_KEY, R_TOKENS, S_A,
 )
 from .state import gain_cash, log_event, move_card
+from .legal import copy_list
 from .policy_tools import shuffle_prefix
 from .strategies import decide_placement
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def season_change(st):
     """BI-E3: the Exit is shuffled into a new Entrance; the Exit restarts empty."""
-    n = 0
-    for c in range(st[G_NCARDS]):
-        if st[C_LOC + c] == LOC.exit:
-            st[S_A + n] = c
-            n += 1
+    n = copy_list(st, L_EXIT, S_A)
     shuffle_prefix(st, S_A, n, n)
     for i in range(n):
         c = st[S_A + i]
@@ -30,7 +27,7 @@ def season_change(st):
     st[G_SEASON] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _empty_open_room(st):
     for r in range(NROOMS):
         if st[R_KEY + r] != CLOSED and st[R_CARD + r] < 0:
@@ -38,7 +35,7 @@ def _empty_open_room(st):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def travellers_in_inn(st):
     n = 0
     for r in range(NROOMS):
@@ -47,7 +44,7 @@ def travellers_in_inn(st):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place_traveller(st, c, r):
     """Put ``c`` in room ``r``; BI-E2 Room Service pays each token's owner the rank."""
     st[R_CARD + r] = c
@@ -61,7 +58,7 @@ def place_traveller(st, c, r):
             log_event(st, EVENT.room_service, q, c, got, r, t)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evening(st, pr):
     """BI-E1..E4.  Returns True if the round is played, False if the game ends now.
 

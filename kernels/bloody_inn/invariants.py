@@ -1,7 +1,7 @@
 """Invariant checks, recounted independently of the incremental counters.
 
 Codes (``G_ERR``; 1-9 here, 10+ illegal strategy decisions, see night/evening/morning):
-1 a location counter disagrees with the card locations; 2 the Entrance list disagrees;
+1 a location counter or card list disagrees with the card locations; 2 the Entrance list disagrees;
 3 a room and its traveller disagree; 4 an annex or Barn holds more than its capacity or
 its fill disagrees with its corpses; 5 cash outside 0..cap or negative cheques; 6 a card in
 an impossible place (peasant in a room, police as annex, ...).
@@ -12,11 +12,12 @@ from .layout import (
     CTYPE, LOC, MAXP, NROOMS, BARN_SLOT, C_FILL, C_LOC, C_RANK, C_SLOT, C_TYPE, ENT,
     G_BISTRO_N, G_CAP, G_ENT_N, G_ENT_POS, G_ERR, G_ERR_ROUND, G_EXIT_N, G_NCARDS, G_NP,
     G_ROUND, G_UNLIMITED, P_ANNEX_N, P_BARN_FILL, P_CASH, P_CHEQUES, P_CORPSE_N, P_HAND_N,
-    R_CARD, R_KEY, CLOSED, S_C, K_ANNEXABLE, C_KIND,
+    R_CARD, R_KEY, CLOSED, S_C, K_ANNEXABLE, C_KIND, NLISTS, LIST_N, LISTS, MAXC, C_POS,
 )
+from .state import list_id
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check(st):
     """Return the first violated invariant's code, 0 if none."""
     n = st[G_NCARDS]
@@ -89,6 +90,12 @@ def check(st):
             return 5
         if st[P_CASH + q] > st[G_CAP] and st[G_UNLIMITED] == 0:
             return 5
+    # the card lists agree with the card locations (counts were compared above)
+    for l in range(NLISTS):
+        for i in range(st[LIST_N + l]):
+            c = st[LISTS + l * MAXC + i]
+            if c < 0 or c >= n or list_id(st[C_LOC + c]) != l or st[C_POS + c] != i:
+                return 1
     if ent != st[G_ENT_N] - st[G_ENT_POS]:
         return 2
     for i in range(st[G_ENT_POS], st[G_ENT_N]):
@@ -106,7 +113,7 @@ def check(st):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_now(st):
     """Record the first violation (with its round) in ``G_ERR``."""
     if st[G_ERR] != 0:

@@ -138,8 +138,6 @@ G_OVER = _region(1)
 G_TRUNC = _region(1)
 G_TURNS = _region(1)
 G_OPEN_ROOMS = _region(1)
-G_BISTRO_N = _region(1)
-G_EXIT_N = _region(1)
 G_ERR = _region(1)                # first invariant violation code (0 none)
 G_ERR_ROUND = _region(1)
 G_EV_N = _region(1)               # events logged for this game
@@ -157,9 +155,6 @@ P_STRAT = _region(MAXP)           # strategy id of this seat in this game
 P_LINEUP = _region(MAXP)          # lineup entry playing this seat
 P_CASH = _region(MAXP)
 P_CHEQUES = _region(MAXP)
-P_HAND_N = _region(MAXP)
-P_CORPSE_N = _region(MAXP)
-P_ANNEX_N = _region(MAXP)
 P_BARN_FILL = _region(MAXP)
 P_BURIED = _region(MAXP)          # corpses this player buried (BI-G3 tie-break)
 P_BURIED_OWN = _region(MAXP)      # corpses under this player's annexes (BI-V9 alternative)
@@ -195,7 +190,27 @@ R_KEY = _region(NROOMS)           # owner seat, WHITE, or CLOSED
 R_CARD = _region(NROOMS)          # traveller in the room or -1
 R_TOKENS = _region(NROOMS * MAXP)  # Room-Service tokens [room * MAXP + owner]
 
+# --- card lists ---------------------------------------------------------------------
+# Hands, unburied corpses, annexes, the Bistro and the Exit are kept as lists (with each
+# card's position in its list) so rules and strategies walk a hand of five cards instead
+# of scanning every card; ``move_card`` maintains them.  The counters below are the list
+# lengths.
+L_HAND = 0                        # + player
+L_CORPSE = 4                      # + player
+L_ANNEX = 8                       # + player
+L_BISTRO = 12
+L_EXIT = 13
+NLISTS = 14
+LIST_N = _region(16)
+LISTS = _region(NLISTS * MAXC)    # list l occupies LISTS + l * MAXC ...
+P_HAND_N = LIST_N + L_HAND
+P_CORPSE_N = LIST_N + L_CORPSE
+P_ANNEX_N = LIST_N + L_ANNEX
+G_BISTRO_N = LIST_N + L_BISTRO
+G_EXIT_N = LIST_N + L_EXIT
+
 # --- card state (per card) ---------------------------------------------------------
+C_POS = _region(MAXC)             # position of the card in its list
 C_LOC = _region(MAXC)
 C_SLOT = _region(MAXC)            # room index / annex card / BARN_SLOT - owner
 C_FILL = _region(MAXC)            # corpses buried under this annex

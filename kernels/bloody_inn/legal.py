@@ -9,59 +9,53 @@ from .layout import (
     ACTION, CTYPE, LOC, MAXP, NACT, NROOMS, BARN_SLOT, CLOSED, WHITE,
     C_KIND, C_LOC, C_RANK, C_TYPE, C_FILL, G_NCARDS, G_NP, G_BISTRO_N, G_UNIQUE,
     K_ANNEXABLE, P_DISCOUNT, P_HAND_N, P_KINDS_OWNED, P_BARN_FILL, P_MULTI, P_PEAS_LIMIT,
-    P_CASH, P_CHEQUES, G_CAP, R_CARD, R_KEY,
+    P_CASH, P_CHEQUES, G_CAP, R_CARD, R_KEY, LISTS, LIST_N, MAXC, L_HAND, L_CORPSE, L_ANNEX,
+    L_BISTRO,
 )
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def discounted(st, p, action, raw_cost):
     """BI-N2: a discount annex lowers the cost by 1 (stacked duplicates by more), not below 0."""
     c = raw_cost - st[P_DISCOUNT + p * NACT + action]
     return c if c > 0 else 0
 
 
-@njit(cache=True)
-def list_hand(st, p, off):
-    """Write player ``p``'s hand (card ids, ascending) to ``st[off:]``; return the count."""
-    n = 0
-    want = LOC.hand + p
-    for c in range(st[G_NCARDS]):
-        if st[C_LOC + c] == want:
-            st[off + n] = c
-            n += 1
+@njit(cache=True, _nrt=False)
+def copy_list(st, l, off):
+    """Copy card list ``l`` to ``st[off:]``; return its length."""
+    n = st[LIST_N + l]
+    base = LISTS + l * MAXC
+    for i in range(n):
+        st[off + i] = st[base + i]
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def list_hand(st, p, off):
+    """Write player ``p``'s hand to ``st[off:]``; return the count."""
+    return copy_list(st, L_HAND + p, off)
+
+
+@njit(cache=True, _nrt=False)
 def list_corpses(st, p, off):
     """Player ``p``'s unburied corpses to ``st[off:]``; return the count."""
-    n = 0
-    want = LOC.corpse + p
-    for c in range(st[G_NCARDS]):
-        if st[C_LOC + c] == want:
-            st[off + n] = c
-            n += 1
-    return n
+    return copy_list(st, L_CORPSE + p, off)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def list_bistro(st, off):
     """Peasants in the Bistro to ``st[off:]``; return the count."""
-    n = 0
-    for c in range(st[G_NCARDS]):
-        if st[C_LOC + c] == LOC.bistro:
-            st[off + n] = c
-            n += 1
-    return n
+    return copy_list(st, L_BISTRO, off)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def annex_capacity(st, a):
     """BI-C3: an annex holds as many corpses as its rank."""
     return st[C_RANK + a]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def free_space(st, dest):
     """Free burial places of a destination: an annex card, or ``BARN_SLOT - owner``."""
     if dest < 0:
@@ -70,7 +64,7 @@ def free_space(st, dest):
     return annex_capacity(st, dest) - st[C_FILL + dest]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def list_burial_places(st, off):
     """Every destination with free capacity, any owner (BI-N6); return the count."""
     n = 0
@@ -78,35 +72,37 @@ def list_burial_places(st, off):
         if st[P_BARN_FILL + q] < 1:
             st[off + n] = BARN_SLOT - q
             n += 1
-    for c in range(st[G_NCARDS]):
-        loc = st[C_LOC + c]
-        if LOC.annex <= loc < LOC.annex + MAXP:
+    for q in range(st[G_NP]):
+        base = LISTS + (L_ANNEX + q) * MAXC
+        for i in range(st[LIST_N + L_ANNEX + q]):
+            c = st[base + i]
             if annex_capacity(st, c) - st[C_FILL + c] > 0:
                 st[off + n] = c
                 n += 1
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def total_free_space(st):
     n = 0
     for q in range(st[G_NP]):
         n += 1 - st[P_BARN_FILL + q]
-    for c in range(st[G_NCARDS]):
-        loc = st[C_LOC + c]
-        if LOC.annex <= loc < LOC.annex + MAXP:
+    for q in range(st[G_NP]):
+        base = LISTS + (L_ANNEX + q) * MAXC
+        for i in range(st[LIST_N + L_ANNEX + q]):
+            c = st[base + i]
             n += annex_capacity(st, c) - st[C_FILL + c]
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def dest_owner(st, dest):
     if dest < 0:
         return BARN_SLOT - dest
     return st[C_LOC + dest] - LOC.annex
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def can_build(st, p, c):
     """BI-N4/BI-C3/BI-V3: ``c`` is in ``p``'s hand, can be an annex, is not owned already
     (unique annexes) and ``p`` can pay its rank with other cards."""
@@ -120,18 +116,18 @@ def can_build(st, p, c):
     return discounted(st, p, ACTION.build, st[C_RANK + c]) <= st[P_HAND_N + p] - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def room_is_open(st, r):
     return st[R_KEY + r] != CLOSED
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def peasant_limit(st, p):
     """BI-N3: 1 or 2 peasants per bribe, up to the Brewery's limit."""
     return st[P_PEAS_LIMIT + p]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def action_feasible(st, p, action):
     """Whether ``p`` has at least one legal way to take ``action`` now."""
     hand_n = st[P_HAND_N + p]
@@ -146,21 +142,24 @@ def action_feasible(st, p, action):
                 return True
         return False
     if action == ACTION.build:
-        for c in range(st[G_NCARDS]):
-            if st[C_LOC + c] == LOC.hand + p and can_build(st, p, c):
+        base = LISTS + (L_HAND + p) * MAXC
+        for i in range(hand_n):
+            if can_build(st, p, st[base + i]):
                 return True
         return False
     # bury: an own corpse the player can pay for, and somewhere to put it
     if total_free_space(st) == 0:
         return False
-    for c in range(st[G_NCARDS]):
-        if st[C_LOC + c] == LOC.corpse + p:
-            if discounted(st, p, ACTION.bury, st[C_RANK + c]) <= hand_n:
-                return True
+    base = LISTS + (L_CORPSE + p) * MAXC
+    for i in range(st[LIST_N + L_CORPSE + p]):
+        c = st[base + i]
+        raw = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c]
+        if discounted(st, p, ACTION.bury, raw) <= hand_n:
+            return True
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def launder_range(st, p):
     """BI-N7: (most cheques that may be cashed, most cheques that may be bought)."""
     cash = st[P_CASH + p]
@@ -170,7 +169,7 @@ def launder_range(st, p):
     return cash_out, cash // 10
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def police_in_inn(st):
     """BI-M1: at least one police traveller in a room."""
     for r in range(NROOMS):
@@ -180,6 +179,6 @@ def police_in_inn(st):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def is_white(st, r):
     return st[R_KEY + r] == WHITE

@@ -3,15 +3,15 @@ from numba import njit
 
 from .layout import (
     EVENT, LOC, NROOMS, C_LOC, G_ERR, G_ERR_ROUND, G_FIRST, G_NCARDS, G_NP, G_OVER,
-    G_ROUND, G_VOLUNTARY, D_NT, D_T, P_CASH, P_CORPSE_N, P_FINES, P_HAND_N,
+    G_ROUND, G_VOLUNTARY, L_CORPSE, D_NT, D_T, P_CASH, P_CORPSE_N, P_FINES, P_HAND_N,
     P_LEAVE_INCOME, P_SOLO_LOST, P_WAGE_FREE, P_WAGES, R_CARD, R_KEY,
 )
 from .legal import police_in_inn
-from .state import discard_card, gain_cash, log_event, move_card, pay_fine
+from .state import discard_card, gain_cash, list_card, log_event, move_card, pay_fine
 from .strategies import decide_wages
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def investigate(st, p, kind):
     """Fine ``p`` 10 F per unburied corpse (BI-M1 order of payment) and box the corpses.
     Solo (BI-X2): an unburied corpse at an investigation loses the game at once."""
@@ -26,13 +26,13 @@ def investigate(st, p, kind):
     cash_paid, cheques_paid = pay_fine(st, p, 10 * n)
     st[P_FINES + p] += cash_paid + 10 * cheques_paid
     log_event(st, kind, p, -1, n, cash_paid, cheques_paid)
-    for c in range(st[G_NCARDS]):
-        if st[C_LOC + c] == LOC.corpse + p:
-            move_card(st, c, LOC.box, 0)
-            log_event(st, EVENT.corpse_boxed, p, c, 0, 0, 0)
+    while st[P_CORPSE_N + p] > 0:
+        c = list_card(st, L_CORPSE + p, st[P_CORPSE_N + p] - 1)
+        move_card(st, c, LOC.box, 0)
+        log_event(st, EVENT.corpse_boxed, p, c, 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def travellers_leave(st):
     """BI-M2: 1 F per own-keyed room holding a traveller (+ Gardens), then the inn empties."""
     np_ = st[G_NP]
@@ -54,7 +54,7 @@ def travellers_leave(st):
             log_event(st, EVENT.to_exit, -1, c, r, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pay_wages(st, pr, p):
     """BI-M3: 1 F cash per accomplice (never cheques; Distillery: some free).  Unpaid
     accomplices leave; with BI-V5 the player may also dismiss ones they could pay."""
@@ -104,7 +104,7 @@ def pay_wages(st, pr, p):
     log_event(st, EVENT.wages, p, -1, cost, kept, min(free, kept))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def morning(st, pr):
     """BI-M1..M4.  Sets ``G_OVER`` if a solo player is caught (BI-X2)."""
     np_ = st[G_NP]

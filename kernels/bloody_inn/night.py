@@ -18,21 +18,21 @@ from .layout import (
     P_BURIED_OWN, P_BURIED_R, P_CASH, P_CHAPEL, P_CHEQUES, P_COL_ANNEX, P_DISCOUNT,
     P_END_CHEQUE, P_END_COLOUR, P_HAND_N, P_KILLED_R, P_KILLS, P_KINDS_OWNED,
     P_LEAVE_INCOME, P_MULTI, P_PEAS_BRIBED, P_PEAS_KILLED, P_PEAS_LIMIT, P_WAGE_FREE,
-    R_CARD, R_KEY, R_TOKENS, S_CAP, S_BARNCAP,
+    R_CARD, R_KEY, R_TOKENS, S_CAP, S_BARNCAP, L_BISTRO,
 )
 from .legal import can_build, discounted, launder_range, room_is_open, dest_owner
-from .state import discard_card, gain_cash, log_event, move_card
+from .state import discard_card, gain_cash, list_card, log_event, move_card
 from .strategies import decide_action, decide_payment, decide_monk_room, decide_token_room
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _illegal(st, code):
     if st[G_ERR] == 0:
         st[G_ERR] = code
         st[G_ERR_ROUND] = st[G_ROUND]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _room_of(st, c):
     """Room index of a traveller in the inn, or -1."""
     if st[C_LOC + c] != LOC.room:
@@ -40,7 +40,7 @@ def _room_of(st, c):
     return st[C_SLOT + c]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _targets_cost(st, p, action):
     """Sum of the targets' ranks after the discount (BI-N2); -1 if a target is not legal."""
     nt = st[D_NT]
@@ -68,7 +68,7 @@ def _targets_cost(st, p, action):
     return discounted(st, p, action, raw)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pay(st, pr, p, action, cost, exclude):
     """BI-N2: ask for ``cost`` cards, check them, return matching affinities to hand and
     discard the others.  Returns False (nothing paid) if the choice is illegal."""
@@ -95,23 +95,19 @@ def _pay(st, pr, p, action, cost, exclude):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bribe(st, pr, p):
     """BI-N3: a traveller (or several with the Store) into hand, or peasants from the Bistro."""
     if st[D_PEASANTS] != 0:
         n = st[D_NT]
         if n < 1 or n > st[P_PEAS_LIMIT + p] or n > st[G_BISTRO_N]:
             return False
-        taken = 0
-        for c in range(st[G_NCARDS]):
-            if taken == n:
-                break
-            if st[C_LOC + c] == LOC.bistro:
-                move_card(st, c, LOC.hand + p, 0)
-                st[P_PEAS_BRIBED + p] += 1
-                st[P_BRIBES + p] += 1
-                log_event(st, EVENT.bribe, p, c, -1, 0, 0)
-                taken += 1
+        for _ in range(n):
+            c = list_card(st, L_BISTRO, st[G_BISTRO_N] - 1)
+            move_card(st, c, LOC.hand + p, 0)
+            st[P_PEAS_BRIBED + p] += 1
+            st[P_BRIBES + p] += 1
+            log_event(st, EVENT.bribe, p, c, -1, 0, 0)
         return True
     cost = _targets_cost(st, p, ACTION.bribe)
     if cost < 0 or cost > st[P_HAND_N + p]:
@@ -129,21 +125,19 @@ def bribe(st, pr, p):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def kill(st, pr, p):
     """BI-N5: a traveller (several with the Butcher's Shop) or a Bistro peasant becomes an
     unburied corpse in front of the player."""
     if st[D_PEASANTS] != 0:
         if st[D_NT] != 1 or st[G_BISTRO_N] < 1:
             return False
-        for c in range(st[G_NCARDS]):
-            if st[C_LOC + c] == LOC.bistro:
-                move_card(st, c, LOC.corpse + p, 0)
-                st[P_KILLS + p] += 1
-                st[P_PEAS_KILLED + p] += 1
-                log_event(st, EVENT.kill, p, c, -1, 0, 0)
-                return True
-        return False
+        c = list_card(st, L_BISTRO, st[G_BISTRO_N] - 1)
+        move_card(st, c, LOC.corpse + p, 0)
+        st[P_KILLS + p] += 1
+        st[P_PEAS_KILLED + p] += 1
+        log_event(st, EVENT.kill, p, c, -1, 0, 0)
+        return True
     cost = _targets_cost(st, p, ACTION.kill)
     if cost < 0 or cost > st[P_HAND_N + p]:
         return False
@@ -160,7 +154,7 @@ def kill(st, pr, p):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bury(st, pr, p):
     """BI-N6: own corpses (several with the Crypt) under annexes with free capacity, own or
     another player's; pocket money to the burier, or split with the annex's owner."""
@@ -225,7 +219,7 @@ def bury(st, pr, p):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def build(st, pr, p):
     """BI-N4: a card from hand becomes an annex; its rank is paid with other cards; an
     "immediately" effect fires now, a "from now on" effect is registered (BI-C5)."""
@@ -295,7 +289,7 @@ def build(st, pr, p):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def launder(st, pr, p):
     """BI-N7: pass, buying cheques with whole tens of cash or cashing cheques (cap kept)."""
     k = st[D_LAUNDER]
@@ -311,7 +305,7 @@ def launder(st, pr, p):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def take_action(st, pr, p):
     """One night action of player ``p`` (BI-N1): ask the strategy, check, apply."""
     st[D_NT] = 0

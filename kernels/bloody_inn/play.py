@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit, prange
 
 from kernels.rng import stream_key
+from kernels.unmanaged import unmanaged_f8, unmanaged_i8
 from .layout import (
     EVENT, EV_BASE, EV_FIELDS, MAXP, STATE_END, TABLES_END,
     G_CHECK, G_ERR, G_ERR_ROUND, G_EV_CAP, G_EV_N, G_EV_OVERFLOW, G_FIRST, G_GAME_ID,
@@ -39,7 +40,7 @@ SEAT_COLS = ("score", "place", "winner", "lineup", "cash", "cheques", "buried", 
              "peasants_bribed", "peasants_killed")
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_one(st, pr):
     """Play the game set up in ``st`` to its end (BI-S .. BI-G)."""
     setup_game(st)
@@ -79,7 +80,7 @@ def play_one(st, pr):
         check_now(st)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _write_rows(st, g, games_out, seats_out):
     np_ = st[G_NP]
     n_win = 0
@@ -151,9 +152,11 @@ def play_games(template, params, seed, first_game, n_games, n_blocks, ev_rows_pe
         lo = b * per
         hi = min(n_games, lo + per)
         ev_cap = 8192 if log else 0
-        st = np.empty(STATE_END + ev_cap * EV_FIELDS, dtype=np.int64)
-        st[:STATE_END] = template[:STATE_END]
-        pr = params.copy()
+        own_st = np.empty(STATE_END + ev_cap * EV_FIELDS, dtype=np.int64)
+        own_st[:STATE_END] = template[:STATE_END]
+        own_pr = params.copy()
+        st = unmanaged_i8(own_st)        # no atomic reference counting in the game loop
+        pr = unmanaged_f8(own_pr)
         st[G_EV_CAP] = ev_cap
         base = b * ev_rows_per_block
         used = 0
@@ -170,9 +173,10 @@ def play_games(template, params, seed, first_game, n_games, n_blocks, ev_rows_pe
                     break
                 for i in range(n):
                     o = EV_BASE + i * EV_FIELDS
-                    row = ev_out[base + used + i]
-                    row[0] = g
+                    ev_out[base + used + i, 0] = g
                     for f in range(EV_FIELDS):
-                        row[1 + f] = st[o + f]
+                        ev_out[base + used + i, 1 + f] = st[o + f]
                 used += n
         ev_count[b] = used
+        own_st[0] = own_st[0]            # the owners live until the block is done
+        own_pr[0] = own_pr[0]

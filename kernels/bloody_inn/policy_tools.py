@@ -15,13 +15,13 @@ from .legal import discounted, free_space, list_burial_places
 from kernels.rng import randint
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def rand(st, n):
     """Uniform integer in [0, n) from the game's own stream."""
     return randint(st, G_RNG, n)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shuffle_prefix(st, off, n, k):
     """Partial Fisher-Yates: a uniform random ``k``-subset of ``st[off:off+n]`` moved to the front."""
     for i in range(k):
@@ -31,7 +31,7 @@ def shuffle_prefix(st, off, n, k):
         st[off + j] = t
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def room_candidates(st, p, action, budget, off):
     """Travellers in the inn whose discounted single cost is within ``budget``."""
     n = 0
@@ -43,7 +43,7 @@ def room_candidates(st, p, action, budget, off):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def targets_raw_cost(st):
     raw = 0
     for i in range(st[D_NT]):
@@ -51,7 +51,7 @@ def targets_raw_cost(st):
     return raw
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bury_raw_cost(st):
     raw = 0
     for i in range(st[D_NT]):
@@ -61,7 +61,7 @@ def bury_raw_cost(st):
     return raw
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def dest_room_left(st, d, upto):
     """Free places of destination ``d`` after the first ``upto`` choices of this action."""
     left = free_space(st, d)
@@ -71,7 +71,7 @@ def dest_room_left(st, d, upto):
     return left
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def empty_open_rooms(st, off):
     n = 0
     for r in range(NROOMS):
@@ -81,7 +81,7 @@ def empty_open_rooms(st, off):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def open_rooms(st, off):
     n = 0
     for r in range(NROOMS):
@@ -91,7 +91,7 @@ def open_rooms(st, off):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def white_rooms(st, off):
     n = 0
     for r in range(NROOMS):
@@ -101,6 +101,6 @@ def white_rooms(st, off):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
 def has_multi(st, p, action):
     return st[P_MULTI + p * NACT + action] != 0

@@ -5,13 +5,13 @@ from .layout import (
     EVENT, LOC, MAXP, NCOL, NROOMS, C_COLOUR, C_KIND, C_LOC, G_CAP, G_END_CAPPED, G_NCARDS,
     G_NP, G_OVER, G_TIEBREAK_OWN, K_END_CHEQUE, K_END_COLOUR, K_END_COLOUR_AMT,
     P_BURIED, P_BURIED_OWN, P_CASH, P_CHEQUES, P_PLACE, P_SCORE, P_SOLO_LOST, P_WINNER,
-    R_CARD, S_A,
+    R_CARD, S_A, LIST_N, L_EXIT, L_ANNEX,
 )
 from .morning import investigate
-from .state import gain_cash, log_event, move_card
+from .state import gain_cash, list_card, log_event, move_card
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _bonus(st, p, amount):
     """BI-G2/BI-V8: end bonuses respect the cap unless ``end_bonus_capped = false``."""
     if amount <= 0:
@@ -22,7 +22,7 @@ def _bonus(st, p, amount):
     return amount
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_game(st):
     """BI-G1..G3 (and BI-X2 for the final investigation of a solo game)."""
     np_ = st[G_NP]
@@ -39,24 +39,23 @@ def end_game(st):
     # BI-G2: colour bonuses count the Exit; the Greenhouse counts cheques
     for col in range(NCOL):
         st[S_A + col] = 0
-    for c in range(st[G_NCARDS]):
-        if st[C_LOC + c] == LOC.exit:
-            st[S_A + st[C_COLOUR + c]] += 1
+    for i in range(st[LIST_N + L_EXIT]):
+        st[S_A + st[C_COLOUR + list_card(st, L_EXIT, i)]] += 1
     for p in range(np_):
         if st[P_SOLO_LOST + p] != 0:
             continue
-        for c in range(st[G_NCARDS]):
-            if st[C_LOC + c] == LOC.annex + p:
-                k = st[C_KIND + c]
-                col = st[K_END_COLOUR + k]
-                if col >= 0:
-                    n = st[S_A + col]
-                    got = _bonus(st, p, st[K_END_COLOUR_AMT + k] * n)
-                    log_event(st, EVENT.end_bonus, p, c, got, n, 0)
-                if st[K_END_CHEQUE + k] > 0:
-                    n = st[P_CHEQUES + p]
-                    got = _bonus(st, p, st[K_END_CHEQUE + k] * n)
-                    log_event(st, EVENT.end_bonus, p, c, got, n, 1)
+        for i in range(st[LIST_N + L_ANNEX + p]):
+            c = list_card(st, L_ANNEX + p, i)
+            k = st[C_KIND + c]
+            col = st[K_END_COLOUR + k]
+            if col >= 0:
+                n = st[S_A + col]
+                got = _bonus(st, p, st[K_END_COLOUR_AMT + k] * n)
+                log_event(st, EVENT.end_bonus, p, c, got, n, 0)
+            if st[K_END_CHEQUE + k] > 0:
+                n = st[P_CHEQUES + p]
+                got = _bonus(st, p, st[K_END_CHEQUE + k] * n)
+                log_event(st, EVENT.end_bonus, p, c, got, n, 1)
     # BI-G3: score, tie-break (BI-V9), shared places
     for p in range(np_):
         st[P_SCORE + p] = st[P_CASH + p] + 10 * st[P_CHEQUES + p]
@@ -73,14 +72,14 @@ def end_game(st):
         log_event(st, EVENT.score, p, -1, st[P_SCORE + p], st[P_PLACE + p], _tiebreak(st, p))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _tiebreak(st, p):
     if st[G_TIEBREAK_OWN] != 0:
         return st[P_BURIED_OWN + p]
     return st[P_BURIED + p]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _beats(st, q, p):
     """Whether ``q`` finishes strictly ahead of ``p``: higher score, or equal score and
     more corpses buried (BI-G3 / BI-V9)."""

@@ -18,7 +18,7 @@ from .state import log_event, move_card
 from .policy_tools import rand, shuffle_prefix
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _reset_players(st):
     for p in range(MAXP):
         for f in (P_CASH, P_CHEQUES, P_HAND_N, P_CORPSE_N, P_ANNEX_N, P_BARN_FILL, P_BURIED,
@@ -40,7 +40,7 @@ def _reset_players(st):
             st[P_BURIED_R + p * 4 + r] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def setup_game(st):
     """BI-S1..S4 for the game whose RNG, id and rules are already in ``st``.
 

@@ -7,13 +7,14 @@ from numba import njit
 
 from .layout import (
     LOC, CTYPE, EV_BASE, EV_FIELDS, EV_ROUND, EV_KIND, EV_SEAT, EV_CARD, EV_A, EV_B, EV_C,
-    EV_CASH, EV_CHEQUES, EV_PHASE, MAXP,
+    EV_CASH, EV_CHEQUES, EV_PHASE, MAXP, MAXC, LISTS, LIST_N, C_POS,
+    L_BISTRO, L_EXIT, L_HAND, L_CORPSE, L_ANNEX,
     C_LOC, C_SLOT, C_TYPE, G_BISTRO_N, G_EXIT_N, G_CAP, G_UNLIMITED, G_LOG, G_EV_N, G_EV_CAP,
     G_EV_OVERFLOW, G_ROUND, G_PHASE, P_CASH, P_CHEQUES, P_HAND_N, P_CORPSE_N, P_ANNEX_N,
 )
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def log_event(st, kind, seat, card, a, b, c):
     """Append one event row (when the run asked for events)."""
     if st[G_LOG] == 0:
@@ -40,30 +41,51 @@ def log_event(st, kind, seat, card, a, b, c):
     st[G_EV_N] = n + 1
 
 
-@njit(cache=True)
-def _count(st, loc, delta):
+@njit(cache=True, _nrt=False, inline="always")
+def list_id(loc):
+    """The card list a location keeps (hands, corpses, annexes, Bistro, Exit), or -1."""
     if loc == LOC.bistro:
-        st[G_BISTRO_N] += delta
-    elif loc == LOC.exit:
-        st[G_EXIT_N] += delta
-    elif LOC.hand <= loc < LOC.hand + MAXP:
-        st[P_HAND_N + loc - LOC.hand] += delta
-    elif LOC.corpse <= loc < LOC.corpse + MAXP:
-        st[P_CORPSE_N + loc - LOC.corpse] += delta
-    elif LOC.annex <= loc < LOC.annex + MAXP:
-        st[P_ANNEX_N + loc - LOC.annex] += delta
+        return L_BISTRO
+    if loc == LOC.exit:
+        return L_EXIT
+    if LOC.hand <= loc < LOC.hand + MAXP:
+        return L_HAND + loc - LOC.hand
+    if LOC.corpse <= loc < LOC.corpse + MAXP:
+        return L_CORPSE + loc - LOC.corpse
+    if LOC.annex <= loc < LOC.annex + MAXP:
+        return L_ANNEX + loc - LOC.annex
+    return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def move_card(st, c, loc, slot):
-    """Move card ``c`` to location ``loc`` (with ``slot``), keeping the counters exact."""
-    _count(st, st[C_LOC + c], -1)
+    """Move card ``c`` to location ``loc`` (with ``slot``), keeping the lists exact."""
+    old = list_id(st[C_LOC + c])
+    if old >= 0:                       # swap-remove from the old list
+        base = LISTS + old * MAXC
+        n = st[LIST_N + old] - 1
+        i = st[C_POS + c]
+        last = st[base + n]
+        st[base + i] = last
+        st[C_POS + last] = i
+        st[LIST_N + old] = n
     st[C_LOC + c] = loc
     st[C_SLOT + c] = slot
-    _count(st, loc, 1)
+    new = list_id(loc)
+    if new >= 0:
+        n = st[LIST_N + new]
+        st[LISTS + new * MAXC + n] = c
+        st[C_POS + c] = n
+        st[LIST_N + new] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
+def list_card(st, l, i):
+    """The ``i``-th card of list ``l``."""
+    return st[LISTS + l * MAXC + i]
+
+
+@njit(cache=True, _nrt=False)
 def discard_card(st, c):
     """BI-N2: a discarded peasant goes to the Bistro, any other card to the Exit (face up)."""
     if st[C_TYPE + c] == CTYPE.peasant:
@@ -72,7 +94,7 @@ def discard_card(st, c):
         move_card(st, c, LOC.exit, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gain_cash(st, p, amount):
     """Add ``amount`` francs to player ``p``'s cash; return what was actually kept.
 
@@ -96,7 +118,7 @@ def gain_cash(st, p, amount):
     return amount
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pay_fine(st, p, fine):
     """BI-M1 payment order: whole tens from cash, then cheques, then the remaining cash;
     a player who is short pays what they can.  Returns (cash paid, cheques paid)."""

@@ -18,13 +18,13 @@ from .policy_tools import (bury_raw_cost, dest_room_left, empty_open_rooms, has_
                            targets_raw_cost, white_rooms)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place(st, pr, p, card):
     n = empty_open_rooms(st, S_A)
     return st[S_A + rand(st, n)]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pick_dest(st, i):
     """A uniformly random destination with room left for the i-th corpse of this action."""
     n = list_burial_places(st, S_C)
@@ -39,7 +39,7 @@ def _pick_dest(st, i):
     return st[S_C + rand(st, m)], True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def action(st, pr, p):
     n = 0
     for a in range(NACT):
@@ -122,7 +122,7 @@ def action(st, pr, p):
     st[D_LAUNDER] = rand(st, cash_out + cash_in + 1) - cash_out
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def payment(st, pr, p, action_id, cost, exclude):
     h = list_hand(st, p, S_B)
     m = 0
@@ -137,19 +137,19 @@ def payment(st, pr, p, action_id, cost, exclude):
     st[D_NPAY] = cost
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def token_room(st, pr, p):
     n = open_rooms(st, S_A)
     return st[S_A + rand(st, n)]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def monk_room(st, pr, p):
     n = white_rooms(st, S_A)
     return st[S_A + rand(st, n)]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def wages(st, pr, p, max_keep):
     """Cards to dismiss into ``D_T``: with voluntary dismissal each card is kept with
     probability 1/2; at most ``max_keep`` are kept, the unpaid ones chosen at random."""
