@@ -40,10 +40,11 @@ FUZZ_CARDS = {
 CONFIGS = [
     (1, "short", {}, None),
     (1, "long", {"unique_annexes": False, "voluntary_dismissal": False}, FUZZ_CARDS),
-    (2, "short", {"final_round": "strict", "tiebreak": "buried_under_own_annexes"}, None),
+    (2, "short", {"final_round": "strict", "tiebreak": "buried_under_own_annexes",
+                  "max_rounds": 12}, None),                             # BI-G4 truncation
     (2, "long", {"seasons": 1, "end_bonus_capped": False, "white_keys": "players"}, FUZZ_CARDS),
     (3, "short", {"unlimited_wealth": True, "wealth_cap": 30}, FUZZ_CARDS),
-    (3, "long", {"deck_copies": 2, "max_rounds": 14}, None),              # BI-G4 truncation
+    (3, "long", {"deck_copies": 2}, None),
     (4, "short", {"deck_size": 30, "white_keys": 2, "check_invariants": True}, None),
     (4, "long", {}, None),
 ]
@@ -87,7 +88,7 @@ def test_the_batches_reach_the_rare_rules():
     multi = Counter()
     truncated = 0
     for strategy, case in (("random", CONFIGS[1]), ("greedy", CONFIGS[3]),
-                           ("random", CONFIGS[5]), ("greedy", CONFIGS[4])):
+                           ("random", CONFIGS[2]), ("greedy", CONFIGS[4])):
         players, length, rules, cards = case
         res = simulate(_config(strategy, players, length, rules, cards), games=200, seed=7,
                        events=True)
