@@ -109,7 +109,7 @@ def test_BI_G3_remaining_tie_is_shared():
     """BI-G3: same score and same burials: the win is shared (both first)."""
     score, place, win = _scored([25, 25, 24], [1, 1, 1], [2, 2, 0])
     assert win == [1, 1, 0] and place == [1, 1, 3]
-    res = simulate({"game": "bloody_inn", "players": 4}, games=3000, seed=3, threads=1)
+    res = simulate({"game": "bloody_inn", "players": 4}, games=3000, seed=3)
     seats = pl.from_arrow(res.seats)
     shared = seats.group_by("game_id").agg((pl.col("win") > 0).sum().alias("w"),
                                            pl.col("win").sum().alias("share"))
@@ -121,7 +121,7 @@ def test_BI_G3_remaining_tie_is_shared():
 
 def test_BI_G4_a_game_over_the_round_cap_is_logged_truncated_and_still_scored():
     res = simulate({"game": "bloody_inn", "players": 3, "rules": {"max_rounds": 2}},
-                   games=50, seed=1, threads=1, events=True)
+                   games=50, seed=1, events=True)
     games = pl.from_arrow(res.games)
     assert games["truncated"].to_list() == [1] * 50 and games["rounds"].to_list() == [2] * 50
     assert games.height == 50                              # never silently dropped
@@ -130,7 +130,7 @@ def test_BI_G4_a_game_over_the_round_cap_is_logged_truncated_and_still_scored():
     assert ev.filter(pl.col("kind") == "score").height == 150
     seats = pl.from_arrow(res.seats)
     assert (seats["score"] == seats["cash"] + 10 * seats["cheques"]).all()
-    full = simulate({"game": "bloody_inn", "players": 3}, games=200, seed=1, threads=1)
+    full = simulate({"game": "bloody_inn", "players": 3}, games=200, seed=1)
     assert pl.from_arrow(full.games)["truncated"].sum() == 0
 
 
@@ -188,7 +188,7 @@ def test_BI_X2_solo_results_in_whole_games():
     """BI-X2 in whole games: a lost solo game has win 0, any other win 1; fines never
     appear in solo (a corpse at an investigation ends the game instead)."""
     res = simulate({"game": "bloody_inn", "players": 1, "seats": [{"strategy": "greedy"}]},
-                   games=4000, seed=8, threads=1)
+                   games=4000, seed=8)
     seats = pl.from_arrow(res.seats)
     assert (seats["win"] == 1 - seats["solo_lost"].cast(pl.Float32)).all()
     assert seats["solo_lost"].sum() > 0 and (seats["solo_lost"] == 0).sum() > 0

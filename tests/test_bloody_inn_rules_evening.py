@@ -184,7 +184,7 @@ def test_BI_E4_skipped_final_round_in_whole_games():
     no night action after it, the game goes straight to the end (travellers discarded,
     final investigation) and the round is not counted; when it is played, it has its night."""
     res = simulate({"game": "bloody_inn", "players": 4, "rules": {"length": "short"}},
-                   games=400, seed=11, events=True, threads=1)
+                   games=400, seed=11, events=True)
     ev = pl.from_arrow(res.events)
     games = pl.from_arrow(res.games)
     last = ev.filter(pl.col("kind") == "last_round")

@@ -137,7 +137,7 @@ def test_BI_V7_one_season_ends_at_the_first_run_out():
 @pytest.mark.parametrize("seasons", [1, 2])
 def test_BI_V7_seasons_played_in_whole_games(seasons):
     res = simulate({"game": "bloody_inn", "players": 3, "rules": {"seasons": seasons}},
-                   games=300, seed=4, threads=1)
+                   games=300, seed=4)
     assert pl.from_arrow(res.games)["seasons_played"].unique().to_list() == [seasons]
 
 

@@ -16,7 +16,7 @@ def test_BI_N1_two_passes_from_the_first_player_clockwise():
     """BI-N1: each round, from the first player clockwise, each player takes one action,
     then a second pass: the acting seats are fp, fp+1, .., fp, fp+1, .. (event log)."""
     res = simulate({"game": "bloody_inn", "players": 3, "rules": {"length": "short"}},
-                   games=60, seed=5, events=True, threads=1)
+                   games=60, seed=5, events=True)
     ev = pl.from_arrow(res.events).filter(pl.col("kind") != "bury_share")
     checked = 0
     for (gid,), g in ev.group_by(["game_id"], maintain_order=True):
