@@ -136,6 +136,15 @@ def test_greedy_games_keep_every_invariant(players, length):
     check_batch(res, players, rules)
 
 
+@pytest.mark.parametrize("flags", [i for i, f in enumerate(FLAGS) if f],
+                         ids=[f"{'-'.join(f'{k}={v}' for k, v in f.items())}" for f in FLAGS if f])
+def test_greedy_games_keep_every_invariant_under_every_flag(flags):
+    rules = FLAGS[flags]
+    players = 2 + flags % 3
+    res = simulate(_cfg(players, rules, "greedy"), games=1500, seed=300 + flags)
+    check_batch(res, players, rules)
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_mixed_greedy_and_random_games_keep_every_invariant(players):
     seats = [{"strategy": "greedy"}, {"strategy": "random"}, {"strategy": "greedy"},
