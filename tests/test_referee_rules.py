@@ -12,7 +12,7 @@ pytest.importorskip("sim.games.bloody_inn")
 
 from sim.api import resolve  # noqa: E402
 from sim.referee import ending, evening, morning, night  # noqa: E402
-from sim.referee.config import RefereeConfig  # noqa: E402
+from sim.referee.config import ENTRANCE_SIZE, RefereeConfig  # noqa: E402
 from sim.referee.divergence import Objection  # noqa: E402
 from sim.referee.game import GameReplay  # noqa: E402
 from sim.referee.log import BARN_SLOT, Ev  # noqa: E402
@@ -309,3 +309,17 @@ def test_bi_v10_unlimited_wealth_turns_cash_into_cheques():
     g.s.seats[0].cash, g.s.seats[0].cheques = 35, 0
     assert g.s.gain(0, 26) == 26
     assert (g.s.seats[0].cash, g.s.seats[0].cheques) == (21, 4)
+
+
+# --- BI-S setup ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("length", ["short", "long"])
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_bi_s2_default_entrance_size_and_bi_s1_keys(players, length):
+    """BI-S2 / BI-V2: the run's Entrance size defaults to the player-aid table (times
+    deck_copies); BI-S1 / BI-X1: 3 white keys with 1-3 players, 4 with 4."""
+    for copies in (1, 2):
+        cfg = make_cfg(players, {"length": length, "deck_copies": copies})
+        assert cfg.deck_size == ENTRANCE_SIZE[(length, players)] * copies
+        assert cfg.white_keys == (3 if players <= 3 else 4)
+        assert len(cfg.travellers) == 70 * copies and len(cfg.peasants) == 8

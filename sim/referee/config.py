@@ -6,6 +6,12 @@ from dataclasses import dataclass
 from .cards import annex_bits, card_instances
 
 
+#: BI-S2: travellers in the Entrance by (length, players), one copy of the deck.  The
+#: resolved config carries the run's ``deck_size``; the tests check its default against this.
+ENTRANCE_SIZE = {("short", 1): 36, ("short", 2): 35, ("short", 3): 42, ("short", 4): 48,
+                 ("long", 1): 44, ("long", 2): 45, ("long", 3): 54, ("long", 4): 64}
+
+
 def white_key_count(players, setting):
     """BI-S1 / BI-V4 / BI-X1: white keys for ``players`` under the ``white_keys`` flag."""
     if setting == "standard":
