@@ -1,0 +1,124 @@
+"""``sim bench`` on a tiny sample: every measurement runs and the JSON has its fields.
+
+No timing is asserted (timings belong in benchmarks/README.md); the checks are on structure,
+on consistency between fields, and on the one exact fact the bench reports: the JIT and the
+plain-Python run of the same kernels give the same rows.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sim.games.bloody_inn")
+
+from sim.commands import bench  # noqa: E402
+
+BIN = Path(sys.executable).parent
+SIM = [str(BIN / "sim")] if (BIN / "sim").exists() else [sys.executable, "-m", "sim.cli"]
+
+
+def sim(*args, cwd):
+    res = subprocess.run(SIM + [str(a) for a in args], cwd=cwd, capture_output=True, text=True,
+                         timeout=1800)
+    return res.returncode, res.stdout, res.stderr
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    cwd = tmp_path_factory.mktemp("bench")
+    code, out, err = sim("bench", "--game", "bloody_inn", "--players", 2, "--games", 64,
+                         "--py-games", 2, "--json", cwd=cwd)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_json_describes_the_machine(result):
+    m = result["machine"]
+    assert result["format"] == "boardsim-bench"
+    for key in ("cpu", "logical_cpus", "usable_cpus", "memory_bytes", "numba_threads",
+                "versions", "git", "load_average", "time", "host"):
+        assert key in m, key
+    assert m["usable_cpus"] >= 1 and m["numba_threads"] >= 1
+    assert m["versions"]["numba"] and len(m["load_average"]) == 3
+    assert len(result["load_average_end"]) == 3
+
+
+def test_throughput_row_has_rates_and_the_time_split(result):
+    (row,) = result["throughput"]
+    assert (row["game"], row["players"], row["mix"]) == ("bloody_inn", 2, "mixed")
+    assert row["lineup"] == ["random", "greedy"] or len(row["lineup"]) == 2
+    assert row["games"] == 64
+    one, full = row["passes"][0], row["passes"][-1]
+    assert one["threads"] == 1 and full["threads"] == row["threads"] == m_threads(result)
+    for p in row["passes"]:
+        assert p["games_per_s"] > 0 and p["kernel_us_per_game"] > 0
+        assert p["parquet_us_per_game"] > 0 and p["pipeline_games_per_s"] > 0
+        # the kernel is part of play time; play + write is the pipeline
+        assert p["kernel_s"] <= p["play_s"] + 1e-3
+        assert p["pipeline_games_per_s"] <= p["games_per_s"]
+    assert row["games_per_s_1"] == one["games_per_s"]
+    assert row["speedup"] == pytest.approx(full["games_per_s"] / one["games_per_s"], rel=1e-2)
+    assert row["efficiency"] == pytest.approx(row["speedup"] / row["threads"], rel=1e-2)
+    assert row["peak_rss_bytes"] > 10 * 2**20
+
+
+def m_threads(result):
+    return result["machine"]["numba_threads"]
+
+
+def test_pure_python_run_gives_the_same_rows_as_the_jit(result):
+    (py,) = result["pure_python"]
+    (row,) = result["throughput"]
+    assert py["games"] == row["digest_games"] == 2
+    assert py["digest"] == row["digest"]
+    assert py["games_per_s"] > 0
+    assert any(c["check"].startswith("JIT and pure Python") and c["ok"]
+               for c in result["checks"])
+
+
+def test_startup_counts_a_cold_compile(result):
+    (s,) = result["startup"]
+    assert s["games"] == bench.WARM_GAMES
+    assert s["cold_s"] > 0 and s["warm_s"] > 0
+    # the cold run compiled into the empty cache: compiled versions were written
+    assert s["compiled_versions"] >= 1 and s["cached_functions"] >= 1
+    assert s["cold_peak_rss_bytes"] > 0 and s["warm_peak_rss_bytes"] > 0
+    assert s["compile_s"] == pytest.approx(s["cold_s"] - s["warm_s"], abs=2e-3)
+
+
+def test_table_renders_every_section(result):
+    text = bench.render(result)
+    for header in ("throughput", "1 thread", "all cores", "speed-up", "kernel us",
+                   "parquet us", "JIT speed-up", "same rows", "cold", "warm", "versions"):
+        assert header in text, header
+
+
+def test_configs_written_as_toml_read_back_the_same():
+    cfg = bench.bench_config("bloody_inn", 3, ["random", "greedy", "random"])
+    assert tomllib.loads(bench.to_toml(cfg)) == cfg
+    target = dict(bench.TARGETS[0][1], games=10, seed=1, name="t")
+    assert tomllib.loads(bench.to_toml(target)) == target
+
+
+def test_targets_skip_a_missing_strategy(monkeypatch):
+    monkeypatch.setattr(bench, "TARGETS", [("nothing", {"game": "bloody_inn", "players": 3,
+                                                        "seats": [{"strategy": "nosuch"}]},
+                                            8.0)])
+    (row,) = bench.targets(1000)
+    assert "nosuch" in row["skipped"] and row["target_s"] == pytest.approx(0.008)
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--game", "chess"], "--game = 'chess'"),
+    (["--game", "bloody_inn", "--players", "9"], "--players"),
+    (["--game", "bloody_inn", "--mix", "nosuch"], "--mix = 'nosuch'"),
+    (["--games", "1"], "--games = 1"),
+])
+def test_bad_options_are_one_line(tmp_path, args, fragment):
+    code, out, err = sim("bench", *args, cwd=tmp_path)
+    assert code == 2 and fragment in err and "Traceback" not in err
