@@ -208,6 +208,7 @@ def test_BI_V8_uncapped_end_bonus_is_not_an_invariant_violation():
     t = Table(2, rules={"end_bonus_capped": False}).clear()
     t.give_annex(0, "prince")
     t.set_money(0, cash=35, cheques=4)
+    t[L.G_PHASE] = 3                                        # as play_one sets it for scoring
     t.end_game()
     assert t.cash(0) == 47
     assert check(t.st) == 0
