@@ -86,8 +86,8 @@ def assert_caught(div, rule, event=None):
     assert div.referee_state and div.message
 
 
-def test_clean_logs_replay(greedy, fuzz, rand):
-    for log in (greedy, fuzz, rand):
+def test_clean_logs_replay(greedy, fuzz, rand, solo):
+    for log in (greedy, fuzz, rand, solo):
         report = replay_result(log.res)
         assert report.ok, report.divergences[0].format()
 
@@ -179,6 +179,29 @@ def test_a_third_action_in_a_night(greedy):
     """BI-N1: each player takes exactly two actions per round, in seat order."""
     gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "passing")
     assert_caught(greedy.replay(gid, inserted(evs, i + 1, evs[i])), "BI-N1")
+
+
+@pytest.fixture(scope="module")
+def solo():
+    return Log({"game": "bloody_inn", "players": 1, "seats": [{"strategy": "greedy"}]}, 300, 17)
+
+
+def test_a_third_action_in_a_solo_night(solo):
+    """BI-N1: a solo player also takes exactly two actions per round."""
+    gid, evs, i = solo.find(lambda evs, i: evs[i].kind == "round" and evs[i].a == 2)
+    j = next(k for k in range(i, len(evs)) if evs[k].phase == "night")
+    before = next(e for e in reversed(evs[:j]) if e.seat == 0)      # money before the night
+    extra = evs[j]._replace(kind="passing", card=-1, a=0, b=0, c=0, cash=before.cash,
+                            cheques=before.cheques)
+    assert_caught(solo.replay(gid, inserted(evs, j, extra)), "BI-N1")
+
+
+def test_solo_player_fined_instead_of_losing(solo):
+    """BI-X2: a solo player caught with an unburied corpse loses at once (no fine)."""
+    gid, evs, i = solo.find(lambda evs, i: evs[i].kind == "solo_lost" and evs[i].phase == "morning")
+    e = evs[i]
+    fined = e._replace(kind="investigation", b=min(e.cash, 10 * e.a), c=0)
+    assert_caught(solo.replay(gid, changed(evs, i, **fined._asdict())), "BI-X2", e)
 
 
 def test_launder_more_cheques_than_cash(rand):

@@ -22,10 +22,15 @@ def night(g):
     n = g.cfg.players
     if n == 1:
         _solo_night(g)
-        return
-    for _ in range(2):
-        for i in range(n):
-            turn(g, (s.first + i) % n)
+    else:
+        for _ in range(2):
+            for i in range(n):
+                turn(g, (s.first + i) % n)
+    nxt = g.peek()
+    if nxt.phase == "night" and nxt.round == s.round:
+        g.current = nxt
+        fail("BI-N1", f"more than two actions per player in round {s.round}: '{nxt.kind}' of "
+             f"seat {nxt.seat} after the second pass")
 
 
 def turn(g, p, stop=None):
