@@ -75,7 +75,7 @@ def test_corrupted_dataset_fails_with_the_rule(dataset, tmp_path):
     game = int(ev.column("game_id")[row].as_py())
     res = CliRunner().invoke(app, ["replay", str(bad), "--no-progress"])
     assert res.exit_code == 1, res.output
-    assert f"game {game}: BI-M3" in res.output
+    assert f"{bad}: game {game}: BI-M3" in res.output
     assert "1 divergent games" in res.output
 
 
@@ -90,3 +90,18 @@ def test_not_a_dataset_or_no_events(tmp_path):
     assert res.exit_code == 2 and "--events" in res.output
     res = CliRunner().invoke(app, ["replay", str(out), "--games", "0"])
     assert res.exit_code == 2 and "--games" in res.output
+
+
+def test_sweep_directory(tmp_path):
+    """A sweep directory: every grid point's dataset is replayed and summed."""
+    (tmp_path / "base.toml").write_text('game = "bloody_inn"\nplayers = 2\ngames = 40\n'
+                                        'seed = 4\n[[seats]]\nstrategy = "greedy"\n')
+    (tmp_path / "sweep.toml").write_text('base = "base.toml"\n[grid]\nplayers = [1, 3]\n')
+    out = tmp_path / "sw"
+    res = CliRunner().invoke(app, ["sweep", str(tmp_path / "sweep.toml"), "--out", str(out),
+                                   "--events", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, ["replay", str(out), "--json", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.output)
+    assert report["games"] == 80 and len(report["datasets"]) == 2

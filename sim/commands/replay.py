@@ -7,17 +7,32 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..errors import ConfigError
+from ..errors import ConfigError, SimError
 from ..progress import Progress, auto_enabled
 
 EXIT_DIVERGENCE = 1
 
 
+def _datasets(directory):
+    """``directory`` itself, or (a sweep) every sub-directory holding a dataset."""
+    from ..dataset import read_manifest
+
+    manifest = read_manifest(directory)
+    if manifest is not None:
+        return [(Path(directory), manifest)]
+    subs = sorted(p.parent for p in Path(directory).glob("*/manifest.json"))
+    found = [(p, read_manifest(p)) for p in subs]
+    if not found:
+        raise SimError(f"{directory}: no manifest.json; not a dataset (nor a sweep of datasets)")
+    return found
+
+
 def replay(directory: Annotated[Path, typer.Argument(
-               metavar="DIR", help="Dataset written by `sim run CONFIG --events`.",
-               show_default=False)],
+               metavar="DIR", help="Dataset written by `sim run CONFIG --events` (or a sweep "
+               "directory of such datasets).", show_default=False)],
            games: Annotated[Optional[int], typer.Option(
-               help="Replay only the first N games.", show_default=False)] = None,
+               help="Replay only the first N games (of each dataset).",
+               show_default=False)] = None,
            show: Annotated[int, typer.Option(
                help="Divergences printed in full (the rest are counted).")] = 10,
            json_: Annotated[bool, typer.Option(
@@ -30,36 +45,47 @@ def replay(directory: Annotated[Path, typer.Argument(
     Reports the first divergence of each game (rule id, event, both states) and exits
     with status 1 if any game diverges.
     """
-    from ..dataset import read_manifest
-    from ..referee import replay_dataset
+    from ..referee import ReplayReport, replay_dataset
 
     if games is not None and games < 1:
         raise ConfigError("--games", games, "a positive number of games")
     if show < 0:
         raise ConfigError("--show", show, "0 or more")
-    manifest = read_manifest(directory)
-    total = manifest.get("games_done", 0) if manifest else 0
+    found = _datasets(directory)
     bar = Progress(enabled=auto_enabled() if progress is None else progress)
-    bar.expect(min(total, games) if games else total)
-    seen = [0]
-
-    def on_chunk(report):
-        bar.advance(report.games - seen[0])
-        seen[0] = report.games
-
+    for _, manifest in found:
+        done = manifest.get("games_done", 0)
+        bar.expect(min(done, games) if games else done)
+    total = ReplayReport()
+    parts = []
     try:
-        report = replay_dataset(directory, max_games=games, on_chunk=on_chunk)
+        for path, _ in found:
+            seen = [0]
+
+            def on_chunk(report, seen=seen):
+                bar.advance(report.games - seen[0])
+                seen[0] = report.games
+
+            report = replay_dataset(path, max_games=games, on_chunk=on_chunk)
+            parts.append((path, report))
+            total.merge(report)
     finally:
         bar.close()
     if json_:
-        typer.echo(json.dumps(report.to_dict()))
+        out = total.to_dict()
+        if len(parts) > 1:
+            out["datasets"] = {str(p): r.to_dict() for p, r in parts}
+        typer.echo(json.dumps(out))
     else:
-        for div in report.divergences[:show]:
+        for div in total.divergences[:show]:
             typer.echo(div.format())
-        if len(report.divergences) > show:
-            typer.echo(f"... and {len(report.divergences) - show:,} more divergent games")
-        typer.echo(report.summary())
-    if not report.ok:
+        if len(total.divergences) > show:
+            typer.echo(f"... and {len(total.divergences) - show:,} more divergent games")
+        if len(parts) > 1:
+            for path, report in parts:
+                typer.echo(f"{path}: {report.summary()}")
+        typer.echo(total.summary())
+    if not total.ok:
         raise typer.Exit(EXIT_DIVERGENCE)
 
 

@@ -176,6 +176,8 @@ def replay_dataset(path, *, max_games=None, on_chunk=None):
         left = None if max_games is None else max_games - total.games
         part = replay_tables(manifest["resolved"], read["games"], read["seats"],
                              read["events"], max_games=left, cfg=cfg)
+        for div in part.divergences:
+            div.dataset = str(path)
         total.merge(part)
         if on_chunk is not None:
             on_chunk(total)

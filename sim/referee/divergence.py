@@ -57,15 +57,17 @@ class Divergence:
     logged: dict = field(default_factory=dict)
     referee_state: dict = field(default_factory=dict)   # referee's state when it objected
     log_state: dict = field(default_factory=dict)       # what the log says at that point
+    dataset: str | None = None                          # the dataset directory, if any
 
     def to_dict(self):
-        return {"game_id": self.game_id, "rule": self.rule, "message": self.message,
+        return {"dataset": self.dataset, "game_id": self.game_id, "rule": self.rule, "message": self.message,
                 "event": self.event, "expected": self.expected, "logged": self.logged,
                 "referee_state": self.referee_state, "log_state": self.log_state}
 
     def format(self):
         """A few lines for a terminal."""
-        lines = [f"game {self.game_id}: {self.rule} {self.message}"]
+        where = f"{self.dataset}: " if self.dataset else ""
+        lines = [f"{where}game {self.game_id}: {self.rule} {self.message}"]
         if self.event is not None:
             e = self.event
             lines.append(f"  event  seq {e['seq']} round {e['round']} {e['phase']} {e['kind']} "
