@@ -82,10 +82,10 @@ def split_games(events):
             cols[name] = _strings(events.column(name), PHASES)
         else:
             cols[name] = events.column(name).to_numpy().astype(np.int64).tolist()
-    rows = list(zip(*(cols[n] for n in EVENT_COLUMNS)))
-    starts = np.r_[0, np.flatnonzero(np.diff(gid)) + 1, len(gid)]
+    columns = [cols[n] for n in EVENT_COLUMNS]
+    starts = np.r_[0, np.flatnonzero(np.diff(gid)) + 1, len(gid)].tolist()
     for lo, hi in zip(starts[:-1], starts[1:]):
-        evs = [Ev(*r) for r in rows[lo:hi]]
+        evs = [Ev(*r) for r in zip(*(c[lo:hi] for c in columns))]
         if any(evs[i].seq > evs[i + 1].seq for i in range(len(evs) - 1)):
             evs.sort(key=lambda e: e.seq)
         yield int(gid[lo]), evs
