@@ -199,6 +199,7 @@ class Table:
         st[L.R_CARD:L.R_CARD + L.NROOMS] = -1
         st[L.R_TOKENS:L.R_TOKENS + L.NROOMS * L.MAXP] = 0
         st[L.P_BARN_FILL:L.P_BARN_FILL + L.MAXP] = 0
+        st[L.G_FREE_SPACE] = st[L.G_NP]          # only the Barns are left (BI-C4)
         st[L.G_ENT_POS] = 0
         st[L.G_ENT_N] = 0
         return self
@@ -289,6 +290,7 @@ class Table:
             owner = self.loc(dest) - LOC.annex
             assert 0 <= owner < L.MAXP, "destination is not an annex"
             self.st[L.C_FILL + dest] += 1
+        self.st[L.G_FREE_SPACE] -= 1
         _state.move_card(self.st, c, LOC.buried + owner, dest)
         return c
 

@@ -159,8 +159,6 @@ def test_mixed_greedy_and_random_games_keep_every_invariant(players):
         assert counts.max() - counts.min() <= 1
 
 
-@pytest.mark.xfail(strict=True, reason="kernel bug: invariants.check reports code 5 (cash "
-                   "above cap) after uncapped end bonuses, which BI-V8 allows")
 def test_end_bonus_uncapped_games_keep_every_invariant():
     """BI-V8 ``end_bonus_capped = false``: end bonuses may lift cash above the cap; every
     other invariant must still hold (greedy players reach the cap often)."""

@@ -199,8 +199,6 @@ def test_BI_V10_unlimited_wealth_turns_cash_above_the_cap_into_four_cheques():
     t.check()
 
 
-@pytest.mark.xfail(strict=True, reason="kernel bug: invariants.check flags cash above the "
-                   "cap (code 5) after uncapped end bonuses, which BI-V8 allows")
 def test_BI_V8_uncapped_end_bonus_is_not_an_invariant_violation():
     """BI-V8 ``end_bonus_capped = false``: 47 F after scoring is a legal end state, so the
     kernel's invariant check must accept it (it runs after ``end_game`` in ``play_one``)."""

@@ -15,6 +15,7 @@ from .layout import (
     R_CARD, R_KEY, CLOSED, S_C, K_ANNEXABLE, C_KIND, NLISTS, LIST_N, LISTS, MAXC, C_POS,
 )
 from .state import list_id
+from .layout import G_FREE_SPACE, G_END_CAPPED, G_PHASE
 
 
 @njit(cache=True, _nrt=False)
@@ -89,13 +90,22 @@ def check(st):
         if st[P_CHEQUES + q] < 0 or st[P_CASH + q] < 0:
             return 5
         if st[P_CASH + q] > st[G_CAP] and st[G_UNLIMITED] == 0:
-            return 5
+            if not (st[G_END_CAPPED] == 0 and st[G_PHASE] == 3):   # BI-V8 end bonuses
+                return 5
     # the card lists agree with the card locations (counts were compared above)
     for l in range(NLISTS):
         for i in range(st[LIST_N + l]):
             c = st[LISTS + l * MAXC + i]
             if c < 0 or c >= n or list_id(st[C_LOC + c]) != l or st[C_POS + c] != i:
                 return 1
+    free = 0
+    for q in range(np_):
+        free += 1 - st[P_BARN_FILL + q]
+    for c in range(n):
+        if LOC.annex <= st[C_LOC + c] < LOC.annex + np_:
+            free += st[C_RANK + c] - st[C_FILL + c]
+    if free != st[G_FREE_SPACE]:
+        return 4
     if ent != st[G_ENT_N] - st[G_ENT_POS]:
         return 2
     for i in range(st[G_ENT_POS], st[G_ENT_N]):

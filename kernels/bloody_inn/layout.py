@@ -145,6 +145,7 @@ G_EV_CAP = _region(1)             # capacity of the event buffer (rows)
 G_EV_OVERFLOW = _region(1)
 G_PHASE = _region(1)              # 0 evening, 1 night, 2 morning, 3 end (for events)
 G_FINAL_FP = _region(1)
+G_FREE_SPACE = _region(1)        # free burial places over every annex and Barn
 _region(8)                        # spare
 
 # --- lineup (per lineup entry) ----------------------------------------------------
@@ -229,6 +230,8 @@ D_PAY = _region(MAXC)             # payment cards
 S_A = _region(MAXC)               # scratch lists for strategies
 S_B = _region(MAXC)
 S_C = _region(MAXC)
+S_D = _region(MAXC)
+S_E = _region(MAXC)
 S_CAP = _region(MAXC)             # free capacity per annex card during a multi-bury
 S_BARNCAP = _region(MAXP)
 
@@ -274,6 +277,7 @@ class Event(NamedTuple):
     truncated: int = 31      # safety cap reached (BI-G4)
     final_investigation: int = 32  # seat fined at game end: a corpses, b cash, c cheques
     discard: int = 33        # card discarded from a room at game end (BI-G1)
+    action: int = 34         # a night action starts: a = action id, b = targets (peasants), c = cost after discount
 
 
 EVENT = Event()

@@ -10,7 +10,7 @@ from .layout import (
     C_KIND, C_LOC, C_RANK, C_TYPE, C_FILL, G_NCARDS, G_NP, G_BISTRO_N, G_UNIQUE,
     K_ANNEXABLE, P_DISCOUNT, P_HAND_N, P_KINDS_OWNED, P_BARN_FILL, P_MULTI, P_PEAS_LIMIT,
     P_CASH, P_CHEQUES, G_CAP, R_CARD, R_KEY, LISTS, LIST_N, MAXC, L_HAND, L_CORPSE, L_ANNEX,
-    L_BISTRO,
+    L_BISTRO, G_FREE_SPACE,
 )
 
 
@@ -82,17 +82,10 @@ def list_burial_places(st, off):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def total_free_space(st):
-    n = 0
-    for q in range(st[G_NP]):
-        n += 1 - st[P_BARN_FILL + q]
-    for q in range(st[G_NP]):
-        base = LISTS + (L_ANNEX + q) * MAXC
-        for i in range(st[LIST_N + L_ANNEX + q]):
-            c = st[base + i]
-            n += annex_capacity(st, c) - st[C_FILL + c]
-    return n
+    """Free burial places over every annex and Barn (kept by setup, build and bury)."""
+    return st[G_FREE_SPACE]
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -10,7 +10,7 @@ from .layout import (
     ACTION, CTYPE, EVENT, LOC, MAXP, NACT, NCOL, NROOMS, BARN_SLOT, WHITE,
     C_AFF, C_COLOUR, C_FILL, C_KIND, C_LOC, C_POCKET, C_RANK, C_SLOT, C_TYPE,
     D_ACTION, D_DEST, D_LAUNDER, D_NPAY, D_NT, D_PAY, D_PEASANTS, D_T,
-    G_BISTRO_N, G_CAP, G_ERR, G_NP, G_ERR_ROUND, G_NCARDS, G_ROUND, G_TURNS,
+    G_BISTRO_N, G_CAP, G_ERR, G_NP, G_FREE_SPACE, G_ERR_ROUND, G_NCARDS, G_ROUND, G_TURNS,
     K_ANNEX_BIT, K_BUILD_CASH, K_CHAPEL, K_DISCOUNT_ACT, K_DISCOUNT_AMT, K_END_CHEQUE,
     K_END_COLOUR, K_END_COLOUR_AMT, K_LEAVE_INCOME, K_MONK, K_MULTI, K_PEASANT_LIMIT,
     K_PER_COLOUR, K_PER_COLOUR_AMT, K_ROOM_SERVICE, K_WAGE_FREE,
@@ -102,6 +102,7 @@ def bribe(st, pr, p):
         n = st[D_NT]
         if n < 1 or n > st[P_PEAS_LIMIT + p] or n > st[G_BISTRO_N]:
             return False
+        log_event(st, EVENT.action, p, -1, ACTION.bribe, n, 0)
         for _ in range(n):
             c = list_card(st, L_BISTRO, st[G_BISTRO_N] - 1)
             move_card(st, c, LOC.hand + p, 0)
@@ -112,6 +113,7 @@ def bribe(st, pr, p):
     cost = _targets_cost(st, p, ACTION.bribe)
     if cost < 0 or cost > st[P_HAND_N + p]:
         return False
+    log_event(st, EVENT.action, p, -1, ACTION.bribe, st[D_NT], cost)
     if not _pay(st, pr, p, ACTION.bribe, cost, -1):
         return False
     for i in range(st[D_NT]):
@@ -132,6 +134,7 @@ def kill(st, pr, p):
     if st[D_PEASANTS] != 0:
         if st[D_NT] != 1 or st[G_BISTRO_N] < 1:
             return False
+        log_event(st, EVENT.action, p, -1, ACTION.kill, 1, 0)
         c = list_card(st, L_BISTRO, st[G_BISTRO_N] - 1)
         move_card(st, c, LOC.corpse + p, 0)
         st[P_KILLS + p] += 1
@@ -141,6 +144,7 @@ def kill(st, pr, p):
     cost = _targets_cost(st, p, ACTION.kill)
     if cost < 0 or cost > st[P_HAND_N + p]:
         return False
+    log_event(st, EVENT.action, p, -1, ACTION.kill, st[D_NT], cost)
     if not _pay(st, pr, p, ACTION.kill, cost, -1):
         return False
     for i in range(st[D_NT]):
@@ -188,6 +192,7 @@ def bury(st, pr, p):
             st[S_BARNCAP + q] -= 1
             if st[S_BARNCAP + q] < 0:
                 return False
+    log_event(st, EVENT.action, p, -1, ACTION.bury, nt, cost)
     if not _pay(st, pr, p, ACTION.bury, cost, -1):
         return False
     for i in range(nt):
@@ -198,6 +203,7 @@ def bury(st, pr, p):
             st[C_FILL + d] += 1
         else:
             st[P_BARN_FILL + owner] += 1
+        st[G_FREE_SPACE] -= 1
         move_card(st, c, LOC.buried + owner, d)
         pocket = st[C_POCKET + c]
         st[P_BURIED + p] += 1
@@ -229,10 +235,12 @@ def build(st, pr, p):
     if c < 0 or c >= st[G_NCARDS] or not can_build(st, p, c):
         return False
     cost = discounted(st, p, ACTION.build, st[C_RANK + c])
+    log_event(st, EVENT.action, p, c, ACTION.build, 1, cost)
     if not _pay(st, pr, p, ACTION.build, cost, c):
         return False
     move_card(st, c, LOC.annex + p, 0)
     st[C_FILL + c] = 0
+    st[G_FREE_SPACE] += st[C_RANK + c]          # BI-C3: capacity = rank
     k = st[C_KIND + c]
     st[P_BUILDS + p] += 1
     st[P_KINDS_OWNED + p] |= 1 << k
@@ -296,6 +304,7 @@ def launder(st, pr, p):
     cash_out, cash_in = launder_range(st, p)
     if k > cash_in or -k > cash_out:
         return False
+    log_event(st, EVENT.action, p, -1, ACTION.passing, 0, 0)
     st[P_CASH + p] -= 10 * k
     st[P_CHEQUES + p] += k
     if k != 0:

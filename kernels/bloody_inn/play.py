@@ -128,7 +128,7 @@ def _write_rows(st, g, games_out, seats_out):
 
 @njit(cache=True, parallel=True)
 def play_games(template, params, seed, first_game, n_games, n_blocks, ev_rows_per_block,
-               games_out, seats_out, ev_out, ev_count):
+               ev_game_cap, games_out, seats_out, ev_out, ev_count):
     """Play games ``first_game .. first_game + n_games - 1``.
 
     Parameters
@@ -142,16 +142,19 @@ def play_games(template, params, seed, first_game, n_games, n_blocks, ev_rows_pe
     ev_out : int64[n_blocks * ev_rows_per_block, EV_FIELDS + 1]
         Event rows per block (first column: game index within the chunk); only written
         when the template asks for events.
+    ev_game_cap : int
+        Event rows one game may log.
     ev_count : int64[n_blocks]
-        Event rows written by each block; -1 if its buffer overflowed (the caller retries
-        with a larger buffer — results are deterministic, so a retry is exact).
+        Event rows written by each block; -1 if the block's buffer overflowed, -2 if one
+        game logged more than ``ev_game_cap`` rows (the caller retries with larger buffers —
+        results are deterministic, so a retry is exact).
     """
     per = (n_games + n_blocks - 1) // n_blocks
     log = template[G_LOG] != 0
     for b in prange(n_blocks):
         lo = b * per
         hi = min(n_games, lo + per)
-        ev_cap = 8192 if log else 0
+        ev_cap = ev_game_cap if log else 0
         own_st = np.empty(STATE_END + ev_cap * EV_FIELDS, dtype=np.int64)
         own_st[:STATE_END] = template[:STATE_END]
         own_pr = params.copy()
@@ -168,7 +171,10 @@ def play_games(template, params, seed, first_game, n_games, n_blocks, ev_rows_pe
             _write_rows(st, g, games_out, seats_out)
             if log:
                 n = st[G_EV_N]
-                if st[G_EV_OVERFLOW] != 0 or used + n > ev_rows_per_block:
+                if st[G_EV_OVERFLOW] != 0:
+                    used = -2
+                    break
+                if used + n > ev_rows_per_block:
                     used = -1
                     break
                 for i in range(n):

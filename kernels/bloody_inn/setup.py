@@ -12,7 +12,7 @@ from .layout import (
     P_ANNEX_MASK, P_KINDS_OWNED, P_PEAS_BRIBED, P_PEAS_KILLED, P_SOLO_LOST, P_SCORE,
     P_PLACE, P_WINNER, P_WAGE_FREE, P_LEAVE_INCOME, P_PEAS_LIMIT, P_CHAPEL, P_END_CHEQUE,
     P_DISCOUNT, P_MULTI, P_END_COLOUR, P_COL_ANNEX, P_BRIBED_R, P_KILLED_R, P_BURIED_R,
-    R_CARD, R_KEY, R_TOKENS, S_A,
+    R_CARD, R_KEY, R_TOKENS, S_A, G_FREE_SPACE,
 )
 from .state import log_event, move_card
 from .policy_tools import rand, shuffle_prefix
@@ -74,8 +74,8 @@ def setup_game(st):
             st[R_KEY + r] = CLOSED
         if st[R_KEY + r] != CLOSED:
             n_open += 1
-            log_event(st, EVENT.key, st[R_KEY + r] if st[R_KEY + r] != WHITE else -1, -1, r, 0, 0)
     st[G_OPEN_ROOMS] = n_open
+    st[G_FREE_SPACE] = np_                      # BI-C4: one Barn place per player
     # every card starts in the box
     ncards = st[G_NCARDS]
     for c in range(ncards):
@@ -111,3 +111,6 @@ def setup_game(st):
             move_card(st, pe, LOC.bistro, 0)
             log_event(st, EVENT.bistro, -1, pe, 0, 0, 0)
             pe += 1
+    for r in range(NROOMS):                       # logged once the money is set
+        if st[R_KEY + r] != CLOSED:
+            log_event(st, EVENT.key, st[R_KEY + r] if st[R_KEY + r] != WHITE else -1, -1, r, 0, 0)

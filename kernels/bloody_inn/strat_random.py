@@ -7,7 +7,8 @@ add each further affordable target with probability 1/2.
 from numba import njit
 
 from .layout import (
-    ACTION, LOC, NROOMS, NACT, C_LOC, C_RANK, G_NCARDS, G_BISTRO_N, G_VOLUNTARY,
+    ACTION, CTYPE, LOC, NROOMS, NACT, C_LOC, C_RANK, C_TYPE, G_NCARDS, G_BISTRO_N, G_VOLUNTARY,
+    G_FREE_SPACE, LISTS, L_HAND, L_CORPSE, MAXC, P_CORPSE_N, P_DISCOUNT, R_CARD, S_D, S_E,
     D_ACTION, D_DEST, D_LAUNDER, D_NPAY, D_NT, D_PAY, D_PEASANTS, D_T,
     P_HAND_N, P_PEAS_LIMIT, S_A, S_B, S_C,
 )
@@ -41,72 +42,103 @@ def _pick_dest(st, i):
 
 @njit(cache=True, _nrt=False)
 def action(st, pr, p):
+    """One pass over the rooms, the hand and the corpses lists every legal target of each
+    action; then an action uniformly among those with a target, then a target."""
+    hand_n = st[P_HAND_N + p]
+    bistro = st[G_BISTRO_N]
+    db = st[P_DISCOUNT + p * NACT + ACTION.bribe]
+    dk = st[P_DISCOUNT + p * NACT + ACTION.kill]
+    nb = 0                                   # bribable travellers -> S_B
+    nk = 0                                   # killable travellers -> S_C
+    for r in range(NROOMS):
+        c = st[R_CARD + r]
+        if c >= 0:
+            rank = st[C_RANK + c]
+            if rank - db <= hand_n:
+                st[S_B + nb] = c
+                nb += 1
+            if rank - dk <= hand_n:
+                st[S_C + nk] = c
+                nk += 1
+    nbuild = 0                               # buildable cards in hand -> S_D
+    hb = LISTS + (L_HAND + p) * MAXC
+    for i in range(hand_n):
+        c = st[hb + i]
+        if can_build(st, p, c):
+            st[S_D + nbuild] = c
+            nbuild += 1
+    nbury = 0                                # affordable own corpses -> S_E
+    if st[G_FREE_SPACE] > 0:
+        cb = LISTS + (L_CORPSE + p) * MAXC
+        for i in range(st[P_CORPSE_N + p]):
+            c = st[cb + i]
+            raw = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c]
+            if discounted(st, p, ACTION.bury, raw) <= hand_n:
+                st[S_E + nbury] = c
+                nbury += 1
     n = 0
-    for a in range(NACT):
-        if action_feasible(st, p, a):
-            st[S_A + n] = a
-            n += 1
+    if nb > 0 or bistro > 0:
+        st[S_A + n] = ACTION.bribe
+        n += 1
+    if nbuild > 0:
+        st[S_A + n] = ACTION.build
+        n += 1
+    if nk > 0 or bistro > 0:
+        st[S_A + n] = ACTION.kill
+        n += 1
+    if nbury > 0:
+        st[S_A + n] = ACTION.bury
+        n += 1
+    st[S_A + n] = ACTION.passing
+    n += 1
     a = st[S_A + rand(st, n)]
     st[D_ACTION] = a
-    hand_n = st[P_HAND_N + p]
     if a == ACTION.bribe or a == ACTION.kill:
-        m = room_candidates(st, p, a, hand_n, S_B)
-        if st[G_BISTRO_N] > 0:
-            st[S_B + m] = -1                   # the Bistro option
-            m += 1
-        pick = st[S_B + rand(st, m)]
-        if pick < 0:
+        off = S_B if a == ACTION.bribe else S_C
+        m = nb if a == ACTION.bribe else nk
+        k = rand(st, m + (1 if bistro > 0 else 0))
+        if k == m:                           # the Bistro option
             st[D_PEASANTS] = 1
             if a == ACTION.bribe:
-                lim = min(st[P_PEAS_LIMIT + p], st[G_BISTRO_N])
+                lim = min(st[P_PEAS_LIMIT + p], bistro)
                 st[D_NT] = 1 + rand(st, lim)
             else:
                 st[D_NT] = 1
             return
+        pick = st[off + k]
         st[D_T] = pick
         st[D_NT] = 1
-        if has_multi(st, p, a):
-            m = room_candidates(st, p, a, hand_n, S_B)
-            shuffle_prefix(st, S_B, m, m)
+        if has_multi(st, p, a) and m > 1:
+            shuffle_prefix(st, off, m, m)
+            raw = st[C_RANK + pick]
             for j in range(m):
-                c = st[S_B + j]
+                c = st[off + j]
                 if c == pick or rand(st, 2) == 0:
                     continue
-                st[D_T + st[D_NT]] = c
-                st[D_NT] += 1
-                if discounted(st, p, a, targets_raw_cost(st)) > hand_n:
-                    st[D_NT] -= 1
+                if discounted(st, p, a, raw + st[C_RANK + c]) <= hand_n:
+                    st[D_T + st[D_NT]] = c
+                    st[D_NT] += 1
+                    raw += st[C_RANK + c]
         return
     if a == ACTION.build:
-        h = list_hand(st, p, S_B)
-        m = 0
-        for j in range(h):
-            c = st[S_B + j]
-            if can_build(st, p, c):
-                st[S_B + m] = c
-                m += 1
-        st[D_T] = st[S_B + rand(st, m)]
+        st[D_T] = st[S_D + rand(st, nbuild)]
         st[D_NT] = 1
         return
     if a == ACTION.bury:
-        h = list_corpses(st, p, S_B)
-        m = 0
-        for j in range(h):
-            c = st[S_B + j]
-            st[D_T] = c
-            st[D_NT] = 1
-            if discounted(st, p, ACTION.bury, bury_raw_cost(st)) <= hand_n:
-                st[S_B + m] = c
-                m += 1
-        st[D_T] = st[S_B + rand(st, m)]
+        first = st[S_E + rand(st, nbury)]
+        st[D_T] = first
         st[D_NT] = 1
         d, ok = _pick_dest(st, 0)
         st[D_DEST] = d
-        if has_multi(st, p, ACTION.bury) and m > 1:
-            shuffle_prefix(st, S_B, m, m)
-            for j in range(m):
-                c = st[S_B + j]
-                if c == st[D_T] or rand(st, 2) == 0:
+        if has_multi(st, p, ACTION.bury) and nbury > 1:
+            shuffle_prefix(st, S_E, nbury, nbury)
+            raw = 0 if st[C_TYPE + first] == CTYPE.peasant else st[C_RANK + first]
+            for j in range(nbury):
+                c = st[S_E + j]
+                if c == first or rand(st, 2) == 0:
+                    continue
+                r2 = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c]
+                if discounted(st, p, ACTION.bury, raw + r2) > hand_n:
                     continue
                 i = st[D_NT]
                 d, ok = _pick_dest(st, i)
@@ -115,8 +147,7 @@ def action(st, pr, p):
                 st[D_T + i] = c
                 st[D_DEST + i] = d
                 st[D_NT] = i + 1
-                if discounted(st, p, ACTION.bury, bury_raw_cost(st)) > hand_n:
-                    st[D_NT] = i
+                raw += r2
         return
     cash_out, cash_in = launder_range(st, p)
     st[D_LAUNDER] = rand(st, cash_out + cash_in + 1) - cash_out

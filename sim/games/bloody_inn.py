@@ -223,19 +223,21 @@ class BloodyInnAdapter:
         n_blocks = max(1, min(count, numba.get_num_threads() * 8))
         games_out = np.zeros((count, len(GAME_COLS)), dtype=np.int64)
         seats_out = np.zeros((count * players, len(SEAT_COLS)), dtype=np.int64)
-        ev_rows = 0
+        per_block = (count + n_blocks - 1) // n_blocks
+        ev_rows = per_block * 600 if events else 0      # ~450 events in a 3p long game
+        ev_game_cap = 8192
         while True:
-            if events:
-                per_block = (count + n_blocks - 1) // n_blocks
-                ev_rows = max(ev_rows, per_block * 1200)
             ev_out = np.zeros((n_blocks * ev_rows, L.EV_FIELDS + 1), dtype=np.int64)
             ev_count = np.zeros(n_blocks, dtype=np.int64)
             play_games(st, params, np.int64(resolved["seed"]), np.int64(start), np.int64(count),
-                       np.int64(n_blocks), np.int64(ev_rows), games_out, seats_out, ev_out,
-                       ev_count)
+                       np.int64(n_blocks), np.int64(ev_rows), np.int64(ev_game_cap),
+                       games_out, seats_out, ev_out, ev_count)
             if not events or (ev_count >= 0).all():
                 break
-            ev_rows *= 2                       # deterministic: a retry gives the same games
+            # deterministic: a retry with larger buffers gives the same games
+            if (ev_count == -2).any():
+                ev_game_cap *= 4
+            ev_rows = max(ev_rows * 2, ev_game_cap)
         return Chunk(
             games=self._games_table(resolved, start, count, games_out),
             seats=self._seats_table(resolved, start, count, seats_out, names),
