@@ -268,18 +268,26 @@ def _env_prob(st, seat, c):
 
 @njit(cache=True)
 def useful_rooms(st, seat):
-    """Rooms (mask over 0..8) worth walking to: a suggestion there can still tell the agent
-    about the room card, or (2 players) a face-down card there is still unseen.  Which rooms
-    hold a face-down card is public (CL-2.1), not which card."""
+    """Rooms (mask over 0..8) worth walking to: with 2 players, first the rooms whose
+    face-down card is still unseen (which rooms hold one is public, CL-2.1, not which card);
+    then the rooms where a suggestion can still tell the agent about the room card; once the
+    room is settled, the rooms whose card nobody else holds."""
     cand = candidates(st, seat) & CAT_ROOM
-    if cand & (cand - 1) == 0:
-        r = 0
-    else:
+    if cand & (cand - 1):
         r = (_refutable(st, seat, cand) & CAT_ROOM) >> FIRST_ROOM
-    if st[S_N] == 2:                # CL-2.2: face-down cards not looked at yet
+    elif _still_learning(st, seat):
+        # room settled: rooms nobody else can refute (own or the envelope's) isolate the
+        # suspect and the weapon
+        r = ((st[S_TRUE + seat] | cand) & CAT_ROOM) >> FIRST_ROOM
+    else:
+        r = 0
+    if st[S_N] == 2:                # CL-2.2: face-down cards not looked at yet come first
+        fd = 0
         for q in range(9):
             if st[S_ROOMCARD + q] >= 0 and not (st[S_LOOKED + seat] >> q) & 1:
-                r |= 1 << q
+                fd |= 1 << q
+        if fd:
+            return fd
     return r
 
 
@@ -399,6 +407,12 @@ def choose_destination(st, tb, seat, pos, target, nq):
                 best = v
     if room >= 0:
         return room
+    if best == pos and nq > 1:
+        # blocked from getting closer (pawns jam a corridor): step aside at random so that
+        # jams dissolve instead of repeating forever
+        v = st[X_QUEUE + 1 + randint(st, S_RNG, nq - 1)]
+        if v >= 9 or (useful >> v) & 1:
+            return v
     return best
 
 

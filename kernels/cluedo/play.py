@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit, prange
 
 from .knowledge import kbase, known_cards, popc, propagate
-from .layout import (ENVELOPE, EV_COLS, K_DIRTY, S_ACCUSED, S_ACTIVE, S_CHAR, S_CHECK,
+from .layout import (AGENT, S_AGENT, ENVELOPE, EV_COLS, K_DIRTY, S_ACCUSED, S_ACTIVE, S_CHAR, S_CHECK,
                      S_CLUE_DRAWN, S_CL_OVERFLOW, S_CUR, S_EVB, S_EVSEQ, S_FIRST_ROOM,
                      S_LINEUP, S_NEV, S_NSUGG, S_OVER, S_REC, S_ROUNDS, S_TRUE, S_TRUNC,
                      S_TTAKEN, S_TURNS, S_VIOL, S_WINNER, STATE_SIZE, T_MAX_TURNS,
@@ -117,8 +117,8 @@ def play(tb, start, count, nblocks, mode, ev_at, ev,
                 first_room[r] = st[S_FIRST_ROOM + s]
                 accused[r] = st[S_ACCUSED + s]
                 kb = kbase(s)
-                if st[kb + K_DIRTY]:
-                    propagate(st, kb)
+                if st[S_AGENT + s] != AGENT.NAIVE and st[kb + K_DIRTY]:
+                    propagate(st, kb)           # what a reasoning player knows at the end
                 known[r] = popc(known_cards(st, kb))
                 if s == w:
                     score[r] = 1

@@ -429,7 +429,7 @@ def simulate_chunk(resolved, start, count, *, events=False):
 
 class _Adapter:
     name = "cluedo"
-    title = "Cluedo (modern edition: loupe dice, 29 clue cards, 2-6 players)"
+    title = "Cluedo (modern edition: loupe dice, 29 clue cards, 2-player mode)"
     min_players = 2
     max_players = 6
     resolve = staticmethod(resolve)
