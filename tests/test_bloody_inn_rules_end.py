@@ -195,7 +195,27 @@ def test_BI_X2_solo_results_in_whole_games():
     assert seats["fines"].sum() == 0
 
 
-@pytest.mark.skip(reason="BI-X3 (rating band of a long solo score: 110-129 worrying .. 170+ "
-                         "demonic) is not implemented by the kernel or the adapter yet")
 def test_BI_X3_long_solo_rating_band():
-    """BI-X3: the rating of a long solo game by its score (player aid)."""
+    """BI-X3: the rating of a long solo game by its score (player aid): 110-129 worrying,
+    130-149 hazardous, 150-169 evil, 170+ demonic; a caught player (BI-X2) has lost."""
+    from sim.games.bloody_inn import solo_rating
+    cases = {0: "below", 109: "below", 110: "worrying", 129: "worrying", 130: "hazardous",
+             149: "hazardous", 150: "evil", 169: "evil", 170: "demonic", 400: "demonic"}
+    for score, band in cases.items():
+        assert solo_rating(score, False, "long") == band, score
+    assert solo_rating(180, True, "long") == "lost"
+    assert solo_rating(180, False, "short") is None      # the bands rate long games
+
+
+def test_BI_X3_solo_rating_column_matches_scores():
+    """BI-X3 in the seats table: every solo seat carries the band of its score, or "lost"."""
+    from sim.games.bloody_inn import solo_rating
+    res = simulate({"game": "bloody_inn", "players": 1, "seats": [{"strategy": "greedy"}]},
+                   games=400, seed=5)
+    seats = res.seats.to_pydict()
+    assert "solo_rating" in seats
+    for score, lost, band in zip(seats["score"], seats["solo_lost"], seats["solo_rating"]):
+        assert band == solo_rating(score, bool(lost), "long")
+    multi = simulate({"game": "bloody_inn", "players": 2}, games=10, seed=5)
+    assert "solo_rating" not in multi.seats.column_names
+

@@ -18,6 +18,26 @@ from . import bloody_inn_cards as cards
 DECK_SIZE = {("short", 1): 36, ("short", 2): 35, ("short", 3): 42, ("short", 4): 48,
              ("long", 1): 44, ("long", 2): 45, ("long", 3): 54, ("long", 4): 64}
 
+# BI-X3: rating bands of a long solo game (player aid), lowest score of each band
+SOLO_BANDS = ((170, "demonic"), (150, "evil"), (130, "hazardous"), (110, "worrying"))
+
+
+def solo_rating(score, lost, length="long"):
+    """BI-X3: the rulebook's rating of a solo game.
+
+    ``"lost"`` when the player was caught with a corpse (BI-X2), ``None`` for a short game
+    (the bands are for long games), ``"below"`` under 110, else the band's name.
+    """
+    if lost:
+        return "lost"
+    if length != "long":
+        return None
+    for low, name in SOLO_BANDS:
+        if score >= low:
+            return name
+    return "below"
+
+
 RULE_KEYS = ("length", "deck_size", "deck_copies", "unique_annexes", "white_keys",
              "voluntary_dismissal", "final_round", "seasons", "end_bonus_capped", "tiebreak",
              "wealth_cap", "unlimited_wealth", "max_rounds", "check_invariants")
@@ -284,6 +304,11 @@ class BloodyInnAdapter:
         narrow = {"solo_lost": np.int8, "annex_mask": np.int32}
         for name in SEAT_COLS[4:]:
             out[name] = cols[name].astype(narrow.get(name, np.int16))
+        if players == 1:
+            length = resolved["rules"]["length"]
+            out["solo_rating"] = pa.array(
+                [solo_rating(int(sc), bool(lo), length)
+                 for sc, lo in zip(cols["score"], cols["solo_lost"])], type=pa.string())
         return pa.table(out)
 
     def _events_table(self, resolved, start, ev_out, ev_count, ev_rows, inst):
