@@ -325,3 +325,13 @@ def test_unknown_backend_lists_ray():
     with pytest.raises(ConfigError) as exc:
         runner.get_backend("cloud")
     assert "'local' | 'ray'" in str(exc.value)
+
+
+def test_an_address_where_nothing_listens_is_one_line_before_any_output(tmp_path):
+    (port,) = _free_ports(1)
+    code, out, err = sim("run", LONG3, "--games", 10, "--out", "x", "--backend", "ray",
+                         "--address", f"127.0.0.1:{port}", cwd=tmp_path, timeout=120)
+    assert code == 2 and "Traceback" not in err
+    (line,) = [ln for ln in err.splitlines() if ln.startswith("error: ")]
+    assert f"127.0.0.1:{port}" in line and "cannot connect" in line
+    assert not (tmp_path / "x").exists()

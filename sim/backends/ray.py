@@ -41,6 +41,7 @@ import logging
 import math
 import os
 import platform
+import socket
 import time
 from collections import deque
 from functools import lru_cache
@@ -105,6 +106,8 @@ def configure(address=None, task_games=None, shared_output=None, ship_code=None,
             raise SimError(f"this process is already connected to Ray at {_state['address']}; "
                            "one process uses one cluster")
         _options["address"] = address.strip()
+        # Connect now, so that a wrong address fails before any output is touched.
+        _connect()
     if task_games is not None:
         _options["task_games"] = _check_int("task_games", task_games, 1, runner.MAX_CHUNK_GAMES)
     if shared_output is not None:
@@ -204,6 +207,7 @@ def _connect():
         kwargs["runtime_env"] = {"py_modules": [str(Path(sim.__file__).parent),
                                                 str(Path(kernels.__file__).parent)],
                                  "excludes": ["__pycache__", "*.pyc"]}
+    _probe(address)
     _messages_to_stderr()
     try:
         ray.init(**kwargs)
@@ -213,6 +217,23 @@ def _connect():
         raise RayBackendError(f"cannot {where}: {_one_line(exc)}") from None
     _state["address"] = address
     return ray
+
+
+def _probe(address, timeout=10.0):
+    """Fail fast, with one line, when nothing listens at ``HOST:PORT`` (``ray.init`` would
+    wait for minutes)."""
+    if address in ("local", "auto"):
+        return
+    hostport = address.split("://", 1)[-1].rstrip("/")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ConfigError("--address", address, "HOST:PORT or ray://HOST:PORT of a Ray cluster")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise RayBackendError(f"cannot connect to the Ray cluster at {address}: nothing answers "
+                              f"at {host}:{port} ({exc.strerror or exc}); is the head node "
+                              "started (ray start --head) and the address right?") from None
 
 
 def _messages_to_stderr():
