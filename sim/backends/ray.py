@@ -67,8 +67,6 @@ ENV_RETRIES = "BOARDSIM_RAY_MAX_RETRIES"
 #: process (as a lost node would), and Ray has to retry it.
 ENV_CRASH_ONCE = "BOARDSIM_RAY_CRASH_ONCE"
 
-_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-
 _options = {"address": None, "task_games": None, "shared_output": None, "ship_code": None,
             "max_retries": None}
 _state = {"address": None, "remote": None}
@@ -443,9 +441,9 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
                 if meta["code"] != info["code"]:
                     raise RayBackendError(
                         f"node {meta['node']} ({meta['host']}) runs other simulator code "
-                        f"than this driver (source fingerprint {meta['code']} vs {info['code']}); install the "
-                        f"same boardsim commit on every node or set {ENV_SHIP}=1; finished "
-                        "chunks are kept (--resume)")
+                        f"than this driver (source fingerprint {meta['code']} vs "
+                        f"{info['code']}); install the same boardsim commit on every node or "
+                        f"set {ENV_SHIP}=1; finished chunks are kept (--resume)")
                 w = info["workers"].setdefault(meta["node"], {
                     "host": meta["host"], "tasks": 0, "games": 0, "threads": meta["threads"],
                     "cache_dir": meta["cache_dir"]})
