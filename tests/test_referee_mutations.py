@@ -13,7 +13,7 @@ pytest.importorskip("sim.games.bloody_inn")
 
 from sim.api import simulate  # noqa: E402
 from sim.referee import RefereeConfig, replay_game, replay_result, replay_tables  # noqa: E402
-from sim.referee.log import split_games  # noqa: E402
+from sim.referee.log import ACTION_OF, split_games  # noqa: E402
 
 FUZZ_CARDS = {                      # cheap cards with rare effects (see test_referee_batch)
     "baron": {"effect": "peasant_bribe_limit(4)+room_service_token"},
@@ -128,6 +128,101 @@ def test_build_at_the_wrong_cost(greedy):
     assert_caught(greedy.replay(gid, changed(evs, i, a=evs[i].a + 1)), "BI-N2", evs[i])
 
 
+# --- the 'action' event: one per night action, before its payment ---------------------
+
+def test_action_event_missing(greedy):
+    """BI-N1: every night action starts with an 'action' event; without it the action is
+    not delimited (the payment or the bribe that follows is objected to)."""
+    gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "action" and evs[i].c > 0)
+    assert_caught(greedy.replay(gid, removed(evs, i)), "BI-N1", evs[i + 1])
+
+
+def test_action_event_missing_in_a_solo_night(solo):
+    """BI-N1: in a solo night the two actions of seat 0 follow each other; dropping the
+    'action' event of the second one leaves its events without an action."""
+    def second_of_night(evs, i):
+        e = evs[i]
+        return (e.kind == "action" and evs[i - 1].phase == "night"
+                and evs[i + 1].kind not in ("pay", evs[i - 1].kind))
+    gid, evs, i = solo.find(second_of_night)
+    assert_caught(solo.replay(gid, removed(evs, i)), "BI-N1", evs[i + 1])
+
+
+def test_action_event_missing_between_two_solo_actions_of_a_kind(solo):
+    """BI-N1 / BI-N3 / BI-N5 / BI-N6: two solo actions of the same kind in one night; without
+    the second 'action' event the first action would take the second one's targets too (more
+    than its 'action' event announces, or than the rules allow), or a pass has no action."""
+    def same_kind(evs, i):
+        return (evs[i].kind == "action" and evs[i - 1].phase == "night"
+                and evs[i + 1].kind == evs[i - 1].kind)
+    gid, evs, i = solo.find(same_kind)
+    rule = {"bribe": "BI-N3", "kill": "BI-N5", "bury": "BI-N6"}.get(evs[i + 1].kind, "BI-N1")
+    assert_caught(solo.replay(gid, removed(evs, i)), rule)
+
+
+def test_action_event_duplicated(greedy):
+    """BI-N1: one 'action' event per action; a second one has no events of its own."""
+    gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "action")
+    assert_caught(greedy.replay(gid, inserted(evs, i + 1, evs[i])), "BI-N1", evs[i])
+
+
+def test_action_event_duplicated_after_its_action(rand):
+    """BI-N1: an 'action' event repeated after the action's own events is one action too
+    many (the next seat's action, or a third one in the night)."""
+    gid, evs, i = rand.find(lambda evs, i: evs[i].kind == "action" and evs[i + 1].kind == "passing")
+    assert_caught(rand.replay(gid, inserted(evs, i + 2, evs[i])), "BI-N1", evs[i])
+
+
+def test_action_event_wrong_cost(greedy):
+    """BI-N2: the logged cost after discount is the referee's (sum of ranks - discount)."""
+    gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "action" and evs[i].c > 0)
+    assert_caught(greedy.replay(gid, changed(evs, i, c=evs[i].c - 1)), "BI-N2", evs[i])
+    gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "action"
+                              and evs[i + 1].kind == "bribe" and evs[i + 1].a == -1)
+    assert_caught(greedy.replay(gid, changed(evs, i, c=1)), "BI-N2", evs[i])   # Bistro: free
+
+
+def test_action_event_wrong_action_id(greedy):
+    """BI-N1: the action id of the 'action' event is the action taken."""
+    for action in range(5):
+        gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "action" and evs[i].a == action)
+        wrong = (action + 1 + gid % 4) % 5
+        assert_caught(greedy.replay(gid, changed(evs, i, a=wrong)), "BI-N1", evs[i])
+
+
+def test_action_event_wrong_target_count(greedy):
+    """BI-N3 / BI-N5: the 'action' event announces the number of targets taken."""
+    for kind, rule in (("bribe", "BI-N3"), ("kill", "BI-N5")):
+        gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "action"
+                                  and evs[i].a == ACTION_OF[kind])
+        assert_caught(greedy.replay(gid, changed(evs, i, b=evs[i].b + 1)), rule, evs[i])
+
+
+def test_action_event_names_another_card_for_a_build(greedy):
+    """BI-N4: a build's 'action' event names the card being built."""
+    gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "action"
+                              and evs[i].a == ACTION_OF["build"])
+    assert_caught(greedy.replay(gid, changed(evs, i, card=_boxed_card(evs))), "BI-N4", evs[i])
+
+
+def test_refused_decision_after_an_action_event(rand):
+    """LOG-2: a refused decision is a lone 'passing' with a = -1; after an 'action' event it
+    is not (the kernel's contract)."""
+    gid, evs, i = rand.find(lambda evs, i: evs[i].kind == "action" and evs[i + 1].kind == "passing")
+    bad = changed(evs, i + 1, a=-1, b=ACTION_OF["passing"])
+    assert_caught(rand.replay(gid, bad), "LOG-2", evs[i + 1])
+    # without the 'action' event it is a legal (counted) pass
+    report_ok = rand.replay(gid, removed(bad, i))
+    assert report_ok is None, report_ok.format()
+
+
+def test_key_logged_before_the_starting_money(greedy):
+    """BI-S3: keys are logged once the starting money is dealt: a key's stamp is 5 F and
+    one cheque."""
+    gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "key" and evs[i].seat >= 0)
+    assert_caught(greedy.replay(gid, changed(evs, i, cash=0, cheques=0)), "BI-S3", evs[i])
+
+
 # --- BI-N3 / BI-N5 / BI-N9 targets ----------------------------------------------------
 
 def test_bribe_from_the_wrong_room(greedy):
@@ -142,7 +237,7 @@ def test_bribe_of_a_card_in_another_hand(greedy):
     def first_action_is_bribe(evs, i):
         e = evs[i]
         return (e.kind == "bribe" and e.a >= 0 and e.round == 1 and e.seat == 0
-                and all(x.phase != "night" for x in evs[:i] if x.kind != "pay"))
+                and all(x.phase != "night" for x in evs[:i] if x.kind not in ("action", "pay")))
     gid, evs, i = greedy.find(first_action_is_bribe)
     peasant = next(e.card for e in evs if e.kind == "deal" and e.seat == 1)
     assert_caught(greedy.replay(gid, changed(evs, i, card=peasant)), "BI-N9", evs[i])

@@ -15,7 +15,7 @@ from sim.referee import ending, evening, morning, night  # noqa: E402
 from sim.referee.config import ENTRANCE_SIZE, RefereeConfig  # noqa: E402
 from sim.referee.divergence import Objection  # noqa: E402
 from sim.referee.game import GameReplay  # noqa: E402
-from sim.referee.log import BARN_SLOT, Ev  # noqa: E402
+from sim.referee.log import ACTION_OF, BARN_SLOT, Ev  # noqa: E402
 from sim.referee.state import EXIT, WHITE, Place  # noqa: E402
 
 
@@ -34,6 +34,12 @@ def inst(cfg, kind, nth=0):
 
 def E(kind, seat=-1, card=-1, a=0, b=0, c=0, cash=-1, cheques=-1, phase="night", rnd=3):
     return Ev(0, rnd, phase, kind, seat, card, a, b, c, cash, cheques)
+
+
+def A(seat, action, targets, cost, card=-1, cash=5, cheques=1, rnd=3):
+    """The ``action`` event that starts a night action (before its payment)."""
+    return E("action", seat, card, a=ACTION_OF[action], b=targets, c=cost, cash=cash,
+             cheques=cheques, rnd=rnd)
 
 
 def table(cfg, events, phase="night"):
@@ -62,14 +68,16 @@ def test_bi_n6_odd_pocket_split_burier_takes_larger_half():
     value the burier takes the larger half: 13 F -> 7 to the burier, 6 to the owner."""
     cfg = make_cfg(cards={"novice": {"pocket": 13}})
     corpse, annex = inst(cfg, "novice"), inst(cfg, "count")
-    events = [E("bury", 0, corpse, a=annex, b=1, c=7, cash=12, cheques=1),
+    events = [A(0, "bury", 1, 0),                                   # a rank-0 corpse
+              E("bury", 0, corpse, a=annex, b=1, c=7, cash=12, cheques=1),
               E("bury_share", 1, corpse, a=6, b=0, cash=11, cheques=1)]
     g = table(cfg, events)
     g.s.move(corpse, Place("corpse", 0))
     g.s.move(annex, Place("annex", 1))
     night.turn(g, 0)
     assert g.s.fill[annex] == 1 and g.s.seats[0].buried == 1
-    g = table(cfg, [events[0]._replace(c=6, cash=11), events[1]._replace(a=7, cash=12)])
+    g = table(cfg, [events[0], events[1]._replace(c=6, cash=11),
+                    events[2]._replace(a=7, cash=12)])
     g.s.move(corpse, Place("corpse", 0))
     g.s.move(annex, Place("annex", 1))
     objects(lambda: night.turn(g, 0), "BI-N6")
@@ -82,7 +90,8 @@ def test_bi_n6_barn_holds_one_corpse_and_pocket_is_capped_bi_n8():
     major, other = inst(cfg, "major", 0), inst(cfg, "major", 1)
     hand = [inst(cfg, "baron", k) for k in range(3)]
     pays = [E("pay", 0, h, a=0, b=3, cash=30, cheques=1) for h in hand]
-    events = pays + [E("bury", 0, major, a=BARN_SLOT - 0, b=0, c=10, cash=40, cheques=1)]
+    events = [A(0, "bury", 1, 3, cash=30)] + pays + \
+        [E("bury", 0, major, a=BARN_SLOT - 0, b=0, c=10, cash=40, cheques=1)]
     g = table(cfg, events)
     g.s.seats[0].cash = 30
     for h in hand:
@@ -90,7 +99,8 @@ def test_bi_n6_barn_holds_one_corpse_and_pocket_is_capped_bi_n8():
     g.s.move(major, Place("corpse", 0))
     night.turn(g, 0)
     assert g.s.seats[0].barn_fill == 1 and all(h in g.s.exit for h in hand)
-    g2 = table(cfg, [E("bury", 0, other, a=BARN_SLOT - 0, b=0, c=0, cash=5, cheques=1)])
+    g2 = table(cfg, [A(0, "bury", 1, 3),
+                     E("bury", 0, other, a=BARN_SLOT - 0, b=0, c=0, cash=5, cheques=1)])
     g2.s.seats[0].barn_fill = 1
     g2.s.move(other, Place("corpse", 0))
     g2.s.seats[0].cash = 5
@@ -103,7 +113,8 @@ def test_bi_n2_chapel_returns_every_card_paid_for_bury():
     cfg = make_cfg()
     corpse, chapel = inst(cfg, "count"), inst(cfg, "priest")
     payers = [inst(cfg, "baron"), inst(cfg, "peasant")]
-    events = [E("pay", 0, payers[0], a=1, b=3, cash=5, cheques=1),
+    events = [A(0, "bury", 1, 2),
+              E("pay", 0, payers[0], a=1, b=3, cash=5, cheques=1),
               E("pay", 0, payers[1], a=1, b=3, cash=5, cheques=1),
               E("bury", 0, corpse, a=BARN_SLOT, b=0, c=18, cash=23, cheques=1)]
     for with_chapel in (True, False):
@@ -125,7 +136,8 @@ def test_bi_n3_brewery_bribes_four_peasants():
     """BI-N3: 1 or 2 peasants per bribe, 4 with the Brewery."""
     cfg = make_cfg()
     peasants = [inst(cfg, "peasant", k) for k in range(4)]
-    events = [E("bribe", 0, c, a=-1, cash=5, cheques=1) for c in peasants]
+    events = [A(0, "bribe", 4, 0)] + [E("bribe", 0, c, a=-1, cash=5, cheques=1)
+                                      for c in peasants]
     for brewery in (True, False):
         g = table(cfg, events)
         for c in peasants:
@@ -144,7 +156,8 @@ def test_bi_n5_discount_once_per_action_with_butchers_shop():
     cfg = make_cfg(cards={"baron": {"effect": "discount(kill)"}})
     t1, t2 = inst(cfg, "brigadier"), inst(cfg, "count")       # ranks 1 and 2
     payers = [inst(cfg, "major", 0), inst(cfg, "peasant")]    # police returns (kill)
-    events = [E("pay", 0, payers[0], a=1, b=2, cash=5, cheques=1),
+    events = [A(0, "kill", 2, 2),
+              E("pay", 0, payers[0], a=1, b=2, cash=5, cheques=1),
               E("pay", 0, payers[1], a=0, b=2, cash=5, cheques=1),
               E("kill", 0, t1, a=4, b=2, cash=5, cheques=1),
               E("kill", 0, t2, a=5, b=2, cash=5, cheques=1)]
@@ -163,12 +176,150 @@ def test_bi_n5_discount_once_per_action_with_butchers_shop():
 def test_bi_n7_cashing_cheques_stops_at_the_cap():
     """BI-N7 / BI-N8: cheques may be cashed only while cash stays at most 40."""
     cfg = make_cfg()
-    g = table(cfg, [E("launder", 0, a=-2, cash=35, cheques=0)])
+    g = table(cfg, [A(0, "passing", 0, 0, cash=15, cheques=2),
+                    E("launder", 0, a=-2, cash=35, cheques=0)])
     g.s.seats[0].cash, g.s.seats[0].cheques = 15, 2
     night.turn(g, 0)
-    g = table(cfg, [E("launder", 0, a=-2, cash=41, cheques=0)])
+    g = table(cfg, [A(0, "passing", 0, 0, cash=21, cheques=2),
+                    E("launder", 0, a=-2, cash=41, cheques=0)])
     g.s.seats[0].cash, g.s.seats[0].cheques = 21, 2
     objects(lambda: night.turn(g, 0), "BI-N8")
+
+
+# --- the 'action' event: BI-N1 count, BI-N2 cost, targets, built card ------------------------
+
+def _solo_bistro(cfg, events, n=3):
+    g = table(cfg, events)
+    peasants = [inst(cfg, "peasant", k) for k in range(n)]
+    for c in peasants:
+        g.s.move(c, Place("bistro"))
+    return g, peasants
+
+
+def test_bi_n1_solo_night_split_by_the_action_events():
+    """BI-N1 / BI-N3: a solo player takes two actions in a row; two free Bistro bribes
+    (2 + 1 peasants, or 1 + 2) are told apart by the 'action' events alone."""
+    cfg = make_cfg(players=1)
+    peasants = [inst(cfg, "peasant", k) for k in range(3)]
+    bribes = [E("bribe", 0, c, a=-1, cash=5, cheques=1) for c in peasants]
+    for first in (2, 1):
+        events = [A(0, "bribe", first, 0)] + bribes[:first] + \
+            [A(0, "bribe", 3 - first, 0)] + bribes[first:]
+        g, _ = _solo_bistro(cfg, events)
+        night.night(g)
+        assert g.turns == 2 and g.s.seats[0].peasants_bribed == 3
+        assert set(peasants) <= g.s.seats[0].hand
+    # three peasants in one bribe (no Brewery): the action events say so
+    g, _ = _solo_bistro(cfg, [A(0, "bribe", 3, 0)] + bribes)
+    objects(lambda: night.night(g), "BI-N3")
+    # the action event announces one peasant, two follow
+    g, _ = _solo_bistro(cfg, [A(0, "bribe", 1, 0)] + bribes[:2] + [A(0, "bribe", 1, 0)]
+                        + bribes[2:])
+    objects(lambda: night.night(g), "BI-N3")
+    # only one action in the night (its second 'action' event missing)
+    g, _ = _solo_bistro(cfg, [A(0, "bribe", 2, 0)] + bribes[:2])
+    objects(lambda: night.night(g), "BI-N1")
+    # an action event with nothing after it (logged twice)
+    g, _ = _solo_bistro(cfg, [A(0, "bribe", 2, 0), A(0, "bribe", 2, 0)] + bribes[:2]
+                        + [A(0, "bribe", 1, 0)] + bribes[2:])
+    objects(lambda: night.night(g), "BI-N1")
+
+
+def _butcher_table(cfg, act):
+    t1, t2 = inst(cfg, "brigadier"), inst(cfg, "count")       # ranks 1 and 2
+    payers = [inst(cfg, "major", 0), inst(cfg, "peasant")]
+    events = [act,
+              E("pay", 0, payers[0], a=1, b=2, cash=5, cheques=1),
+              E("pay", 0, payers[1], a=0, b=2, cash=5, cheques=1),
+              E("kill", 0, t1, a=4, b=2, cash=5, cheques=1),
+              E("kill", 0, t2, a=5, b=2, cash=5, cheques=1)]
+    g = table(cfg, events)
+    g.s.rooms[4].key = g.s.rooms[5].key = WHITE
+    g.s.move(t1, Place("room", 4))
+    g.s.move(t2, Place("room", 5))
+    for c in payers:
+        g.s.move(c, Place("hand", 0))
+    g.s.move(inst(cfg, "butcher"), Place("annex", 0))
+    g.s.move(inst(cfg, "baron"), Place("annex", 0))
+    return g
+
+
+def test_bi_n2_action_event_cost_and_targets():
+    """BI-N2: the 'action' event's cost is the sum of the targets' ranks minus the discount,
+    once (1 + 2 - 1 = 2), not the undiscounted 3 nor a per-target discount (1); BI-N5: its
+    target count is the number of travellers killed; BI-N1: its action id is the action's."""
+    cfg = make_cfg(cards={"baron": {"effect": "discount(kill)"}})
+    night.turn(_butcher_table(cfg, A(0, "kill", 2, 2)), 0)
+    for cost in (3, 1):
+        g = _butcher_table(cfg, A(0, "kill", 2, cost))
+        objects(lambda: night.turn(g, 0), "BI-N2")
+        assert g.current.kind == "action"
+    g = _butcher_table(cfg, A(0, "kill", 1, 2))
+    objects(lambda: night.turn(g, 0), "BI-N5")
+    g = _butcher_table(cfg, A(0, "bribe", 2, 2))
+    objects(lambda: night.turn(g, 0), "BI-N1")
+    g = _butcher_table(cfg, A(1, "kill", 2, 2))                # another seat's action
+    objects(lambda: night.turn(g, 0), "BI-N1")
+
+
+def test_bi_n6_bury_cost_counts_no_peasant():
+    """BI-N6 / BI-N2: with the Crypt a peasant corpse (cost 0) and a rank-2 corpse are
+    buried for 2 cards; the 'action' event says 2 targets and cost 2."""
+    cfg = make_cfg()
+    peasant, count = inst(cfg, "peasant"), inst(cfg, "count")
+    payers = [inst(cfg, "baron", 0), inst(cfg, "baron", 1)]
+    crypt = inst(cfg, "archbishop")
+
+    def run(act):
+        events = [act] + [E("pay", 0, c, a=0, b=3, cash=5, cheques=1) for c in payers] + \
+            [E("bury", 0, peasant, a=BARN_SLOT, b=0, c=4, cash=9, cheques=1),
+             E("bury", 0, count, a=crypt, b=0, c=18, cash=27, cheques=1)]
+        g = table(cfg, events)
+        for c in payers:
+            g.s.move(c, Place("hand", 0))
+        for c in (peasant, count):
+            g.s.move(c, Place("corpse", 0))
+        g.s.move(crypt, Place("annex", 0))
+        night.turn(g, 0)
+        return g
+    assert run(A(0, "bury", 2, 2)).s.seats[0].buried == 2
+    objects(lambda: run(A(0, "bury", 2, 3)), "BI-N2")
+    objects(lambda: run(A(0, "bury", 1, 2)), "BI-N6")
+
+
+def test_bi_n4_action_event_names_the_built_card():
+    """BI-N4 / BI-N2: a Workshop (discount(build)) makes a rank-2 build cost 1 card; the
+    'action' event names the card being built and that cost."""
+    cfg = make_cfg()
+    built, payer = inst(cfg, "distiller"), inst(cfg, "baron")
+
+    def run(act):
+        events = [act, E("pay", 0, payer, a=0, b=1, cash=5, cheques=1),
+                  E("build", 0, built, a=1, cash=5, cheques=1)]
+        g = table(cfg, events)
+        for c in (built, payer):
+            g.s.move(c, Place("hand", 0))
+        g.s.move(inst(cfg, "mechanic"), Place("annex", 0))
+        night.turn(g, 0)
+        return g
+    assert built in run(A(0, "build", 1, 1, card=built)).s.seats[0].annexes
+    objects(lambda: run(A(0, "build", 1, 1, card=payer)), "BI-N4")
+    objects(lambda: run(A(0, "build", 1, 2, card=built)), "BI-N2")
+
+
+def test_refused_decision_is_a_lone_pass():
+    """A decision the kernel refused is logged as 'passing' with a = -1 and no 'action'
+    event: legal as a pass and counted; after an 'action' event it is a LOG-2 divergence."""
+    cfg = make_cfg()
+    g = table(cfg, [E("passing", 0, a=-1, b=ACTION_OF["kill"], cash=5, cheques=1)])
+    night.turn(g, 0)
+    assert g.fallback_passes == 1 and g.turns == 1
+    g = table(cfg, [A(0, "kill", 1, 0),
+                    E("passing", 0, a=-1, b=ACTION_OF["kill"], cash=5, cheques=1)])
+    objects(lambda: night.turn(g, 0), "LOG-2")
+    g = table(cfg, [A(0, "passing", 0, 0), E("passing", 0, a=0, cash=5, cheques=1)])
+    night.turn(g, 0)
+    assert g.fallback_passes == 0
 
 
 # --- BI-E evening ---------------------------------------------------------------------------

@@ -1,31 +1,39 @@
 """Night (BI-N): two passes of one action per player, with payment (BI-N2) and effects.
 
-An action is logged as its payment (``pay`` events, before the action) followed by the
-action's own events: one per target for bribe / kill / bury (a burial under another
-player's annex adds that player's ``bury_share``), ``build`` plus its immediate effects,
-or one ``passing`` / ``launder``.
+Every night action is logged as an ``action`` event (seat, ``a`` = action id, ``b`` = number
+of targets, ``c`` = cost after discount, ``card`` = the card being built), then its payment
+(``pay`` events), then the action's own events: one per target for bribe / kill / bury (a
+burial under another player's annex adds that player's ``bury_share``), ``build`` plus its
+immediate effects, or one ``passing`` / ``launder``.  The ``action`` event delimits the
+actions exactly, also in a solo night where one seat acts twice in a row.  A decision the
+kernel refused is logged as a lone ``passing`` with ``a = -1`` (no ``action`` event).
 """
 from __future__ import annotations
 
-from .divergence import Objection, fail
-from .log import ACTION_OF, BARN_SLOT
+from .divergence import fail
+from .log import ACTION_NAMES, ACTION_OF, BARN_SLOT
 from .state import WHITE, Place
 
 MAIN_KINDS = ("bribe", "build", "kill", "bury", "passing", "launder")
 BUILD_FOLLOW = ("effect_cash", "token", "monk_key")
+#: action id -> the kinds of event its first own event may have
+BODY_OF = {ACTION_OF["bribe"]: ("bribe",), ACTION_OF["build"]: ("build",),
+           ACTION_OF["kill"]: ("kill",), ACTION_OF["bury"]: ("bury",),
+           ACTION_OF["passing"]: ("passing", "launder")}
+#: the rule that governs an action's targets (the ``b`` of its ``action`` event)
+TARGET_RULE = {"bribe": "BI-N3", "build": "BI-N4", "kill": "BI-N5", "bury": "BI-N6",
+               "passing": "BI-N7"}
 
 
 def night(g):
-    """BI-N1: from the first player clockwise, one action each, twice."""
+    """BI-N1: from the first player clockwise, one action each, twice (solo: the one seat
+    acts twice in a row)."""
     s = g.s
     g.phase = "night"
     n = g.cfg.players
-    if n == 1:
-        _solo_night(g)
-    else:
-        for _ in range(2):
-            for i in range(n):
-                turn(g, (s.first + i) % n)
+    for _ in range(2):
+        for i in range(n):
+            turn(g, (s.first + i) % n)
     nxt = g.peek()
     if nxt.phase == "night" and nxt.round == s.round:
         g.current = nxt
@@ -33,32 +41,60 @@ def night(g):
              f"seat {nxt.seat} after the second pass")
 
 
-def turn(g, p, stop=None):
-    """Read and judge one action of seat ``p``; with ``stop`` it must end at that index."""
-    pays, acts = _read_action(g, p, stop)
-    if stop is not None and g.i != stop:
-        g.current = g.peek()
-        fail("BI-N1", f"seat {p}'s action does not end where the next one starts")
-    _judge(g, p, pays, acts)
+def turn(g, p):
+    """Read and judge one action of seat ``p``."""
+    nxt = g.peek()
+    if nxt.kind == "passing" and nxt.a == -1 and nxt.seat == p:
+        refused_pass(g, p)
+    else:
+        act, pays, acts = _read_action(g, p)
+        _judge(g, p, act, pays, acts)
     g.turns += 1
 
 
-def _read_action(g, p, stop):
-    limit = g.n_events if stop is None else stop
+def refused_pass(g, p):
+    """The kernel refused the strategy's decision and the player passed (no ``action``
+    event: the refused decision is not logged).  Legal as a pass; counted for the report."""
+    ev = g.take()
+    g.fallback_passes += 1
+    g.check_money(ev, "BI-N7")
+
+
+def _read_action(g, p):
+    """The ``action`` event of seat ``p``, its payments and its own events."""
     events = g.events
+    nxt = g.peek()
+    if nxt.kind != "action" or nxt.seat != p:
+        g.current = nxt
+        fail("BI-N1", f"seat {p}'s night action (an 'action' event) expected in round "
+             f"{g.s.round}; the log has '{nxt.kind}' of seat {nxt.seat}",
+             {"kind": "action", "seat": p}, {"kind": nxt.kind, "seat": nxt.seat})
+    act = g.take()
+    if act.a not in BODY_OF:
+        fail("BI-N1", f"action id {act.a}: the actions are {dict(enumerate(ACTION_NAMES))}")
     pays = []
-    while g.i < limit and events[g.i].kind == "pay" and events[g.i].seat == p:
+    while events[g.i].kind == "pay" and events[g.i].seat == p:
         pays.append(g.take())
     nxt = g.peek()
-    if g.i >= limit or nxt.kind not in MAIN_KINDS or nxt.seat != p:
+    if nxt.kind == "passing" and nxt.a == -1 and nxt.seat == p:
         g.current = nxt
-        fail("BI-N1", f"seat {p}'s action expected (round {g.s.round}); the log has "
-             f"'{nxt.kind}' of seat {nxt.seat}", {"seat": p},
-             {"kind": nxt.kind, "seat": nxt.seat})
+        fail("LOG-2", f"a refused decision (passing, a = -1) after the 'action' event of seq "
+             f"{act.seq}: a refused decision logs no 'action' event (nor payment)")
+    if nxt.kind not in MAIN_KINDS or nxt.seat != p:
+        g.current = nxt
+        name = ACTION_NAMES[act.a]
+        fail("BI-N1", f"seat {p}'s {name} (the 'action' event of seq {act.seq}) has no events "
+             f"of its own; the log has '{nxt.kind}' of seat {nxt.seat}"
+             + (" (an action logged twice?)" if nxt.kind == "action" else ""),
+             {"kind": BODY_OF[act.a], "seat": p}, {"kind": nxt.kind, "seat": nxt.seat})
+    if nxt.kind not in BODY_OF[act.a]:
+        g.current = act
+        fail("BI-N1", f"the 'action' event names a {ACTION_NAMES[act.a]}, but seat {p}'s "
+             f"action is a {nxt.kind}", {"action": _action_id(nxt.kind)}, {"action": act.a})
     main = g.take()
     acts = [main]
     kind = main.kind
-    while g.i < limit:
+    while True:
         e = events[g.i]
         if kind == "bribe" or kind == "kill":
             ok = e.kind == kind and e.seat == p
@@ -71,62 +107,56 @@ def _read_action(g, p, stop):
         if not ok:
             break
         acts.append(g.take())
-    return pays, acts
+    return act, pays, acts
 
 
-def _solo_night(g):
-    """A solo night is two actions of seat 0 in a row.  The log has no action marker, so
-    where the second begins is not always written down (e.g. two free Bistro bribes): the
-    referee tries every place it could begin and accepts the night if one reading is legal."""
-    start = g.i
-    end = start
-    while g.events[end].phase == "night" and g.events[end].round == g.s.round:
-        end += 1
-    cuts = [k for k in range(start + 1, end)
-            if g.events[k].kind in MAIN_KINDS + ("pay",) and g.events[k - 1].kind != "pay"]
-    if len(cuts) <= 1:
-        turn(g, 0, cuts[0] if cuts else None)
-        turn(g, 0)
-        return
-    saved = (g.s.copy(), g.turns, g.fallback_passes)
-    best = None
-    for k in cuts:
-        try:
-            turn(g, 0, k)
-            turn(g, 0, end)
-            return
-        except Objection as obj:
-            if best is None or g.i > best[0]:
-                best = (g.i, obj, g.current, g.s)
-            g.i = start
-            g.s = saved[0].copy()
-            g.turns, g.fallback_passes = saved[1], saved[2]
-    g.i, obj, g.current, g.s = best
-    raise obj
+def _action_id(kind):
+    return ACTION_OF["passing"] if kind == "launder" else ACTION_OF[kind]
+
+
+def check_action(g, act, action, targets, cost, card=-1):
+    """The ``action`` event's fields against the action the referee judged: the number of
+    targets (the rule of the action), the cost after discount (BI-N2), the built card."""
+    g.current = act
+    if act.b != targets:
+        fail(TARGET_RULE[action], f"the 'action' event announces {act.b} target(s); seat "
+             f"{act.seat}'s {action} takes {targets}", {"targets": targets},
+             {"targets": act.b})
+    if act.c != cost:
+        fail("BI-N2", f"cost of the {action} after discount: the rules give {cost}, the "
+             f"'action' event has {act.c}", {"cost": cost}, {"cost": act.c})
+    if act.card != card:
+        fail("BI-N4" if action == "build" else "LOG-2",
+             f"the 'action' event names card {act.card}; the {action} "
+             + (f"builds card {card}" if card >= 0 else "names no card"),
+             {"card": card}, {"card": act.card})
+    g.check_money(act, "BI-N1")
 
 
 # --- judging one action ----------------------------------------------------------------
 
-def _judge(g, p, pays, acts):
+def _judge(g, p, act, pays, acts):
     kind = acts[0].kind
     if kind == "passing" or kind == "launder":
         ev = acts[0]
         g.current = ev
-        g.check(not pays, "BI-N2", "a pass costs nothing, yet cards were paid")
-        if kind == "passing":
-            if ev.a not in (0, -1):
-                fail("LOG-2", f"pass with a={ev.a}")
-            if ev.a == -1:
-                g.fallback_passes += 1   # the kernel refused a strategy decision: a pass
-        else:
+        if kind == "passing" and ev.a != 0:
+            fail("LOG-2", f"pass with a={ev.a}")
+        if pays:
+            g.current = pays[0]
+            fail("BI-N2", "a pass costs nothing, yet cards were paid",
+                 {"cost": 0}, {"cards_paid": len(pays)})
+        check_action(g, act, "passing", 0, 0)
+        if kind == "launder":
+            g.current = ev
             launder(g, p, ev)
         g.check_money(ev, "BI-N7")
     elif kind == "build":
-        build(g, p, pays, acts)
+        build(g, p, act, pays, acts)
     elif kind == "bury":
-        bury(g, p, pays, acts)
+        bury(g, p, act, pays, acts)
     else:
-        take_travellers(g, p, kind, pays, acts)
+        take_travellers(g, p, kind, act, pays, acts)
 
 
 def pay(g, p, action, pays, cost, exclude=None):
@@ -171,14 +201,17 @@ def _in_room(g, ev, rule):
              {"place_of_card": place}, {"room": ev.a})
 
 
-def take_travellers(g, p, action, pays, acts):
+def take_travellers(g, p, action, act, pays, acts):
     """BI-N3 bribe / BI-N5 kill: room travellers (several with the Store / Butcher's Shop)
     for their ranks, or peasants from the Bistro for free."""
     s = g.s
     rule = "BI-N3" if action == "bribe" else "BI-N5"
     if acts[0].a == -1:
         g.current = acts[0]
-        g.check(not pays, rule, "peasants from the Bistro are free, yet cards were paid")
+        if pays:
+            g.current = pays[0]
+            fail(rule, "peasants from the Bistro are free, yet cards were paid",
+                 {"cost": 0}, {"cards_paid": len(pays)})
         limit = s.peasant_limit(p) if action == "bribe" else 1
         if len(acts) > limit:
             fail(rule, f"{len(acts)} peasants taken from the Bistro in one {action}; at most "
@@ -190,6 +223,9 @@ def take_travellers(g, p, action, pays, acts):
                 fail(rule, f"card {ev.card} is not in the Bistro (it is in "
                      f"{s.where.get(ev.card)})")
             g.check_value(rule, "cost", 0, ev.b)
+        check_action(g, act, action, len(acts), 0)
+        for ev in acts:
+            g.current = ev
             _take(g, p, action, ev.card)
             g.check_money(ev, rule)
         return
@@ -209,6 +245,7 @@ def take_travellers(g, p, action, pays, acts):
     for ev in acts:
         g.current = ev
         g.check_value("BI-N2", "cost (ranks - discount)", cost, ev.b)
+    check_action(g, act, action, len(acts), cost)
     pay(g, p, action, pays, cost)
     for ev in acts:
         g.current = ev
@@ -236,7 +273,7 @@ def _take(g, p, action, card):
             seat.killed_by_rank[c.rank] += 1
 
 
-def bury(g, p, pays, acts):
+def bury(g, p, act, pays, acts):
     """BI-N6: own corpses (several with the Crypt) under annexes with free capacity, own or
     another player's; the pocket money to the burier, or split with the annex's owner."""
     s = g.s
@@ -289,6 +326,7 @@ def bury(g, p, pays, acts):
         owners.append(owner)
     raw = sum(s.cards[ev.card].rank for ev, _ in burials if not s.cards[ev.card].is_peasant)
     cost = max(0, raw - s.discount(p, "bury"))
+    check_action(g, act, "bury", len(burials), cost)
     pay(g, p, "bury", pays, cost)
     seat = s.seats[p]
     for (ev, share), owner in zip(burials, owners):
@@ -317,7 +355,7 @@ def bury(g, p, pays, acts):
             g.check_money(share, "BI-N6")
 
 
-def build(g, p, pays, acts):
+def build(g, p, act, pays, acts):
     """BI-N4: a card of the hand becomes an annex, its rank paid with other cards; its
     "immediately" effects fire now (BI-C5)."""
     s = g.s
@@ -334,6 +372,7 @@ def build(g, p, pays, acts):
         fail("BI-V3", f"seat {p} already owns a {c.annex} (unique annexes)")
     cost = max(0, c.rank - s.discount(p, "build"))
     g.check_value("BI-N2", "cost of the build (rank - discount)", cost, ev.a)
+    check_action(g, act, "build", 1, cost, card)
     pay(g, p, "build", pays, cost, exclude=card)
     g.current = ev
     s.move(card, Place("annex", p))

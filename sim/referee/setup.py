@@ -26,6 +26,9 @@ def setup(g):
             if not (ev.seat == -1 or 0 <= ev.seat < cfg.players):
                 fail("BI-S1", f"key of seat {ev.seat}: no such player")
             keys[ev.a] = WHITE if ev.seat == -1 else ev.seat
+            if ev.seat >= 0:       # logged once the starting money is dealt: its stamp shows it
+                g.check_value("BI-S3", "the key owner's starting cash and cheques", (5, 1),
+                              (ev.cash, ev.cheques))
             continue
         card = ev.card
         if card in seen or not (0 <= card < len(cfg.cards)):
