@@ -96,8 +96,38 @@ def _pay(st, pr, p, action, cost, exclude):
 
 
 @njit(cache=True, _nrt=False)
+def _take_from_inn(st, pr, p, action):
+    """Bribe (BI-N3) or kill (BI-N5) the travellers ``D_T``: check, pay, then each leaves
+    its room for the player's hand (bribe) or the player's unburied corpses (kill)."""
+    cost = _targets_cost(st, p, action)
+    if cost < 0 or cost > st[P_HAND_N + p]:
+        return False
+    log_event(st, EVENT.action, p, -1, action, st[D_NT], cost)
+    if not _pay(st, pr, p, action, cost, -1):
+        return False
+    bribing = action == ACTION.bribe
+    for i in range(st[D_NT]):
+        c = st[D_T + i]
+        r = st[C_SLOT + c]
+        st[R_CARD + r] = -1
+        rank = st[C_RANK + c]
+        if bribing:
+            move_card(st, c, LOC.hand + p, 0)
+            st[P_BRIBES + p] += 1
+            st[P_BRIBED_R + p * 4 + rank] += 1
+            log_event(st, EVENT.bribe, p, c, r, cost, 0)
+        else:
+            move_card(st, c, LOC.corpse + p, 0)
+            st[P_KILLS + p] += 1
+            st[P_KILLED_R + p * 4 + rank] += 1
+            log_event(st, EVENT.kill, p, c, r, cost, 0)
+    return True
+
+
+@njit(cache=True, _nrt=False)
 def bribe(st, pr, p):
-    """BI-N3: a traveller (or several with the Store) into hand, or peasants from the Bistro."""
+    """BI-N3: a traveller (or several with the Store) into hand, or 1-2 peasants (up to the
+    Brewery's limit) from the Bistro for free."""
     if st[D_PEASANTS] != 0:
         n = st[D_NT]
         if n < 1 or n > st[P_PEAS_LIMIT + p] or n > st[G_BISTRO_N]:
@@ -110,27 +140,13 @@ def bribe(st, pr, p):
             st[P_BRIBES + p] += 1
             log_event(st, EVENT.bribe, p, c, -1, 0, 0)
         return True
-    cost = _targets_cost(st, p, ACTION.bribe)
-    if cost < 0 or cost > st[P_HAND_N + p]:
-        return False
-    log_event(st, EVENT.action, p, -1, ACTION.bribe, st[D_NT], cost)
-    if not _pay(st, pr, p, ACTION.bribe, cost, -1):
-        return False
-    for i in range(st[D_NT]):
-        c = st[D_T + i]
-        r = st[C_SLOT + c]
-        st[R_CARD + r] = -1
-        move_card(st, c, LOC.hand + p, 0)
-        st[P_BRIBES + p] += 1
-        st[P_BRIBED_R + p * 4 + st[C_RANK + c]] += 1
-        log_event(st, EVENT.bribe, p, c, r, cost, 0)
-    return True
+    return _take_from_inn(st, pr, p, ACTION.bribe)
 
 
 @njit(cache=True, _nrt=False)
 def kill(st, pr, p):
-    """BI-N5: a traveller (several with the Butcher's Shop) or a Bistro peasant becomes an
-    unburied corpse in front of the player."""
+    """BI-N5: a traveller (several with the Butcher's Shop) or a Bistro peasant (cost 0)
+    becomes an unburied corpse in front of the player."""
     if st[D_PEASANTS] != 0:
         if st[D_NT] != 1 or st[G_BISTRO_N] < 1:
             return False
@@ -141,21 +157,7 @@ def kill(st, pr, p):
         st[P_PEAS_KILLED + p] += 1
         log_event(st, EVENT.kill, p, c, -1, 0, 0)
         return True
-    cost = _targets_cost(st, p, ACTION.kill)
-    if cost < 0 or cost > st[P_HAND_N + p]:
-        return False
-    log_event(st, EVENT.action, p, -1, ACTION.kill, st[D_NT], cost)
-    if not _pay(st, pr, p, ACTION.kill, cost, -1):
-        return False
-    for i in range(st[D_NT]):
-        c = st[D_T + i]
-        r = st[C_SLOT + c]
-        st[R_CARD + r] = -1
-        move_card(st, c, LOC.corpse + p, 0)
-        st[P_KILLS + p] += 1
-        st[P_KILLED_R + p * 4 + st[C_RANK + c]] += 1
-        log_event(st, EVENT.kill, p, c, r, cost, 0)
-    return True
+    return _take_from_inn(st, pr, p, ACTION.kill)
 
 
 @njit(cache=True, _nrt=False)

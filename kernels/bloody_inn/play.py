@@ -10,7 +10,6 @@ import numpy as np
 from numba import njit, prange
 
 from kernels.rng import stream_key
-from kernels.unmanaged import unmanaged_f8, unmanaged_i8
 from .layout import (
     EVENT, EV_BASE, EV_FIELDS, MAXP, STATE_END, TABLES_END,
     G_CHECK, G_ERR, G_ERR_ROUND, G_EV_CAP, G_EV_N, G_EV_OVERFLOW, G_FIRST, G_GAME_ID,
@@ -155,11 +154,10 @@ def play_games(template, params, seed, first_game, n_games, n_blocks, ev_rows_pe
         lo = b * per
         hi = min(n_games, lo + per)
         ev_cap = ev_game_cap if log else 0
-        own_st = np.empty(STATE_END + ev_cap * EV_FIELDS, dtype=np.int64)
-        own_st[:STATE_END] = template[:STATE_END]
-        own_pr = params.copy()
-        st = unmanaged_i8(own_st)        # no atomic reference counting in the game loop
-        pr = unmanaged_f8(own_pr)
+        # the block's own copies: the threads never share a cache line or a refcount
+        st = np.empty(STATE_END + ev_cap * EV_FIELDS, dtype=np.int64)
+        st[:STATE_END] = template[:STATE_END]
+        pr = params.copy()
         st[G_EV_CAP] = ev_cap
         base = b * ev_rows_per_block
         used = 0
@@ -184,5 +182,3 @@ def play_games(template, params, seed, first_game, n_games, n_blocks, ev_rows_pe
                         ev_out[base + used + i, 1 + f] = st[o + f]
                 used += n
         ev_count[b] = used
-        own_st[0] = own_st[0]            # the owners live until the block is done
-        own_pr[0] = own_pr[0]
