@@ -77,21 +77,22 @@ def test_same_data_whatever_threads_and_chunk_games(tmp_path):
 
 
 def test_kill_9_then_resume_is_identical(tmp_path):
-    args = ["run", LONG3, "--games", 12_000, "--chunk-games", 400, "--threads", 1]
+    # 100 chunks: even a fast machine is still early in the run when it is killed
+    args = ["run", LONG3, "--games", 40_000, "--chunk-games", 400, "--threads", 1]
     assert sim(*args, "--out", "full", cwd=tmp_path)[0] == 0
     p = subprocess.Popen(SIM + [str(a) for a in args] + ["--out", "cut"], cwd=tmp_path,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     t0 = time.time()
     while time.time() - t0 < 600:
         mf = tmp_path / "cut" / "manifest.json"
-        if mf.exists() and len(dataset.read_manifest(tmp_path / "cut")["chunks"]) >= 3:
+        if mf.exists() and len(dataset.read_manifest(tmp_path / "cut")["chunks"]) >= 2:
             break
         assert p.poll() is None, p.communicate()
         time.sleep(0.02)
     p.send_signal(signal.SIGKILL)
     p.communicate()
     m = dataset.read_manifest(tmp_path / "cut")
-    assert m["status"] == "running" and 3 <= len(m["chunks"]) < 30
+    assert m["status"] == "running" and 2 <= len(m["chunks"]) < 100
     code, _, err = sim(*args, "--out", "cut", cwd=tmp_path)
     assert code == 2 and "unfinished dataset" in err
     code, out, err = sim(*args, "--out", "cut", "--resume", cwd=tmp_path)
