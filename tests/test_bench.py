@@ -57,6 +57,7 @@ def test_throughput_row_has_rates_and_the_time_split(result):
     assert one["threads"] == 1 and full["threads"] == row["threads"] == m_threads(result)
     for p in row["passes"]:
         assert p["games_per_s"] > 0 and p["kernel_us_per_game"] > 0
+        assert p["cpu_us_per_game"] > 0 and p["cpu_s"] > 0
         assert p["parquet_us_per_game"] > 0 and p["pipeline_games_per_s"] > 0
         # the kernel is part of play time; play + write is the pipeline
         assert p["kernel_s"] <= p["play_s"] + 1e-3
@@ -88,12 +89,14 @@ def test_startup_counts_a_cold_compile(result):
     # the cold run compiled into the empty cache: compiled versions were written
     assert s["compiled_versions"] >= 1 and s["cached_functions"] >= 1
     assert s["cold_peak_rss_bytes"] > 0 and s["warm_peak_rss_bytes"] > 0
+    # compiling costs CPU: the cold run used more of it than the warm one
+    assert s["cold_cpu_s"] > s["warm_cpu_s"] > 0
     assert s["compile_s"] == pytest.approx(s["cold_s"] - s["warm_s"], abs=2e-3)
 
 
 def test_table_renders_every_section(result):
     text = bench.render(result)
-    for header in ("throughput", "1 thread", "all cores", "speed-up", "kernel us",
+    for header in ("throughput", "1 thread", "all cores", "speed-up", "cpu us 1t", "kernel us",
                    "parquet us", "JIT speed-up", "same rows", "cold", "warm", "versions"):
         assert header in text, header
 

@@ -145,10 +145,11 @@ def to_toml(cfg):
 # --- child processes ------------------------------------------------------------------------
 
 def run_child(cmd, *, env=None, stdin=None, cwd=None, timeout=CHILD_TIMEOUT):
-    """Run ``cmd``; return ``(returncode, stdout, stderr, wall seconds, peak RSS bytes)``.
+    """Run ``cmd``; return ``(returncode, stdout, stderr, wall seconds, peak RSS bytes,
+    CPU seconds)``.
 
-    The peak resident memory is the child's own (``os.wait4``), not the maximum over every
-    child this process ever had.
+    The peak resident memory and CPU time are the child's own (``os.wait4``), not totals over
+    every child this process ever had.
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
@@ -168,7 +169,8 @@ def run_child(cmd, *, env=None, stdin=None, cwd=None, timeout=CHILD_TIMEOUT):
         out.seek(0)
         err.seek(0)
         return (proc.returncode, out.read().decode(errors="replace"),
-                err.read().decode(errors="replace"), wall, usage.ru_maxrss * 1024)
+                err.read().decode(errors="replace"), wall, usage.ru_maxrss * 1024,
+                usage.ru_utime + usage.ru_stime)
 
 
 def _child_env(**extra):
@@ -179,7 +181,7 @@ def _child_env(**extra):
 
 
 def _measure_in_child(spec, **env):
-    code, out, err, wall, rss = run_child(
+    code, out, err, wall, rss, _ = run_child(
         [sys.executable, "-c", "from sim.commands.bench import _child_main; _child_main()"],
         stdin=json.dumps(spec), env=_child_env(**env))
     if code != 0:
@@ -273,6 +275,11 @@ def measure(spec):
     jit = not numba.config.DISABLE_JIT
     all_threads = numba.config.NUMBA_NUM_THREADS
     res = {"jit": jit, "max_threads": all_threads}
+    if jit:
+        try:
+            res["threading_layer"] = numba.threading_layer()
+        except ValueError:            # no parallel region has run yet
+            pass
     if spec.get("digest_games"):
         api.set_threads(all_threads)
         t0 = time.perf_counter()
@@ -300,15 +307,18 @@ def measure(spec):
         for i, threads in enumerate(spec["threads"]):
             api.set_threads(threads)
             timer = KernelTimer(resolved["game"]) if jit else None
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             if timer is not None:
                 with timer:
                     chunk = api.play_range(resolved, 0, n)
             else:
                 chunk = api.play_range(resolved, 0, n)
-            play = time.perf_counter() - t0
+            play, cpu = time.perf_counter() - t0, time.process_time() - c0
+            # CPU time (all threads) per game hardly depends on other load on the machine,
+            # unlike the wall-clock rate: threads / cpu_us_per_game estimates the idle rate.
             p = {"threads": threads, "play_s": round(play, 4),
-                 "games_per_s": round(n / play, 1)}
+                 "games_per_s": round(n / play, 1), "cpu_s": round(cpu, 4),
+                 "cpu_us_per_game": round(cpu / n * 1e6, 2)}
             if timer is not None and timer.calls:
                 p["kernel_s"] = round(timer.seconds, 4)
                 p["kernel_us_per_game"] = round(timer.seconds / n * 1e6, 2)
@@ -328,6 +338,11 @@ def measure(spec):
             del chunk
             passes.append(p)
     res["passes"] = passes
+    if jit:
+        try:
+            res["threading_layer"] = numba.threading_layer()
+        except ValueError:
+            pass
     return res
 
 
@@ -348,6 +363,9 @@ def throughput(game, players, mix, lineup, *, games, seconds, digest_games):
            "speedup": round(speedup, 3) if speedup else None,
            "efficiency": round(speedup / full["threads"], 3) if speedup else None,
            "pipeline_games_per_s": full.get("pipeline_games_per_s"),
+           "cpu_us_per_game_1": one.get("cpu_us_per_game"),
+           "cpu_us_per_game_all": full.get("cpu_us_per_game"),
+           "threading_layer": r.get("threading_layer"),
            "kernel_us_per_game_1": one.get("kernel_us_per_game"),
            "kernel_us_per_game_all": full.get("kernel_us_per_game"),
            "arrow_us_per_game_all": full.get("arrow_us_per_game"),
@@ -373,11 +391,12 @@ def pure_python(game, players, mix, lineup, *, games):
 def _sim_run(toml_path, out, games, *, env, cwd):
     cmd = [sys.executable, "-m", "sim.cli", "run", str(toml_path), "--games", str(games),
            "--out", str(out), "--force", "--json", "--no-progress"]
-    code, stdout, err, wall, rss = run_child(cmd, env=env, cwd=cwd)
+    code, stdout, err, wall, rss, cpu = run_child(cmd, env=env, cwd=cwd)
     if code != 0:
         raise SimError(f"bench: `sim run {toml_path.name} --games {games}` failed: "
                        f"{(err.strip().splitlines() or ['?'])[-1]}")
     summary = json.loads(stdout.strip().splitlines()[-1])
+    summary["cpu_s"] = round(cpu, 3)
     return wall, rss, summary
 
 
@@ -390,12 +409,13 @@ def startup(game, players, mix, lineup):
         cfg = tmp / "bench.toml"
         cfg.write_text(to_toml(bench_config(game, players, lineup)))
         env = _child_env(BOARDSIM_CACHE_DIR=cache, NUMBA_CACHE_DIR=cache)
-        cold, cold_rss, _ = _sim_run(cfg, tmp / "out", WARM_GAMES, env=env, cwd=tmp)
+        cold, cold_rss, cold_summary = _sim_run(cfg, tmp / "out", WARM_GAMES, env=env, cwd=tmp)
         versions = len(list(cache.rglob("*.nbc")))
         functions = len(list(cache.rglob("*.nbi")))
         warm, warm_rss, summary = _sim_run(cfg, tmp / "out", WARM_GAMES, env=env, cwd=tmp)
     return {"game": game, "players": players, "mix": mix, "games": WARM_GAMES,
             "cold_s": round(cold, 3), "warm_s": round(warm, 3),
+            "cold_cpu_s": cold_summary["cpu_s"], "warm_cpu_s": summary["cpu_s"],
             "compile_s": round(cold - warm, 3), "compiled_versions": versions,
             "cached_functions": functions, "cold_peak_rss_bytes": cold_rss,
             "warm_peak_rss_bytes": warm_rss, "warm_run_elapsed_s": summary.get("elapsed_s")}
@@ -429,6 +449,7 @@ def targets(games):
             shutil.rmtree(tmp / "out", ignore_errors=True)
             row.update({"elapsed_s": summary["elapsed_s"], "wall_s": round(wall, 3),
                         "games_per_s": summary["games_per_s"], "peak_rss_bytes": rss,
+                        "process_cpu_s": summary["cpu_s"],
                         "ok": summary["elapsed_s"] <= scaled})
             rows.append(row)
     return rows
@@ -494,13 +515,16 @@ def render(result):
     if result["throughput"]:
         rows = [[r["game"], r["players"], r["mix"], r["games"], (r["games_per_s_1"], ",.0f"),
                  (r["games_per_s_all"], ",.0f"), r["threads"], (r["speedup"], ".2f"),
-                 (r["efficiency"], ".2f"), (r["kernel_us_per_game_all"], ".1f"),
+                 (r["efficiency"], ".2f"), (r.get("cpu_us_per_game_1"), ".1f"),
+                 (r.get("cpu_us_per_game_all"), ".1f"), (r["kernel_us_per_game_all"], ".1f"),
                  (r["arrow_us_per_game_all"], ".1f"), (r["parquet_us_per_game"], ".1f"),
                  (r["pipeline_games_per_s"], ",.0f"), (mb(r["peak_rss_bytes"]), ",.0f")]
                 for r in result["throughput"]]
-        out += ["", "throughput (games/s; per-game times in microseconds, all cores)",
+        out += ["", "throughput (games/s; per-game times in microseconds: CPU time of all "
+                "threads, then wall time on all cores)",
                 _table(["game", "players", "mix", "games", "1 thread", "all cores", "threads",
-                        "speed-up", "efficiency", "kernel us", "arrow us", "parquet us",
+                        "speed-up", "efficiency", "cpu us 1t", "cpu us all", "kernel us",
+                        "arrow us", "parquet us",
                         "pipeline g/s", "peak MB"], rows)]
     if result["pure_python"]:
         rows = []
@@ -519,18 +543,21 @@ def render(result):
     if result["startup"]:
         rows = [[r["game"], r["players"], r["mix"], (r["cold_s"], ".2f"), (r["compile_s"], ".2f"),
                  r["compiled_versions"], r["cached_functions"], (r["warm_s"], ".2f"),
+                 (r.get("cold_cpu_s"), ".2f"), (r.get("warm_cpu_s"), ".2f"),
                  (mb(r["cold_peak_rss_bytes"]), ",.0f"), (mb(r["warm_peak_rss_bytes"]), ",.0f")]
                 for r in result["startup"]]
         out += ["", f"start-up of `sim run` with {WARM_GAMES:,} games (whole process, seconds)",
                 _table(["game", "players", "mix", "cold", "compile", "versions", "functions",
-                        "warm", "cold peak MB", "warm peak MB"], rows)]
+                        "warm", "cold cpu", "warm cpu", "cold peak MB", "warm peak MB"], rows)]
     if result.get("targets"):
         rows = [[r["target"], r["games"], (r["target_s"], ".1f"),
-                 (r.get("elapsed_s"), ".2f"), (r.get("games_per_s"), ",.0f"),
+                 (r.get("elapsed_s"), ".2f"), (r.get("process_cpu_s"), ".1f"),
+                 (r.get("games_per_s"), ",.0f"),
                  r.get("ok") if "skipped" not in r else r["skipped"]]
                 for r in result["targets"]]
         out += ["", "targets through `sim run` (both cores, Parquet included)",
-                _table(["target", "games", "target s", "elapsed s", "games/s", "met"], rows)]
+                _table(["target", "games", "target s", "elapsed s", "cpu s", "games/s", "met"],
+                       rows)]
     if result["checks"]:
         out += ["", _table(["check", "target", "value", "met"],
                            [[c["check"], c["target"], (c["value"], ",.2f"), c["ok"]]
