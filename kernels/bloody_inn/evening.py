@@ -4,7 +4,7 @@ from numba import njit
 from .layout import (
     EVENT, LOC, MAXP, NROOMS, CLOSED,
     C_LOC, C_RANK, ENT, G_ENT_N, G_ENT_POS, G_ERR, G_ERR_ROUND, G_FIRST, G_LAST_ROUND,
-    G_NCARDS, G_NP, L_EXIT, G_ROUND, G_SEASON, G_SEASONS, G_STRICT, R_CARD, R_KEY, R_TOKENS, S_A,
+    G_NCARDS, G_NP, L_EXIT, G_N_EMPTY, R_EMPTY, G_ROUND, G_SEASON, G_SEASONS, G_STRICT, R_CARD, R_KEY, R_TOKENS, S_A,
 )
 from .state import gain_cash, log_event, move_card
 from .legal import copy_list
@@ -25,14 +25,6 @@ def season_change(st):
     st[G_ENT_POS] = 0
     st[G_ENT_N] = n
     st[G_SEASON] += 1
-
-
-@njit(cache=True, _nrt=False)
-def _empty_open_room(st):
-    for r in range(NROOMS):
-        if st[R_KEY + r] != CLOSED and st[R_CARD + r] < 0:
-            return True
-    return False
 
 
 @njit(cache=True, _nrt=False)
@@ -68,7 +60,13 @@ def evening(st, pr):
     than players are in the inn (BI-E4), or never with ``final_round = strict`` (BI-V6).
     """
     fp = st[G_FIRST]
-    while _empty_open_room(st):
+    n_empty = 0                                   # the inn is empty at nightfall
+    for r in range(NROOMS):
+        if st[R_KEY + r] != CLOSED and st[R_CARD + r] < 0:
+            st[R_EMPTY + n_empty] = r
+            n_empty += 1
+    st[G_N_EMPTY] = n_empty
+    while st[G_N_EMPTY] > 0:
         if st[G_ENT_POS] == st[G_ENT_N]:
             if st[G_SEASON] < st[G_SEASONS]:
                 season_change(st)
@@ -78,14 +76,18 @@ def evening(st, pr):
         c = st[ENT + st[G_ENT_POS]]
         st[G_ENT_POS] += 1
         r = decide_placement(st, pr, fp, c)
-        if r < 0 or r >= NROOMS or st[R_KEY + r] == CLOSED or st[R_CARD + r] >= 0:
+        k = -1
+        for i in range(st[G_N_EMPTY]):
+            if st[R_EMPTY + i] == r:
+                k = i
+        if k < 0:                               # not an empty open room: a strategy bug
             if st[G_ERR] == 0:
                 st[G_ERR] = 30
                 st[G_ERR_ROUND] = st[G_ROUND]
-            for r2 in range(NROOMS):           # keep the game going: first empty room
-                if st[R_KEY + r2] != CLOSED and st[R_CARD + r2] < 0:
-                    r = r2
-                    break
+            k = 0                               # keep the game going
+            r = st[R_EMPTY]
+        st[G_N_EMPTY] -= 1
+        st[R_EMPTY + k] = st[R_EMPTY + st[G_N_EMPTY]]
         place_traveller(st, c, r)
     if st[G_LAST_ROUND] != 0:
         n = travellers_in_inn(st)

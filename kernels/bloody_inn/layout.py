@@ -190,6 +190,8 @@ P_BURIED_R = _region(MAXP * 4)
 R_KEY = _region(NROOMS)           # owner seat, WHITE, or CLOSED
 R_CARD = _region(NROOMS)          # traveller in the room or -1
 R_TOKENS = _region(NROOMS * MAXP)  # Room-Service tokens [room * MAXP + owner]
+G_N_EMPTY = _region(1)            # open rooms still empty this evening ...
+R_EMPTY = _region(NROOMS)         # ... and their list (filled by ``evening``)
 
 # --- card lists ---------------------------------------------------------------------
 # Hands, unburied corpses, annexes, the Bistro and the Exit are kept as lists (with each

@@ -10,6 +10,7 @@ from .layout import (
     ACTION, LOC, MAXP, NROOMS, BARN_SLOT,
     C_LOC, C_RANK, C_TYPE, CTYPE, G_NCARDS, G_NP, G_BISTRO_N, G_RNG,
     D_DEST, D_NT, D_T, P_HAND_N, P_MULTI, NACT, R_CARD, R_KEY, CLOSED, WHITE,
+    G_N_EMPTY, R_EMPTY,
 )
 from .legal import discounted, free_space, list_burial_places
 from kernels.rng import randint
@@ -73,11 +74,10 @@ def dest_room_left(st, d, upto):
 
 @njit(cache=True, _nrt=False)
 def empty_open_rooms(st, off):
-    n = 0
-    for r in range(NROOMS):
-        if st[R_KEY + r] != CLOSED and st[R_CARD + r] < 0:
-            st[off + n] = r
-            n += 1
+    """The open rooms still empty during the evening's placement (BI-E1)."""
+    n = st[G_N_EMPTY]
+    for i in range(n):
+        st[off + i] = st[R_EMPTY + i]
     return n
 
 

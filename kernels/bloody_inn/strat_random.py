@@ -8,7 +8,7 @@ from numba import njit
 
 from .layout import (
     ACTION, CTYPE, LOC, NROOMS, NACT, C_LOC, C_RANK, C_TYPE, G_NCARDS, G_BISTRO_N, G_VOLUNTARY,
-    G_FREE_SPACE, LISTS, L_HAND, L_CORPSE, MAXC, P_CORPSE_N, P_DISCOUNT, R_CARD, S_D, S_E,
+    G_FREE_SPACE, G_N_EMPTY, R_EMPTY, LISTS, L_HAND, L_CORPSE, MAXC, P_CORPSE_N, P_DISCOUNT, R_CARD, S_D, S_E,
     D_ACTION, D_DEST, D_LAUNDER, D_NPAY, D_NT, D_PAY, D_PEASANTS, D_T,
     P_HAND_N, P_PEAS_LIMIT, S_A, S_B, S_C,
 )
@@ -21,8 +21,7 @@ from .policy_tools import (bury_raw_cost, dest_room_left, empty_open_rooms, has_
 
 @njit(cache=True, _nrt=False)
 def place(st, pr, p, card):
-    n = empty_open_rooms(st, S_A)
-    return st[S_A + rand(st, n)]
+    return st[R_EMPTY + rand(st, st[G_N_EMPTY])]
 
 
 @njit(cache=True, _nrt=False)
