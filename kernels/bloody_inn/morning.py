@@ -3,7 +3,7 @@ from numba import njit
 
 from .layout import (
     EVENT, LOC, NROOMS, C_LOC, G_ERR, G_ERR_ROUND, G_FIRST, G_NCARDS, G_NP, G_OVER,
-    G_ROUND, G_VOLUNTARY, L_CORPSE, D_NT, D_T, P_CASH, P_CORPSE_N, P_FINES, P_HAND_N,
+    G_ROUND, G_VOLUNTARY, L_CORPSE, S_A, D_NT, D_T, P_CASH, P_CORPSE_N, P_FINES, P_HAND_N,
     P_LEAVE_INCOME, P_SOLO_LOST, P_WAGE_FREE, P_WAGES, R_CARD, R_KEY,
 )
 from .legal import police_in_inn
@@ -36,12 +36,15 @@ def investigate(st, p, kind):
 def travellers_leave(st):
     """BI-M2: 1 F per own-keyed room holding a traveller (+ Gardens), then the inn empties."""
     np_ = st[G_NP]
+    for q in range(np_):
+        st[S_A + q] = 0
+    for r in range(NROOMS):                      # one pass: occupied rooms per key owner
+        owner = st[R_KEY + r]
+        if 0 <= owner < np_ and st[R_CARD + r] >= 0:
+            st[S_A + owner] += 1
     for i in range(np_):
         p = (st[G_FIRST] + i) % np_
-        rooms = 0
-        for r in range(NROOMS):
-            if st[R_KEY + r] == p and st[R_CARD + r] >= 0:
-                rooms += 1
+        rooms = st[S_A + p]
         income = rooms + st[P_LEAVE_INCOME + p]
         if income > 0:
             got = gain_cash(st, p, income)
