@@ -278,10 +278,11 @@ def test_console_script_starts():
 
 
 def test_progress_bar_only_when_asked_off_a_terminal(cli):
+    # 15 chunks x 0.15 s: longer than the bar's 1 s delay on any machine
     write("slow.toml", SLOW.replace("games = 4000", "games = 1500"))
-    res = cli("run", "slow.toml", "--chunk-games", 250, "--progress", "--out", "a")
+    res = cli("run", "slow.toml", "--chunk-games", 100, "--progress", "--out", "a")
     assert res.exit_code == 0
     assert "ETA" in res.stderr and "games/s" in res.stderr and "100.0%" in res.stderr
     assert res.stderr.endswith("\n") and "ETA" not in res.stdout
-    res = cli("run", "slow.toml", "--chunk-games", 250, "--out", "b")
+    res = cli("run", "slow.toml", "--chunk-games", 100, "--out", "b")
     assert res.exit_code == 0 and res.stderr == ""
