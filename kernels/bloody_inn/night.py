@@ -69,10 +69,12 @@ def _targets_cost(st, p, action):
 
 
 @njit(cache=True, _nrt=False)
-def _pay(st, pr, p, action, cost, exclude):
+def _pay(st, pr, p, action, cost, exclude, nt):
     """BI-N2: ask for ``cost`` cards, check them, return matching affinities to hand and
-    discard the others.  Returns False (nothing paid) if the choice is illegal."""
+    discard the others.  Returns False (nothing paid, nothing logged) if the choice is
+    illegal; otherwise the action's ``action`` event is logged before its payments."""
     if cost == 0:
+        log_event(st, EVENT.action, p, exclude, action, nt, 0)
         return True
     st[D_NPAY] = 0
     decide_payment(st, pr, p, action, cost, exclude)
@@ -85,6 +87,7 @@ def _pay(st, pr, p, action, cost, exclude):
         for j in range(i):
             if st[D_PAY + j] == c:
                 return False
+    log_event(st, EVENT.action, p, exclude, action, nt, cost)
     chapel = action == ACTION.bury and st[P_CHAPEL + p] != 0
     for i in range(cost):
         c = st[D_PAY + i]
@@ -102,8 +105,7 @@ def _take_from_inn(st, pr, p, action):
     cost = _targets_cost(st, p, action)
     if cost < 0 or cost > st[P_HAND_N + p]:
         return False
-    log_event(st, EVENT.action, p, -1, action, st[D_NT], cost)
-    if not _pay(st, pr, p, action, cost, -1):
+    if not _pay(st, pr, p, action, cost, -1, st[D_NT]):
         return False
     bribing = action == ACTION.bribe
     for i in range(st[D_NT]):
@@ -194,8 +196,7 @@ def bury(st, pr, p):
             st[S_BARNCAP + q] -= 1
             if st[S_BARNCAP + q] < 0:
                 return False
-    log_event(st, EVENT.action, p, -1, ACTION.bury, nt, cost)
-    if not _pay(st, pr, p, ACTION.bury, cost, -1):
+    if not _pay(st, pr, p, ACTION.bury, cost, -1, nt):
         return False
     for i in range(nt):
         c = st[D_T + i]
@@ -237,8 +238,7 @@ def build(st, pr, p):
     if c < 0 or c >= st[G_NCARDS] or not can_build(st, p, c):
         return False
     cost = discounted(st, p, ACTION.build, st[C_RANK + c])
-    log_event(st, EVENT.action, p, c, ACTION.build, 1, cost)
-    if not _pay(st, pr, p, ACTION.build, cost, c):
+    if not _pay(st, pr, p, ACTION.build, cost, c, 1):
         return False
     move_card(st, c, LOC.annex + p, 0)
     st[C_FILL + c] = 0
