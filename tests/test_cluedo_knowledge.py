@@ -1,7 +1,6 @@
 """The deduction engine on hand-built knowledge states: it finds what is entailed and nothing
 that is not (CL-S2 one envelope card per category, CL-T5 refutation facts, hand sizes)."""
 import numpy as np
-import pytest
 
 from kernels.cluedo import layout as L
 from kernels.cluedo.agents import certain_triple, prepare, unpack_room, unpack_suspect, unpack_weapon

@@ -1,7 +1,6 @@
 """Cluedo rules on hand-built positions: suggestions and refutation (CL-T5), accusation and
 elimination (CL-T6, CL-T7), passages (CL-T3, CL-T4), every clue-card effect (CL-K1..K7),
 setup (CL-S) and the 2-player mode (CL-2)."""
-import numpy as np
 import pytest
 
 from kernels.cluedo import layout as L

@@ -29,7 +29,7 @@ from .layout import (AGENT, ALL_CARDS, CAT_ROOM, CAT_SUSPECT, CAT_WEAPON, ENVELO
                      FIRST_ROOM, K_DIRTY, K_EXRES, K_EXVER, K_HAS, K_NOT, K_VER, MAX_NODES,
                      N_HOLDERS, N_PARAMS, PARAM_SCALE, S_AGENT, S_CHAR, S_HSIZE, S_LOOKED, S_N, S_NWRONG,
                      S_PARAM, S_PASS, S_POS, S_PROB, S_PUBLIC, S_RNG, S_ROOMCARD, S_SHOWN, S_STALE, S_TRUE,
-                     S_WRONG, S_XK, T_SDIST, X_A, X_DIST, X_QUEUE, TABLE)
+                     S_WRONG, S_XK, T_SDIST, X_A, X_DIST, X_QUEUE)
 
 # parameter slots
 P_SHOW = 0       # 1: show the least revealing card, 0: a random one

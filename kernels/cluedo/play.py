@@ -8,14 +8,13 @@ columns, so results do not depend on threads, blocks or chunking.
 import numpy as np
 from numba import njit, prange
 
-from .knowledge import kbase, known_cards, popc, propagate
-from .layout import (AGENT, S_AGENT, ENVELOPE, EV_COLS, K_DIRTY, S_ACCUSED, S_ACTIVE, S_CHAR, S_CHECK,
-                     S_CLUE_DRAWN, S_CL_OVERFLOW, S_CUR, S_EVB, S_EVSEQ, S_FIRST_ROOM,
-                     S_LINEUP, S_NEV, S_NSUGG, S_OVER, S_REC, S_ROUNDS, S_TRUE, S_TRUNC,
-                     S_TTAKEN, S_TURNS, S_VIOL, S_WINNER, STATE_SIZE, T_MAX_TURNS,
-                     T_NPLAYERS, CAT_SUSPECT, CAT_WEAPON, CAT_ROOM, FIRST_ROOM)
+from .knowledge import kbase, known_cards, low_card, popc, propagate
+from .layout import (AGENT, CAT_ROOM, CAT_SUSPECT, CAT_WEAPON, ENVELOPE, EV_COLS, FIRST_ROOM,
+                     K_DIRTY, S_ACCUSED, S_ACTIVE, S_AGENT, S_CHAR, S_CHECK, S_CLUE_DRAWN,
+                     S_CL_OVERFLOW, S_CUR, S_EVB, S_EVSEQ, S_FIRST_ROOM, S_LINEUP, S_NEV,
+                     S_NSUGG, S_OVER, S_REC, S_ROUNDS, S_TRUE, S_TRUNC, S_TTAKEN, S_TURNS,
+                     S_VIOL, S_WINNER, STATE_SIZE, T_MAX_TURNS, T_NPLAYERS)
 from .rules import check_invariants, setup, take_turn
-from .knowledge import low_card
 
 MODE_EVENTS_COUNT = 1
 MODE_EVENTS_WRITE = 2

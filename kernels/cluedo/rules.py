@@ -10,14 +10,14 @@ from .knowledge import add_clause, add_has, add_not, kbase, kn_init, popc, propa
 from .layout import (AGENT, ALL_CARDS, CAT_ROOM, CAT_SUSPECT, CAT_WEAPON, EFFECT, ENVELOPE,
                      EV, EV_BUF, EV_COLS, FIRST_ROOM, K_HAS, K_NOT, K_VER, N_CARDS, N_HOLDERS,
                      N_PARAMS, S_ACCUSED, S_ACTIVE, S_AGENT, S_CHAR, S_CLUE_DRAWN, S_CLUE_PTR,
-                     S_CUR, S_DECK, S_ENV0, S_EVB, S_EVSEQ, S_FIRST_ROOM, S_GAME, S_HSIZE,
+                     S_DECK, S_ENV0, S_EVB, S_EVSEQ, S_FIRST_ROOM, S_GAME, S_HSIZE,
                      S_LINEUP, S_MOVE_STEPS, S_MOVED, S_N, S_NEV, S_NSUGG, S_NWRONG, S_OVER,
                      S_OWNER, S_PARAM, S_PASS, S_POS, S_PUBLIC, S_REC, S_RNG, S_ROOMCARD,
                      S_LOOKED, S_ROUNDS, S_SEATOF, S_SHOWN, S_STALE, S_TRUE, S_TTAKEN, S_TURNS, S_VIOL,
                      S_WINNER, S_WRONG, S_WROOM, T_CHARS, T_CHARS_RANDOM, T_CLUE, T_CLUE_ON,
                      T_CORNERS, T_DICE, T_FIRST_CLASSIC, T_LAGENT, T_LOUPE_DICE, T_LPARAM,
                      T_NCLUE, T_NLINEUP, T_PASS, T_ROTATE, T_SEED, T_START, T_STAY,
-                     T_TWO_RANDOM, TABLE, TABLE_SIZE)
+                     T_TWO_RANDOM, TABLE)
 
 
 # --- event log ------------------------------------------------------------------------

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -20,7 +19,7 @@ import pyarrow.compute as pc
 
 from kernels.cluedo import layout as L
 from kernels.cluedo.board import walking_distances
-from sim.config import check_keys, get_bool, get_choice, get_float, get_int
+from sim.config import check_keys, get_choice, get_float, get_int
 from sim.errors import ConfigError
 from sim.registry import Chunk
 
