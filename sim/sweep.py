@@ -321,11 +321,18 @@ def run_sweep(sweep, out=None, *, resume=False, force=False, threads=None, backe
     bar.expect(sum(p.resolved["games"] for p in sweep.points))
     sub = bar.nested()
     try:
-        for p in sweep.points:
-            runner.run_resolved(p.resolved, out / p.name, name=p.name,
-                                source=str(sweep.path) if sweep.path else None,
-                                threads=threads, chunk_games=chunk_games, events=events,
-                                resume=resume, force=force, progress=sub, backend=backend)
+        runs = [(p.resolved, out / p.name,
+                 dict(name=p.name, source=str(sweep.path) if sweep.path else None,
+                      threads=threads, chunk_games=chunk_games, events=events, resume=resume,
+                      force=force, progress=sub, backend=backend)) for p in sweep.points]
+        # A backend may play several grid points at once (Ray: the cluster does not idle
+        # between points); otherwise they run one after the other.
+        run_points = getattr(runner.get_backend(backend), "run_points", None)
+        if run_points is not None:
+            run_points(runs, runner.run_resolved)
+        else:
+            for resolved, point_out, kwargs in runs:
+                runner.run_resolved(resolved, point_out, **kwargs)
     except runner.RunInterrupted:
         if owned:
             bar.close()

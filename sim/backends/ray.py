@@ -42,8 +42,10 @@ import math
 import os
 import platform
 import socket
+import threading
 import time
 from collections import deque
+from concurrent import futures
 from functools import lru_cache
 from pathlib import Path
 
@@ -53,6 +55,9 @@ from .. import runner
 from ..errors import ConfigError, SimError
 
 DEFAULT_MAX_RETRIES = 3
+#: Grid points of a sweep played at once (each point's chunks are tasks), so the cluster does not
+#: idle while the last tasks of one point finish.
+MAX_CONCURRENT_POINTS = 4
 MIN_TASK_GAMES = 2_000
 MAX_THREADS = 1024
 #: Exceptions inside a task that are worth another try (a full disk, a node short of memory);
@@ -69,7 +74,9 @@ ENV_CRASH_ONCE = "BOARDSIM_RAY_CRASH_ONCE"
 
 _options = {"address": None, "task_games": None, "shared_output": None, "ship_code": None,
             "max_retries": None}
-_state = {"address": None, "remote": None}
+_state = {"address": None, "remote": None, "points": 1}
+#: Set when one grid point of a concurrent sweep fails or Ctrl-C arrives: the others stop too.
+_stop = threading.Event()
 
 
 class RayBackendError(SimError):
@@ -421,10 +428,12 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
     out = str(Path(writer.out).resolve())
     resolved_ref = ray.put(resolved)
     queue = deque(tasks)
-    window = max(2, 2 * slots)
+    window = max(2, math.ceil(2 * slots / _state["points"]))
     inflight, partial = {}, {}
     try:
         while queue or inflight:
+            if _stop.is_set():               # another grid point failed or Ctrl-C
+                raise KeyboardInterrupt
             while queue and len(inflight) < window:
                 t = queue.popleft()
                 index, part, start, count = t
@@ -473,6 +482,58 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
                 pass
 
 
+def run_points(runs, run):
+    """Play the grid points of a sweep, several at once (called by :func:`sim.sweep.run_sweep`).
+
+    Parameters
+    ----------
+    runs : list of (resolved, out, kwargs)
+        One entry per grid point, in order.
+    run : callable
+        ``run(resolved, out, **kwargs)`` plays one point (:func:`sim.runner.run_resolved`).
+
+    Up to :data:`MAX_CONCURRENT_POINTS` points run in driver threads, each submitting its own
+    tasks; a point's dataset is written exactly as when points run one after the other.  When
+    a point fails, or on Ctrl-C, the other points stop too (their finished chunks are kept,
+    their manifests say so) and the first failure is raised.
+    """
+    if len(runs) <= 1:
+        for resolved, out, kwargs in runs:
+            run(resolved, out, **kwargs)
+        return
+    _connect()
+    workers = min(len(runs), MAX_CONCURRENT_POINTS)
+    _stop.clear()
+    _state["points"] = workers
+    pool = futures.ThreadPoolExecutor(workers, thread_name_prefix="boardsim-point")
+    jobs = [pool.submit(run, resolved, out, **kwargs) for resolved, out, kwargs in runs]
+    try:
+        while True:
+            done, pending = futures.wait(jobs, timeout=0.5, return_when=futures.FIRST_EXCEPTION)
+            if not pending or any(j.exception() is not None for j in done):
+                break
+    except KeyboardInterrupt:
+        _stop.set()
+        for j in jobs:
+            j.cancel()
+        futures.wait(jobs)
+        raise runner.RunInterrupted("interrupted") from None
+    finally:
+        _stop.set()                       # stop the other points if one failed
+        for j in jobs:
+            j.cancel()
+        pool.shutdown(wait=True)
+        _stop.clear()
+        _state["points"] = 1
+    # The first real failure, in point order (the others were stopped because of it).
+    errors = [j.exception() for j in jobs if not j.cancelled() and j.exception() is not None]
+    for exc in errors:
+        if not isinstance(exc, KeyboardInterrupt):
+            raise exc
+    if errors:
+        raise errors[0]
+
+
 def _join(parts):
     """One table from the IPC bytes of consecutive game ranges (single-chunk columns, as the
     local backend hands to the writer, so the Parquet files are byte for byte the same)."""
@@ -483,4 +544,5 @@ def _join(parts):
 
 ray_backend.configure = configure
 ray_backend.check_threads = check_threads
+ray_backend.run_points = run_points
 runner.register_backend("ray", ray_backend)
