@@ -582,9 +582,12 @@ def _selection(games_opt, players_opt, mixes_opt):
         if not counts:
             raise ConfigError("--players", players_opt,
                               f"{a.min_players} to {a.max_players} for {g}")
+        default_players = _default_players(g)
         for p in counts:
             mixes = lineups(g, p)
-            wanted = mixes_opt or ["mixed"]
+            # default: the mixed lineup at every count, and each strategy alone at the
+            # game's default count (strategies can differ in cost by orders of magnitude)
+            wanted = mixes_opt or (list(mixes) if p == default_players else ["mixed"])
             bad = [m for m in wanted if m not in mixes]
             if bad and games_opt:
                 raise ConfigError("--mix", bad[0], " | ".join(repr(m) for m in mixes))
@@ -596,16 +599,20 @@ def _selection(games_opt, players_opt, mixes_opt):
     return plan
 
 
+def _default_players(game):
+    from .. import api
+    try:
+        return api.resolve({"game": game})["players"]
+    except SimError:
+        return None
+
+
 def _reference(plan):
     """One (game, players, mix, lineup) per game for the start-up and pure-Python runs: the
     game's default player count when measured, else its first."""
-    from .. import api
     out = {}
     for g, p, m, lineup in plan:
-        try:
-            default = api.resolve({"game": g})["players"]
-        except SimError:
-            default = None
+        default = _default_players(g)
         if g not in out or (p == default and out[g][1] != default):
             out[g] = (g, p, m, lineup)
     return list(out.values())
@@ -619,7 +626,8 @@ def bench(game: Annotated[Optional[List[str]], typer.Option(
               show_default=False)] = None,
           mix: Annotated[Optional[List[str]], typer.Option(
               "--mix", help="Strategy mix: 'mixed' (the game's strategies in turn over the "
-              "seats) or a strategy at every seat (repeatable; default: mixed).",
+              "seats) or a strategy at every seat (repeatable; default: mixed at every "
+              "player count, and each strategy alone at the game's default count).",
               show_default=False)] = None,
           seconds: Annotated[float, typer.Option(
               help="Target duration of each all-cores pass (the 1-thread pass takes longer)."
