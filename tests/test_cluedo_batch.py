@@ -263,3 +263,31 @@ def test_resolved_config_is_complete_and_strategies_listed():
     names = [s["name"] for s in C.ADAPTER.strategies()]
     assert names == ["naive", "logic", "prob"]
     assert C.ADAPTER.min_players == 2 and C.ADAPTER.max_players == 6
+
+
+def test_example_configs_resolve():
+    from pathlib import Path
+    paths = sorted(p for p in Path(C.DATA_DIR).glob("*.toml") if p.name != "study.toml")
+    assert len(paths) >= 6
+    for p in paths:
+        res = sim.api.resolve(p)
+        assert res["game"] == "cluedo" and len(res["seats"]) == res["players"]
+
+
+def test_bad_board_data_is_reported_with_file_and_line(tmp_path, monkeypatch):
+    import shutil
+    data = tmp_path / "cluedo"
+    shutil.copytree(C.DATA_DIR, data)
+    doors = (data / "doors.csv").read_text().splitlines()
+    doors[3] = "ballroom,8,5,9,9"                      # corridor square not next to the doorway
+    (data / "doors.csv").write_text("\n".join(doors) + "\n")
+    monkeypatch.setattr(C, "DATA_DIR", data)
+    C.load_board.cache_clear()
+    try:
+        with pytest.raises(ConfigError) as err:
+            C.load_board()
+        assert err.value.key == "configs/cluedo/doors.csv:4"
+    finally:
+        monkeypatch.undo()
+        C.load_board.cache_clear()
+    assert C.load_board().n_nodes == B.n_nodes
