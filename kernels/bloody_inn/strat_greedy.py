@@ -36,12 +36,12 @@ PARAMS = (
 _NEG = -1e18
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _prm(st, pr, p, i):
     return pr[st[P_LINEUP + p] * MAXPARAM + i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _loss(st, pr, p, c, action):
     """Francs lost by paying with card ``c`` for ``action`` (BI-N2 affinity returns)."""
     if st[C_AFF + c] == action or (action == ACTION.bury and st[P_CHAPEL + p] != 0):
@@ -51,7 +51,7 @@ def _loss(st, pr, p, c, action):
     return _prm(st, pr, p, 0) + 0.01 * st[C_RANK + c]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pay_loss(st, pr, p, action, cost, exclude):
     """Loss of the ``cost`` cheapest cards of the hand (selection, hands are small)."""
     if cost <= 0:
@@ -76,13 +76,13 @@ def _pay_loss(st, pr, p, action, cost, exclude):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _capped(st, p, amount):
     room = st[G_CAP] - st[P_CASH + p]
     return float(amount if amount < room else (room if room > 0 else 0))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _police_count(st):
     n = 0
     for r in range(NROOMS):
@@ -92,7 +92,7 @@ def _police_count(st):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _best_dest(st, p, upto):
     """Best burial place for a corpse: own (full pocket money) before others' (half)."""
     n = list_burial_places(st, S_B)
@@ -113,7 +113,7 @@ def _best_dest(st, p, upto):
     return best, found
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _effect_value(st, k):
     v = 0.0
     if st[K_DISCOUNT_ACT + k] >= 0:
@@ -134,7 +134,7 @@ def _effect_value(st, k):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place(st, pr, p, card):
     """Room-Service income now, and own rooms for the travellers worth keeping alive."""
     n = empty_open_rooms(st, S_A)
@@ -159,7 +159,7 @@ def place(st, pr, p, card):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def action(st, pr, p):
     hand_n = st[P_HAND_N + p]
     police = _police_count(st)
@@ -266,7 +266,7 @@ def action(st, pr, p):
         _extend_kill(st, pr, p)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _extend_bury(st, pr, p):
     """Crypt: add further corpses while each pays for itself."""
     hand_n = st[P_HAND_N + p]
@@ -296,7 +296,7 @@ def _extend_bury(st, pr, p):
             raw += r2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _extend_kill(st, pr, p):
     """Butcher's Shop: add further travellers while each pays for itself."""
     hand_n = st[P_HAND_N + p]
@@ -317,7 +317,7 @@ def _extend_kill(st, pr, p):
             raw += st[C_RANK + c]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def payment(st, pr, p, action_id, cost, exclude):
     """The ``cost`` cheapest cards: returning affinities, then peasants, then low ranks."""
     h = list_hand(st, p, S_B)
@@ -337,7 +337,7 @@ def payment(st, pr, p, action_id, cost, exclude):
     st[D_NPAY] = cost
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def token_room(st, pr, p):
     """Room Service on an own room if there is one, else the first open room."""
     for r in range(NROOMS):
@@ -347,13 +347,13 @@ def token_room(st, pr, p):
     return st[S_A]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def monk_room(st, pr, p):
     white_rooms(st, S_A)
     return st[S_A]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _keep_value(st, c):
     if st[C_TYPE + c] == CTYPE.peasant:
         return 1.0
@@ -361,7 +361,7 @@ def _keep_value(st, c):
     return v + 0.1 * st[K_BUILD_CASH + st[C_KIND + c]] + 0.01 * st[C_RANK + c]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def wages(st, pr, p, max_keep):
     """Keep the most useful accomplices, at most ``keep_max`` and what can be paid."""
     h = list_hand(st, p, S_B)

@@ -3,74 +3,106 @@
 A strategy is a module with ``place``, ``action``, ``payment``, ``token_room``,
 ``monk_room`` and ``wages`` njit functions and a ``PARAMS`` tuple.  Adding one means
 writing that module, one ``elif`` per decision below and one line in ``REGISTRY``.
+A preset (same code, other parameter defaults) is only a ``REGISTRY`` line: the
+archetypes and ``expert`` are presets of ``heuristic``, so the kernel compiles three
+policies whatever the number of names.
 """
 from numba import njit
 
 from .layout import P_STRAT
-from . import strat_random, strat_greedy
+from . import strat_random, strat_greedy, strat_heuristic as heur
 
 RANDOM = 0
 GREEDY = 1
+HEURISTIC = 2
 
 #: name -> (id, PARAMS tuple of (name, default, meaning), one-line description)
 REGISTRY = {
     "random": (RANDOM, (), "uniform over the legal choices at every decision (the rules fuzzer)"),
     "greedy": (GREEDY, strat_greedy.PARAMS, "takes the choice worth the most francs now"),
+    "heuristic": (HEURISTIC, heur.PARAMS, "values every choice in francs with tunable weights "
+                  "(money now, corpses, capacity, accomplices, police risk, effects, laundering)"),
+    "killer": (HEURISTIC, heur.preset(**heur.PRESETS["killer"]), "heuristic preset: kills and "
+               "buries the richest guests it can house, never leaves a corpse out under police"),
+    "builder": (HEURISTIC, heur.preset(**heur.PRESETS["builder"]), "heuristic preset: annexes "
+                "first (cash, capacity, discounts, end bonuses), then harvests"),
+    "briber": (HEURISTIC, heur.preset(**heur.PRESETS["briber"]), "heuristic preset: gathers "
+               "accomplices whose affinities make its actions free, then strikes"),
+    "banker": (HEURISTIC, heur.preset(**heur.PRESETS["banker"]), "heuristic preset: cheques, "
+               "Greenhouse and colour bonuses, launders to stay under the cap"),
+    "expert": (HEURISTIC, heur.preset(**heur.EXPERT), "heuristic with the best parameters the "
+               "tuner found (configs/bloody_inn/strategies/expert.toml)"),
 }
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decide_placement(st, pr, p, card):
     """BI-E1: the room (empty, open) where the first player puts ``card``."""
     s = st[P_STRAT + p]
+    if s == HEURISTIC:
+        return heur.place(st, pr, p, card)
     if s == GREEDY:
         return strat_greedy.place(st, pr, p, card)
     return strat_random.place(st, pr, p, card)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decide_action(st, pr, p):
     """BI-N1..N7: fill ``D_ACTION`` and the targets / destinations / launder amount."""
     s = st[P_STRAT + p]
-    if s == GREEDY:
+    if s == HEURISTIC:
+        heur.action(st, pr, p)
+    elif s == GREEDY:
         strat_greedy.action(st, pr, p)
     else:
         strat_random.action(st, pr, p)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decide_payment(st, pr, p, action, cost, exclude):
     """BI-N2: ``cost`` cards of the hand (not ``exclude``) into ``D_PAY``."""
     s = st[P_STRAT + p]
-    if s == GREEDY:
+    if s == HEURISTIC:
+        heur.payment(st, pr, p, action, cost, exclude)
+    elif s == GREEDY:
         strat_greedy.payment(st, pr, p, action, cost, exclude)
     else:
         strat_random.payment(st, pr, p, action, cost, exclude)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decide_token_room(st, pr, p):
     """Concierge (Room Service): the open room whose key gets the token."""
     s = st[P_STRAT + p]
+    if s == HEURISTIC:
+        return heur.token_room(st, pr, p)
     if s == GREEDY:
         return strat_greedy.token_room(st, pr, p)
     return strat_random.token_room(st, pr, p)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decide_monk_room(st, pr, p):
     """Monk (Room): the white-keyed room that takes the player's key."""
     s = st[P_STRAT + p]
+    if s == HEURISTIC:
+        return heur.monk_room(st, pr, p)
     if s == GREEDY:
         return strat_greedy.monk_room(st, pr, p)
     return strat_random.monk_room(st, pr, p)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decide_wages(st, pr, p, max_keep):
     """BI-M3/BI-V5: cards to dismiss into ``D_T`` (at most ``max_keep`` may stay)."""
     s = st[P_STRAT + p]
-    if s == GREEDY:
+    if s == HEURISTIC:
+        heur.wages(st, pr, p, max_keep)
+    elif s == GREEDY:
         strat_greedy.wages(st, pr, p, max_keep)
     else:
         strat_random.wages(st, pr, p, max_keep)
+
+
+#: Search ranges of the tunable parameters (``sim tune``), per registry name.
+BOUNDS = {name: heur.BOUNDS for name, (sid, _, _) in REGISTRY.items() if sid == HEURISTIC}

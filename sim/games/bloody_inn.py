@@ -96,12 +96,35 @@ def _resolve_seats(raw, players):
     out = []
     for i, s in enumerate(seats):
         prefix = f"seats.{i}."
-        check_keys(s, SEAT_KEYS, prefix)
+        check_keys(s, SEAT_KEYS + ("params_file",), prefix)
         name = s.get("strategy", "random")
         if name not in REGISTRY:
             raise ConfigError(prefix + "strategy", name, " | ".join(REGISTRY))
         spec = REGISTRY[name][1]
         params = s.get("params", {})
+        if "params_file" in s:
+            # [params] of a file written by `sim tune`; inline params override it. A
+            # relative path is tried from the working directory, then the project root.
+            from pathlib import Path
+            from ..config import load_toml
+            path = s["params_file"]
+            if not isinstance(path, str):
+                raise ConfigError(prefix + "params_file", path, "a path to a TOML file")
+            file = Path(path)
+            if not file.is_absolute() and not file.is_file():
+                file = Path(__file__).resolve().parents[2] / path
+            if not file.is_file():
+                raise ConfigError(prefix + "params_file", path, "an existing TOML file")
+            data = load_toml(file)
+            if not isinstance(data.get("params"), dict):
+                raise ConfigError(prefix + "params_file", path, "a TOML file with a [params] table")
+            made_for = data.get("strategy", name)      # presets share their policy's params
+            if made_for not in REGISTRY or REGISTRY[made_for][0] != REGISTRY[name][0]:
+                raise ConfigError(prefix + "params_file", path,
+                                  f"parameters of strategy {name!r} (the file is for {made_for!r})")
+            if not isinstance(params, dict):
+                raise ConfigError(prefix + "params", params, "a table")
+            params = {**data["params"], **params}
         check_keys(params, [n for n, _, _ in spec] or ["(none)"], prefix + "params.")
         resolved = {}
         for pname, default, _ in spec:

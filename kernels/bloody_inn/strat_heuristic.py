@@ -1,0 +1,1067 @@
+"""``heuristic``: one utility-based policy whose weights are parameters.
+
+Every candidate decision is valued in francs, the unit being one franc of score now:
+
+- **money now**: pocket money of a burial (half under another player's annex), on-build
+  cash, Room-Service income, each cut at the wealth cap (BI-N8) unless ``unlimited_wealth``;
+- **accomplices**: ``card_value`` per card, ``affinity_value`` more for one whose affinity
+  returns it when it pays (BI-N2), half of its value as a future annex; a card paid away
+  loses that value (the cheapest cards pay, returning ones first);
+- **corpses**: ``corpse_value`` x the pocket money the corpse will bring where a burial
+  place is within reach (own annexes: all of it, others': half), less its burial cost;
+- **police risk**: ``police_risk`` x 10 F per corpse left unburied at an investigation
+  (BI-M1), counting the one action the player may still take this round (BI-N1); in solo
+  an investigation with a corpse loses the game (BI-X2), so the risk is prohibitive;
+- **annexes**: burial places (``capacity_value`` each), lasting effects (``effect_value``)
+  and end-of-game bonuses (``end_bonus``, BI-G2), estimated over the rounds left;
+- **laundering**: a pass buys cheques with the tens above ``launder_above``; it is worth
+  the francs the cheques save from the cap (``launder_value``) on the gains in sight.
+
+Values that pay off over time (cards, places, effects) fade over the last ``horizon``
+rounds; the rounds left are estimated from the public Entrance and Exit sizes.  The policy
+is deterministic (ties go to the first candidate) and reads only the player's own hand and
+corpses, the public table and the counters every player sees.
+
+The archetypes ``killer``, ``builder``, ``briber``, ``banker`` and the tuned ``expert`` are
+presets of these parameters (``PRESETS``).
+"""
+from numba import njit
+
+from .layout import (
+    ACTION, BARN_SLOT, CTYPE, LOC, MAXP, MAXPARAM, NACT, NCOL, NROOMS, WHITE,
+    C_AFF, C_COLOUR, C_FILL, C_KIND, C_LOC, C_POCKET, C_RANK, C_TYPE,
+    D_ACTION, D_DEST, D_LAUNDER, D_NPAY, D_NT, D_PAY, D_PEASANTS, D_T,
+    G_BISTRO_N, G_CAP, G_ENT_N, G_ENT_POS, G_EXIT_N, G_NP, G_OPEN_ROOMS, G_TURNS,
+    G_UNIQUE, G_UNLIMITED, G_VOLUNTARY,
+    K_ANNEXABLE, K_BUILD_CASH, K_CHAPEL, K_DISCOUNT_ACT, K_DISCOUNT_AMT, K_END_CHEQUE,
+    K_END_COLOUR, K_END_COLOUR_AMT, K_LEAVE_INCOME, K_MONK, K_MULTI, K_PEASANT_LIMIT,
+    K_PER_COLOUR, K_PER_COLOUR_AMT, K_ROOM_SERVICE, K_WAGE_FREE,
+    P_ANNEX_N, P_BARN_FILL, P_CASH, P_CHAPEL, P_CHEQUES, P_COL_ANNEX, P_CORPSE_N,
+    P_DISCOUNT, P_HAND_N, P_KINDS_OWNED, P_LINEUP, P_MULTI, P_PEAS_LIMIT,
+    R_CARD, R_KEY, R_TOKENS, S_A, S_B, S_C, LISTS, L_ANNEX, L_BISTRO, L_CORPSE, L_EXIT, L_HAND,
+    MAXC,
+)
+from .strat_tools import clock as _clock
+
+#: (name, default, meaning) of the parameters, in ``pr`` order.
+PARAMS = (
+    ("card_value", 1.5, "francs an accomplice in hand is worth as payment"),
+    ("affinity_value", 1.5, "extra francs for an accomplice whose affinity returns it to "
+                            "hand when it pays for that action (police: kill, merchant: "
+                            "bribe, artisan: build, religious: bury)"),
+    ("corpse_value", 0.7, "share of its pocket money a fresh corpse is worth when a burial "
+                          "place is within reach"),
+    ("capacity_value", 2.0, "francs per burial place an annex adds"),
+    ("police_risk", 1.0, "weight of the 10 F fine per corpse left unburied at an "
+                         "investigation"),
+    ("wage_cost", 1.0, "francs charged for taking on one more accomplice (its wages)"),
+    ("build_bias", 0.0, "francs added to every Build"),
+    ("effect_value", 1.0, "weight of lasting annex effects (discounts, multi-target, wages, "
+                          "income, Room Service, Monk, Chapel, Brewery)"),
+    ("end_bonus", 1.0, "weight of the expected end-of-game bonuses (colour annexes, "
+                       "Greenhouse)"),
+    ("launder_above", 30.0, "cash above which spare tens become cheques when passing"),
+    ("launder_value", 1.0, "weight of the francs a laundering pass saves from the wealth cap"),
+    ("kill_bias", 0.0, "francs added to every Kill of a traveller"),
+    ("bribe_bias", 0.0, "francs added to every Bribe of a traveller"),
+    ("hand_target", 5.0, "hand size up to which one more accomplice is worth its full value "
+                         "(half beyond)"),
+    ("share_penalty", 0.5, "weight of francs handed to an opponent (burial under their "
+                           "annex, their Room Service when placing)"),
+    ("horizon", 4.0, "rounds over which accomplices, burial places and lasting effects pay "
+                     "off; their value fades when fewer rounds remain"),
+)
+
+#: Search range of each parameter for the tuner (``sim tune``).
+BOUNDS = {
+    "card_value": (0.0, 6.0), "affinity_value": (0.0, 6.0), "corpse_value": (0.0, 1.5),
+    "capacity_value": (0.0, 6.0), "police_risk": (0.0, 3.0), "wage_cost": (0.0, 5.0),
+    "build_bias": (-10.0, 10.0), "effect_value": (0.0, 3.0), "end_bonus": (0.0, 3.0),
+    "launder_above": (0.0, 40.0), "launder_value": (0.0, 3.0), "kill_bias": (-10.0, 10.0),
+    "bribe_bias": (-10.0, 10.0), "hand_target": (1.0, 12.0), "share_penalty": (0.0, 2.0),
+    "horizon": (0.5, 12.0),
+}
+
+
+def preset(**changes):
+    """The default parameters with ``changes``, as a PARAMS-shaped tuple."""
+    names = [n for n, _, _ in PARAMS]
+    for k in changes:
+        if k not in names:
+            raise KeyError(k)
+    return tuple((n, float(changes.get(n, d)), h) for n, d, h in PARAMS)
+
+
+#: Archetypes: recognisable plans expressed as parameter presets.  The parameters that make
+#: the plan (``PLAN``) are set by hand; the others were tuned for the solo score with them
+#: held fixed (``sim tune ... --strategy <archetype> --only <the others>``, see
+#: docs/strategies.md), so each archetype plays its plan competently.
+PLAN = {
+    "killer": ("kill_bias", "corpse_value", "police_risk", "build_bias", "bribe_bias"),
+    "builder": ("build_bias", "effect_value", "capacity_value", "end_bonus", "kill_bias",
+                "corpse_value", "bribe_bias"),
+    "briber": ("affinity_value", "bribe_bias", "hand_target", "wage_cost", "kill_bias",
+               "build_bias"),
+    "banker": ("end_bonus", "launder_above", "launder_value", "kill_bias", "corpse_value",
+               "police_risk", "effect_value"),
+}
+PRESETS = {
+    # kills and buries the richest guests it can house; no corpse left out under police
+    "killer": dict(
+        card_value=1.06, affinity_value=2.49, corpse_value=1.0, capacity_value=4.83,
+        police_risk=2.0, wage_cost=0.06, build_bias=-2.0, effect_value=1.26,
+        end_bonus=0.49, launder_above=27.49, launder_value=2.37, kill_bias=4.0,
+        bribe_bias=-3.0, hand_target=5.42, share_penalty=0.25, horizon=1.62),
+    # annexes first (cash, capacity, discounts, end bonuses), then harvests
+    "builder": dict(
+        card_value=0.84, affinity_value=0.48, corpse_value=0.5, capacity_value=3.0,
+        police_risk=1.81, wage_cost=0.06, build_bias=9.0, effect_value=2.5, end_bonus=1.5,
+        launder_above=24.62, launder_value=1.2, kill_bias=-2.0, bribe_bias=0.0,
+        hand_target=5.01, share_penalty=0.97, horizon=7.04),
+    # gathers accomplices whose affinities make its actions free, then strikes
+    "briber": dict(
+        card_value=1.05, affinity_value=4.0, corpse_value=1.44, capacity_value=5.69,
+        police_risk=1.52, wage_cost=0.5, build_bias=-1.0, effect_value=2.58,
+        end_bonus=2.33, launder_above=27.67, launder_value=1.83, kill_bias=0.0,
+        bribe_bias=2.0, hand_target=9.0, share_penalty=0.38, horizon=5.12),
+    # cheques, Greenhouse and colour bonuses; launders early to stay under the cap
+    "banker": dict(
+        card_value=1.46, affinity_value=0.38, corpse_value=0.6, capacity_value=3.9,
+        police_risk=1.5, wage_cost=0.51, build_bias=1.05, effect_value=1.5, end_bonus=3.0,
+        launder_above=10.0, launder_value=2.0, kill_bias=-2.0, bribe_bias=-2.81,
+        hand_target=5.52, share_penalty=0.29, horizon=4.8),
+}
+
+SCALE = 1024.0            # keep values are stored in the int scratch as francs x SCALE
+KV = S_C                  # keep value of the i-th card of the sorted hand (S_A)
+PFX = S_C + 128           # PFX + a * PSTRIDE + k: loss of the k cheapest non-returning cards
+PSTRIDE = 32              # (the stride's last slot holds how many such cards there are)
+ODEST = S_B + 256         # per opponent: a destination with a free place (or 0)
+STAMP = S_C + 500         # (turn, player, hand size) of the last sorted hand of an action
+HMAX = 100                # hands beyond this are not valued card by card
+BIG = 100.0               # francs per card beyond the hand: out of reach
+_NEG = -1e18
+
+# Performance: every function compiles without reference counting (``_nrt=False``, as the
+# rules do); the hot loops read ``st`` inline and walk the kernel's card lists (hands,
+# corpses, annexes, Bistro, Exit) rather than every card.
+
+
+# --- scalar helpers ---------------------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def _clip_need(need, k):
+    """Index into a loss table: ``need`` non-returning cards, at most the ``k`` there are."""
+    if need <= 0:
+        return 0
+    return need if need < k else k
+
+
+@njit(cache=True, _nrt=False)
+def _loss_of(raw, need, k):
+    """Francs of a loss-table entry ``raw`` (x SCALE); cards beyond the ``k`` held cost BIG."""
+    if need <= 0:
+        return 0.0
+    return raw / SCALE + (BIG * (need - k) if need > k else 0.0)
+
+
+@njit(cache=True, _nrt=False)
+def _payable(b0, b1, b2, n, skip, extra, h, ret):
+    """How many of the held corpses (the 3 cheapest burial costs ``b0 <= b1 <= b2`` of
+    ``n``), less one of cost ``skip`` (-1: none), plus one of cost ``extra`` (-1: none), a
+    hand of ``h`` cards can bury one after the other, cheapest first; ``ret`` cards return
+    to hand when they pay (religious; every card with the Chapel).  More than three
+    corpses are never buried within a round and the next (two actions each)."""
+    c0, c1, c2, c3 = b0, b1, b2, 1 << 30
+    m = n if n < 3 else 3
+    if m < 3:
+        c2 = 1 << 30
+    if m < 2:
+        c1 = 1 << 30
+    if m < 1:
+        c0 = 1 << 30
+    if skip >= 0:                       # drop one corpse of that cost
+        if c0 == skip:
+            c0, c1, c2 = c1, c2, 1 << 30
+        elif c1 == skip:
+            c1, c2 = c2, 1 << 30
+        elif c2 == skip:
+            c2 = 1 << 30
+    if extra >= 0:                      # insert in order
+        if extra < c0:
+            c0, c1, c2, c3 = extra, c0, c1, c2
+        elif extra < c1:
+            c1, c2, c3 = extra, c1, c2
+        elif extra < c2:
+            c2, c3 = extra, c2
+        else:
+            c3 = extra
+    cnt = 0
+    used = 0
+    for i in range(4):
+        kb = c0 if i == 0 else (c1 if i == 1 else (c2 if i == 2 else c3))
+        if kb >= 1 << 30 or kb > h - used:
+            break
+        need = kb - ret
+        if need < 0:
+            need = 0
+        if need > h - used - ret:
+            break
+        used += need
+        cnt += 1
+    return cnt
+
+
+@njit(cache=True, _nrt=False)
+def _exposed(held, police, last, my_left, slots, payable, crypt, p_next):
+    """Expected corpses fined at an investigation (BI-M1; the game's end, BI-G1).
+
+    The action the player may still take this round buries what it can (``payable``:
+    corpses the hand can pay for, ``slots``: free burial places); if police are in the
+    inn (or no round follows) the rest is fined this morning.  Otherwise the rest stays
+    overnight and the next round's two actions bury what they can before the morning;
+    what is left is fined with probability ``p_next`` (police drawn).
+    """
+    if held <= 0:
+        return 0.0
+    b = 0
+    if my_left > 0:
+        b = held if crypt else 1
+        if b > slots:
+            b = slots
+        if b > payable:
+            b = payable
+    rest = held - b
+    if police > 0 or last:
+        return float(rest)
+    nb = rest if crypt else 2
+    if nb > slots - b:
+        nb = slots - b
+    if nb > payable - b:
+        nb = payable - b
+    over = rest - (nb if nb > 0 else 0)
+    return p_next * over if over > 0 else 0.0
+
+
+@njit(cache=True, _nrt=False)
+def _slot_value(cap_v, tau, spare):
+    """Francs one more own burial place is worth with ``spare`` places already free and
+    unclaimed: ``capacity_value`` for the first ones, less as they pile up."""
+    if spare < 0:
+        spare = 0
+    return cap_v * tau * 2.0 / (2.0 + spare)
+
+
+@njit(cache=True, _nrt=False)
+def _room(cash, cap, unlimited):
+    """Francs the cap still lets in (BI-N8)."""
+    if unlimited:
+        return 1e9
+    r = cap - cash
+    return float(r) if r > 0 else 0.0
+
+
+@njit(cache=True, _nrt=False)
+def _potential(cash, places, build_b):
+    """Half of what building a card in hand would bring (it takes an action and payment)."""
+    v = cash + places + build_b
+    return 0.5 * v if v > 0.0 else 0.0
+
+
+@njit(cache=True, _nrt=False)
+def _fade(rn, horizon):
+    """Share of their value that lasting things keep with ``rn`` rounds of use left."""
+    hz = horizon if horizon > 1e-6 else 1e-6
+    t = rn / hz
+    return 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
+
+
+# --- reading the table (one call per decision) -----------------------------------------
+
+@njit(cache=True, _nrt=False)
+def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
+    """Own hand to ``S_A`` sorted by keep value (ascending), the values (x SCALE) to
+    ``KV``.  A card's keep value: ``card_value``, plus ``affinity_value`` if it returns
+    when paying for its action, plus half of what building it would bring now (cash,
+    burial places, ``build_bias``) if that is positive."""
+    m = st[P_HAND_N + p]
+    if m > HMAX:
+        m = HMAX
+    ho = LISTS + (L_HAND + p) * MAXC
+    for i in range(m):
+        st[S_A + i] = st[ho + i]
+    owned = st[P_KINDS_OWNED + p]
+    unique = st[G_UNIQUE] != 0
+    n = 0
+    for i in range(m):
+        c = st[S_A + i]
+        v = card_v
+        if st[C_AFF + c] >= 0:
+            v += aff_v
+        k = st[C_KIND + c]
+        if st[K_ANNEXABLE + k] != 0 and not (unique and (owned >> k) & 1):
+            v += _potential(st[K_BUILD_CASH + k], cap_v * st[C_RANK + c], build_b)
+        iv = int(tau * v * SCALE)
+        j = n
+        while j > 0 and st[KV + j - 1] > iv:
+            st[KV + j] = st[KV + j - 1]
+            st[S_A + j] = st[S_A + j - 1]
+            j -= 1
+        st[KV + j] = iv
+        st[S_A + j] = c
+        n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _loss_tables(st, nh, chapel):
+    """For each paying action a: ``PFX + a*PSTRIDE + k`` = loss of the k cheapest cards
+    that do not return (affinity != a); returns the counts of returning cards and of the
+    others per action."""
+    r0 = 0
+    r1 = 0
+    r2 = 0
+    r3 = 0
+    for a in range(4):
+        st[PFX + a * PSTRIDE] = 0
+    for i in range(nh):
+        c = st[S_A + i]
+        aff = st[C_AFF + c]
+        v = st[KV + i]
+        if aff == 0:
+            r0 += 1
+        elif aff == 1:
+            r1 += 1
+        elif aff == 2:
+            r2 += 1
+        elif aff == 3:
+            r3 += 1
+        # the hand is sorted: append to every table this card does not return for
+        k0 = i - r0
+        k1 = i - r1
+        k2 = i - r2
+        k3 = i - r3
+        if aff != 0 and k0 + 1 < PSTRIDE - 1:
+            st[PFX + k0 + 1] = st[PFX + k0] + v
+        if aff != 1 and k1 + 1 < PSTRIDE - 1:
+            st[PFX + PSTRIDE + k1 + 1] = st[PFX + PSTRIDE + k1] + v
+        if aff != 2 and k2 + 1 < PSTRIDE - 1:
+            st[PFX + 2 * PSTRIDE + k2 + 1] = st[PFX + 2 * PSTRIDE + k2] + v
+        if aff != 3 and k3 + 1 < PSTRIDE - 1:
+            st[PFX + 3 * PSTRIDE + k3 + 1] = st[PFX + 3 * PSTRIDE + k3] + v
+    if chapel:
+        r3 = nh                               # the Chapel: every card returns for Bury
+    return r0, r1, r2, r3
+
+
+@njit(cache=True, _nrt=False)
+def _table(st, p, disc_bury):
+    """Own corpses to ``S_B`` (with the 3 cheapest burial costs), free burial places (own
+    and others'; per opponent one destination in ``ODEST``) and a Bistro peasant."""
+    ncorp = 0
+    own_free = 1 - st[P_BARN_FILL + p]
+    own_dest = BARN_SLOT - p if own_free > 0 else -1
+    other_free = 0
+    b0 = 1 << 30
+    b1 = 1 << 30
+    b2 = 1 << 30
+    np_ = st[G_NP]
+    for q in range(np_):
+        st[ODEST + q] = 0
+        if q != p and st[P_BARN_FILL + q] < 1:
+            other_free += 1
+            st[ODEST + q] = BARN_SLOT - q
+    co = LISTS + (L_CORPSE + p) * MAXC
+    ncorp = st[P_CORPSE_N + p]
+    if ncorp > 200:
+        ncorp = 200
+    for i in range(ncorp):
+        st[S_B + i] = st[co + i]
+    for i in range(ncorp):
+        c = st[S_B + i]
+        kb = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c] - disc_bury
+        if kb < 0:
+            kb = 0
+        if kb < b0:
+            b0, b1, b2 = kb, b0, b1
+        elif kb < b1:
+            b1, b2 = kb, b1
+        elif kb < b2:
+            b2 = kb
+    for q in range(np_):
+        ao = LISTS + (L_ANNEX + q) * MAXC
+        for i in range(st[P_ANNEX_N + q]):
+            c = st[ao + i]
+            free = st[C_RANK + c] - st[C_FILL + c]
+            if free > 0:
+                if q == p:
+                    own_free += free
+                    if own_dest < 0:
+                        own_dest = c
+                else:
+                    other_free += free
+                    st[ODEST + q] = c
+    bistro_card = st[LISTS + L_BISTRO * MAXC] if st[G_BISTRO_N] > 0 else -1
+    # a burial under another player's annex feeds the poorest opponent, not the leader
+    other_dest = -1
+    best = 1 << 30
+    for q in range(np_):
+        if q != p and st[ODEST + q] != 0:
+            sc = st[P_CASH + q] + 10 * st[P_CHEQUES + q]
+            if sc < best:
+                best = sc
+                other_dest = st[ODEST + q]
+    return ncorp, own_free, own_dest, other_free, other_dest, bistro_card, b0, b1, b2
+
+
+@njit(cache=True, _nrt=False)
+def _end_francs(st, p, k, rn, in_inn):
+    """Francs the end-of-game effect of kind ``k`` is expected to pay (BI-G2)."""
+    v = 0.0
+    col = st[K_END_COLOUR + k]
+    if col >= 0:
+        n = 0
+        eo = LISTS + L_EXIT * MAXC
+        for i in range(st[G_EXIT_N]):
+            if st[C_COLOUR + st[eo + i]] == col:
+                n += 1
+        # the Exit is public; about a tenth of what is still to come may end there alive
+        ent_left = st[G_ENT_N] - st[G_ENT_POS]
+        v += st[K_END_COLOUR_AMT + k] * (n + 0.12 * (ent_left + in_inn))
+    if st[K_END_CHEQUE + k] > 0:
+        v += st[K_END_CHEQUE + k] * (st[P_CHEQUES + p] + 0.25 * rn)
+    return v
+
+
+# --- decisions ----------------------------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def place(st, pr, p, card):
+    """BI-E1: Room-Service income for self, little for opponents; own keys for the rest."""
+    share = pr[st[P_LINEUP + p] * MAXPARAM + 14]
+    rank = st[C_RANK + card]
+    np_ = st[G_NP]
+    best = -1
+    bv = _NEG
+    for r in range(NROOMS):
+        key = st[R_KEY + r]
+        if key < 0 or st[R_CARD + r] >= 0:
+            continue
+        v = 0.0
+        if rank > 0:
+            for q in range(np_):
+                t = st[R_TOKENS + r * MAXP + q]
+                if t > 0:
+                    v += t * rank if q == p else -share * t * rank
+        if key == p:
+            v += 0.5            # 1 F in the morning if the traveller is still there (BI-M2)
+        elif key != WHITE:
+            v -= 0.5 * share
+        if v > bv:
+            bv = v
+            best = r
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def action(st, pr, p):
+    """BI-N1..N7: value every candidate action in francs, take the best (pass if none
+    beats it), fill the decision scratch."""
+    base = st[P_LINEUP + p] * MAXPARAM
+    card_v = pr[base]
+    aff_v = pr[base + 1]
+    corpse_v = pr[base + 2]
+    cap_v = pr[base + 3]
+    risk_w = pr[base + 4]
+    wage_c = pr[base + 5]
+    build_b = pr[base + 6]
+    eff_w = pr[base + 7]
+    end_w = pr[base + 8]
+    laund_above = pr[base + 9]
+    laund_w = pr[base + 10]
+    kill_b = pr[base + 11]
+    bribe_b = pr[base + 12]
+    hand_t = pr[base + 13]
+    share = pr[base + 14]
+    horizon = pr[base + 15]
+
+    np_ = st[G_NP]
+    rl, in_inn, police, my_left, last = _clock(st)
+    rn = rl - 1.0 + 0.5 * my_left                 # rounds of use after this action
+    tau = _fade(rn, horizon)
+    cash = st[P_CASH + p]
+    cap = st[G_CAP]
+    unlimited = st[G_UNLIMITED] != 0
+    room = _room(cash, cap, unlimited)
+    # BI-X2: in solo an investigation with a corpse loses the game
+    fine = 500.0 if np_ == 1 else 10.0 * risk_w
+    # chance of police in the inn next round (a fifth of the travellers are police);
+    # certain investigation if the next round is the last (BI-G1)
+    pn = 1.0
+    if rl >= 2.5:
+        for _ in range(st[G_OPEN_ROOMS]):
+            pn *= 0.8
+        pn = 1.0 - pn
+    disc_bribe = st[P_DISCOUNT + p * NACT + ACTION.bribe]
+    disc_build = st[P_DISCOUNT + p * NACT + ACTION.build]
+    disc_kill = st[P_DISCOUNT + p * NACT + ACTION.kill]
+    disc_bury = st[P_DISCOUNT + p * NACT + ACTION.bury]
+    crypt = st[P_MULTI + p * NACT + ACTION.bury] != 0
+
+    nh = _hand(st, p, card_v, aff_v, cap_v, build_b, tau)
+    (held, own_free, own_dest, other_free, other_dest, bistro_card,
+     b0, b1, b2) = _table(st, p, disc_bury)
+    st[STAMP] = st[G_TURNS]                 # the payment of this action reuses the hand
+    st[STAMP + 1] = p
+    st[STAMP + 2] = nh
+    chapel = st[P_CHAPEL + p] != 0
+    ret_bribe, ret_build, ret_kill, ret_bury = _loss_tables(st, nh, chapel)
+    k_bribe = min(nh - ret_bribe, PSTRIDE - 2)      # non-returning cards per action
+    k_build = min(nh - ret_build, PSTRIDE - 2)
+    k_kill = min(nh - ret_kill, PSTRIDE - 2)
+    k_bury = min(nh - ret_bury, PSTRIDE - 2)
+    slots = own_free + other_free
+    avail_own = own_free - held
+    avail_any = slots - held
+
+    # -- pass / launder (BI-N7): the baseline every action is compared with
+    def_exp = _exposed(held, police, last, my_left, slots,
+                       _payable(b0, b1, b2, held, -1, -1, nh, ret_bury), crypt, pn)
+    cash_out = st[P_CHEQUES + p]
+    lim = (cap - cash) // 10
+    if cash_out > lim:
+        cash_out = lim
+    if cash_out < 0:
+        cash_out = 0
+    buy = 0
+    if not unlimited and cash > laund_above:
+        buy = (cash - nh - 1) // 10                 # keep the next wages in cash
+        if buy > cash // 10:
+            buy = cash // 10
+        if buy < 0:
+            buy = 0
+    # gains in sight that laundering protects from the cap: a corpse that survives the
+    # night, a kill it can house, the best on-build cash in hand
+    pend = 0.0
+    if def_exp < 0.5 and slots > 0:
+        for j in range(held):
+            c = st[S_B + j]
+            g = st[C_POCKET + c] if own_free > 0 else st[C_POCKET + c] - st[C_POCKET + c] // 2
+            if g > pend:
+                pend = float(g)
+    best_a = ACTION.passing
+    best_t = -1
+    best_d = 0
+    best_launder = 0
+    v_pass = -fine * def_exp
+    if buy > 0:
+        if avail_own > 0:
+            for r in range(NROOMS):
+                c = st[R_CARD + r]
+                if c >= 0 and st[C_RANK + c] - disc_kill <= nh and st[C_POCKET + c] > pend:
+                    pend = float(st[C_POCKET + c])
+        for i in range(nh):
+            k = st[C_KIND + st[S_A + i]]
+            if st[K_ANNEXABLE + k] != 0 and st[K_BUILD_CASH + k] > pend:
+                pend = float(st[K_BUILD_CASH + k])
+        room_after = _room(cash - 10 * buy, cap, unlimited)
+        gain = (min(pend, room_after) - min(pend, room)) + 0.05 * (cash - laund_above)
+        v_pass += laund_w * gain
+        best_launder = buy
+    elif cash < nh and cash_out > 0 and not last:
+        best_launder = -((nh - cash + 9) // 10)     # cash a cheque to pay the wages
+        if -best_launder > cash_out:
+            best_launder = -cash_out
+        v_pass += 0.5 * card_v * tau * min(nh - cash, -10 * best_launder)
+    best_v = v_pass
+
+    # -- bury (BI-N6): own slots first (all the pocket money), else half under another's
+    if held > 0 and slots > 0:
+        for j in range(held):
+            c = st[S_B + j]
+            kb = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c] - disc_bury
+            if kb < 0:
+                kb = 0
+            if kb > nh:
+                continue
+            pocket = st[C_POCKET + c]
+            if own_free > 0:
+                d = own_dest
+                gain = min(float(pocket), room)
+            else:
+                d = other_dest
+                half = pocket // 2
+                gain = min(float(pocket - half), room) - share * half
+            need = kb - ret_bury
+            loss = _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(need, k_bury)], need, k_bury)
+            left = nh - (need if need > 0 else 0)
+            exp = _exposed(held - 1, police, last, my_left, slots - 1,
+                           _payable(b0, b1, b2, held, kb, -1, left, ret_bury), crypt, pn)
+            v = gain - loss - fine * exp
+            if v > best_v:
+                best_v, best_a, best_t, best_d = v, ACTION.bury, c, d
+
+    # -- build (BI-N4): cash now, burial places, lasting effects, end bonuses
+    any_white = False
+    for r in range(NROOMS):
+        if st[R_KEY + r] == WHITE:
+            any_white = True
+    owned = st[P_KINDS_OWNED + p]
+    unique = st[G_UNIQUE] != 0
+    cnt_nb = 0                                   # non-artisans before position i
+    for i in range(nh):
+        c = st[S_A + i]
+        a = st[C_AFF + c]
+        k = st[C_KIND + c]
+        if st[K_ANNEXABLE + k] != 0 and not (unique and (owned >> k) & 1):
+            rank = st[C_RANK + c]
+            kc = rank - disc_build
+            if kc < 0:
+                kc = 0
+            if kc <= nh - 1:
+                ret = ret_build - (1 if a == ACTION.build else 0)
+                need = kc - ret
+                if need > 0 and a != ACTION.build and cnt_nb < need:
+                    # the card itself is among the cheapest: the next one pays instead
+                    n1 = need + 1
+                    loss = _loss_of(st[PFX + PSTRIDE + _clip_need(n1, k_build)], n1,
+                                    k_build) - st[KV + i] / SCALE
+                else:
+                    loss = _loss_of(st[PFX + PSTRIDE + _clip_need(need, k_build)], need,
+                                    k_build)
+                now = st[K_BUILD_CASH + k]
+                col = st[K_PER_COLOUR + k]
+                if col >= 0:
+                    own_col = st[P_COL_ANNEX + p * NCOL + col]
+                    if st[C_COLOUR + c] == col:
+                        own_col += 1
+                    now += st[K_PER_COLOUR_AMT + k] * own_col
+                v = min(float(now), room)
+                for j in range(rank):
+                    v += _slot_value(cap_v, tau, avail_own + j)
+                if avail_own < 0:
+                    v += corpse_v * 6.0 * (rank if rank < -avail_own else -avail_own)
+                # lasting effects, in francs over the rounds left
+                e = 0.0
+                if st[K_DISCOUNT_ACT + k] >= 0:
+                    e += 0.5 * st[K_DISCOUNT_AMT + k] * rn * card_v
+                if st[K_MULTI + k] >= 0:
+                    e += 1.5 * (rn if rn < 6.0 else 6.0)
+                e += (st[K_WAGE_FREE + k] + st[K_LEAVE_INCOME + k]) * rn
+                if st[K_ROOM_SERVICE + k] != 0:
+                    e += rn
+                if st[K_MONK + k] != 0 and any_white:
+                    e += 0.6 * rn
+                if st[K_CHAPEL + k] != 0 and not chapel:
+                    e += 0.4 * rn * card_v
+                if st[K_PEASANT_LIMIT + k] > st[P_PEAS_LIMIT + p]:
+                    e += 0.3 * (rn if rn < 6.0 else 6.0)
+                v += eff_w * e
+                if st[K_END_COLOUR + k] >= 0 or st[K_END_CHEQUE + k] > 0:
+                    v += end_w * _end_francs(st, p, k, rn, in_inn)
+                v -= tau * (card_v + (aff_v if a >= 0 else 0.0))   # no longer an accomplice
+                v += build_b - loss
+                left = nh - 1 - (need if need > 0 else 0)
+                exp = _exposed(held, police, last, my_left, slots + rank,
+                               _payable(b0, b1, b2, held, -1, -1, left, ret_bury), crypt, pn)
+                v -= fine * exp
+                if v > best_v:
+                    best_v, best_a, best_t = v, ACTION.build, c
+        if a != ACTION.build:
+            cnt_nb += 1
+
+    # -- kill (BI-N5) and bribe (BI-N3) of travellers in the inn
+    marg = 1.0 if nh < hand_t else 0.5
+    for r in range(NROOMS):
+        c = st[R_CARD + r]
+        if c < 0:
+            continue
+        rank = st[C_RANK + c]
+        pocket = st[C_POCKET + c]
+        pol_after = police - 1 if st[C_TYPE + c] == CTYPE.police else police
+        # kill: a corpse worth its pocket money where it can be buried, less its burial
+        kk = rank - disc_kill
+        if kk < 0:
+            kk = 0
+        if kk <= nh:
+            need = kk - ret_kill
+            loss = _loss_of(st[PFX + 2 * PSTRIDE + _clip_need(need, k_kill)], need, k_kill)
+            left = nh - (need if need > 0 else 0)
+            kb = rank - disc_bury
+            if kb < 0:
+                kb = 0
+            exp_old = _exposed(held, pol_after, last, my_left, slots,
+                               _payable(b0, b1, b2, held, -1, -1, left, ret_bury), crypt, pn)
+            exp = _exposed(held + 1, pol_after, last, my_left, slots,
+                           _payable(b0, b1, b2, held, -1, kb, left, ret_bury), crypt, pn)
+            if avail_any <= 0:
+                v = -fine                 # nowhere to bury it: a fine sooner or later
+            else:
+                if avail_own > 0:
+                    g = pocket - _slot_value(cap_v, tau, avail_own - 1)
+                else:
+                    half = pocket // 2
+                    g = (pocket - half) - share * half
+                nb = kb - ret_bury
+                g -= _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(nb, k_bury)], nb, k_bury)
+                lost = exp - exp_old              # chance this corpse is the one fined
+                v = corpse_v * g * (1.0 - (lost if lost < 1.0 else 1.0))
+            v += kill_b - loss - fine * exp
+            if v > best_v:
+                best_v, best_a, best_t = v, ACTION.kill, c
+        # bribe: one more accomplice (and, for the last officer, no investigation)
+        kr = rank - disc_bribe
+        if kr < 0:
+            kr = 0
+        if kr <= nh:
+            need = kr - ret_bribe
+            loss = _loss_of(st[PFX + _clip_need(need, k_bribe)], need, k_bribe)
+            left = nh - (need if need > 0 else 0) + 1
+            kv = card_v
+            if st[C_AFF + c] >= 0:
+                kv += aff_v
+            k = st[C_KIND + c]
+            if st[K_ANNEXABLE + k] != 0 and not (unique and (owned >> k) & 1):
+                kv += _potential(st[K_BUILD_CASH + k], cap_v * rank, build_b)
+            exp = _exposed(held, pol_after, last, my_left, slots,
+                           _payable(b0, b1, b2, held, -1, -1, left, ret_bury), crypt, pn)
+            v = marg * tau * kv - loss - wage_c + bribe_b - fine * exp
+            if v > best_v:
+                best_v, best_a, best_t = v, ACTION.bribe, c
+
+    # -- the Bistro: a peasant corpse (rank 0, free) or free peasant accomplices
+    if bistro_card >= 0:
+        pocket = st[C_POCKET + bistro_card]
+        exp = _exposed(held + 1, police, last, my_left, slots,
+                       _payable(b0, b1, b2, held, -1, 0, nh, ret_bury), crypt, pn)
+        if avail_any <= 0:
+            v = -fine
+        else:
+            if avail_own > 0:
+                v = corpse_v * (pocket - _slot_value(cap_v, tau, avail_own - 1))
+            else:
+                half = pocket // 2
+                v = corpse_v * ((pocket - half) - share * half)
+            lost = exp - def_exp
+            v *= 1.0 - (lost if lost < 1.0 else 1.0)
+        v -= fine * exp
+        if v > best_v:
+            best_v, best_a, best_t = v, ACTION.kill, -2
+        lim = st[P_PEAS_LIMIT + p]
+        if lim > st[G_BISTRO_N]:
+            lim = st[G_BISTRO_N]
+        v = 0.0
+        take = 0
+        for i in range(lim):
+            dv = (1.0 if nh + i < hand_t else 0.5) * card_v * tau - wage_c
+            if dv <= 0.0 and i > 0:
+                break
+            v += dv
+            take = i + 1
+        v -= fine * def_exp
+        if v > best_v:
+            best_v, best_a, best_t = v, ACTION.bribe, -2
+            best_d = take
+
+    st[D_ACTION] = best_a
+    if best_a == ACTION.passing:
+        st[D_LAUNDER] = best_launder
+        return
+    if best_t == -2:
+        st[D_PEASANTS] = 1
+        st[D_NT] = best_d if best_a == ACTION.bribe else 1
+        return
+    st[D_T] = best_t
+    st[D_NT] = 1
+    st[D_DEST] = best_d
+    if best_a == ACTION.bury and crypt:
+        _extend_bury(st, p, nh, ret_bury, k_bury, disc_bury, room, share)
+    elif best_a == ACTION.kill and st[P_MULTI + p * NACT + ACTION.kill] != 0:
+        _extend_kill(st, p, nh, ret_kill, k_kill, disc_kill, corpse_v, kill_b, avail_own - 1,
+                     avail_any - 1, share, fine, police, last, my_left, slots, crypt, held,
+                     pn, cap_v, tau)
+    elif best_a == ACTION.bribe and st[P_MULTI + p * NACT + ACTION.bribe] != 0:
+        _extend_bribe(st, p, nh, ret_bribe, k_bribe, disc_bribe, card_v, aff_v, cap_v,
+                      build_b, tau, hand_t, wage_c, bribe_b)
+
+
+# --- multi-target annexes (rare: one Crypt, one Butcher's Shop, one Store) ----------------
+
+@njit(cache=True, _nrt=False)
+def _free_left(st, d, upto):
+    """Free places of destination ``d`` once the first ``upto`` corpses of this action are in."""
+    if d < 0:
+        left = 1 - st[P_BARN_FILL + (BARN_SLOT - d)]
+    else:
+        left = st[C_RANK + d] - st[C_FILL + d]
+    for i in range(upto):
+        if st[D_DEST + i] == d:
+            left -= 1
+    return left
+
+
+@njit(cache=True, _nrt=False)
+def _any_dest(st, p, upto, own):
+    """A destination with a free place left for the next corpse: own (-1 if none) or
+    another player's (-2 if none)."""
+    if own:
+        d = BARN_SLOT - p
+        if _free_left(st, d, upto) > 0:
+            return d
+    else:
+        for q in range(st[G_NP]):
+            if q != p and _free_left(st, BARN_SLOT - q, upto) > 0:
+                return BARN_SLOT - q
+    for q in range(st[G_NP]):
+        if (q == p) != own:
+            continue
+        ao = LISTS + (L_ANNEX + q) * MAXC
+        for i in range(st[P_ANNEX_N + q]):
+            c = st[ao + i]
+            if _free_left(st, c, upto) > 0:
+                return c
+    return -1 if own else -2
+
+
+@njit(cache=True, _nrt=False)
+def _extend_bury(st, p, nh, ret_bury, k_bury, disc_bury, room, share):
+    """Crypt: further corpses in the same action while each pays for itself."""
+    first = st[D_T]
+    raw = 0 if st[C_TYPE + first] == CTYPE.peasant else st[C_RANK + first]
+    d0 = st[D_DEST]
+    own = d0 == BARN_SLOT - p or (d0 >= 0 and st[C_LOC + d0] == LOC.annex + p)
+    got = st[C_POCKET + first] if own else st[C_POCKET + first] - st[C_POCKET + first] // 2
+    room -= got
+    co = LISTS + (L_CORPSE + p) * MAXC
+    for ci in range(st[P_CORPSE_N + p]):
+        c = st[co + ci]
+        if c == first:
+            continue
+        r2 = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c]
+        old = raw - disc_bury
+        new = raw + r2 - disc_bury
+        old = old if old > 0 else 0
+        new = new if new > 0 else 0
+        if new > nh:
+            continue
+        i = st[D_NT]
+        d = _any_dest(st, p, i, True)
+        pocket = st[C_POCKET + c]
+        if d != -1:
+            gain = min(float(pocket), room if room > 0 else 0.0)
+        else:
+            d = _any_dest(st, p, i, False)
+            if d == -2:
+                break
+            half = pocket // 2
+            gain = min(float(pocket - half), room if room > 0 else 0.0) - share * half
+        n_new = new - ret_bury
+        n_old = old - ret_bury
+        extra = (_loss_of(st[PFX + 3 * PSTRIDE + _clip_need(n_new, k_bury)], n_new, k_bury)
+                 - _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(n_old, k_bury)], n_old, k_bury))
+        if gain - extra > 0.0:
+            st[D_T + i] = c
+            st[D_DEST + i] = d
+            st[D_NT] = i + 1
+            raw += r2
+            room -= gain
+
+
+@njit(cache=True, _nrt=False)
+def _extend_kill(st, p, nh, ret_kill, k_kill, disc_kill, corpse_v, kill_b, avail_own,
+                 avail_any, share, fine, police, last, my_left, slots, crypt, held, pn,
+                 cap_v, tau):
+    """Butcher's Shop: further travellers in the same Kill while each pays for itself."""
+    first = st[D_T]
+    raw = st[C_RANK + first]
+    pol = police - (1 if st[C_TYPE + first] == CTYPE.police else 0)
+    n_new = 1
+    for r in range(NROOMS):
+        c = st[R_CARD + r]
+        if c < 0 or c == first:
+            continue
+        rank = st[C_RANK + c]
+        old = raw - disc_kill
+        new = raw + rank - disc_kill
+        old = old if old > 0 else 0
+        new = new if new > 0 else 0
+        if new > nh:
+            continue
+        pocket = st[C_POCKET + c]
+        if avail_own > 0:
+            g = pocket - _slot_value(cap_v, tau, avail_own - 1)
+        elif avail_any > 0:
+            g = (pocket - pocket // 2) - share * (pocket // 2)
+        else:
+            break
+        pol2 = pol - (1 if st[C_TYPE + c] == CTYPE.police else 0)
+        e_old = _exposed(held + n_new, pol, last, my_left, slots, held + n_new, crypt, pn)
+        e_new = _exposed(held + n_new + 1, pol2, last, my_left, slots, held + n_new + 1,
+                         crypt, pn)
+        a_new = new - ret_kill
+        a_old = old - ret_kill
+        extra = (_loss_of(st[PFX + 2 * PSTRIDE + _clip_need(a_new, k_kill)], a_new, k_kill)
+                 - _loss_of(st[PFX + 2 * PSTRIDE + _clip_need(a_old, k_kill)], a_old, k_kill))
+        lost = e_new - e_old
+        v = corpse_v * g * (1.0 - (lost if lost < 1.0 else 1.0)) - extra + kill_b - fine * lost
+        if v > 0.0:
+            st[D_T + st[D_NT]] = c
+            st[D_NT] += 1
+            raw += rank
+            pol = pol2
+            n_new += 1
+            avail_own -= 1
+            avail_any -= 1
+
+
+@njit(cache=True, _nrt=False)
+def _extend_bribe(st, p, nh, ret_bribe, k_bribe, disc_bribe, card_v, aff_v, cap_v, build_b,
+                  tau, hand_t, wage_c, bribe_b):
+    """Store: further travellers in the same Bribe while each pays for itself."""
+    first = st[D_T]
+    raw = st[C_RANK + first]
+    size = nh + 1
+    owned = st[P_KINDS_OWNED + p]
+    unique = st[G_UNIQUE] != 0
+    for r in range(NROOMS):
+        c = st[R_CARD + r]
+        if c < 0 or c == first:
+            continue
+        old = raw - disc_bribe
+        new = raw + st[C_RANK + c] - disc_bribe
+        old = old if old > 0 else 0
+        new = new if new > 0 else 0
+        if new > nh:
+            continue
+        kv = card_v
+        if st[C_AFF + c] >= 0:
+            kv += aff_v
+        k = st[C_KIND + c]
+        if st[K_ANNEXABLE + k] != 0 and not (unique and (owned >> k) & 1):
+            kv += _potential(st[K_BUILD_CASH + k], cap_v * st[C_RANK + c], build_b)
+        gain = (1.0 if size < hand_t else 0.5) * tau * kv
+        a_new = new - ret_bribe
+        a_old = old - ret_bribe
+        extra = (_loss_of(st[PFX + _clip_need(a_new, k_bribe)], a_new, k_bribe)
+                 - _loss_of(st[PFX + _clip_need(a_old, k_bribe)], a_old, k_bribe))
+        if gain - extra - wage_c + bribe_b > 0.0:
+            st[D_T + st[D_NT]] = c
+            st[D_NT] += 1
+            raw += st[C_RANK + c]
+            size += 1
+
+
+@njit(cache=True, _nrt=False)
+def payment(st, pr, p, action_id, cost, exclude):
+    """BI-N2: returning cards first (affinity = action; every card for Bury with the
+    Chapel), then the cards worth least."""
+    if st[STAMP] == st[G_TURNS] and st[STAMP + 1] == p and st[STAMP + 2] == st[P_HAND_N + p]:
+        nh = st[STAMP + 2]                   # the hand as sorted by this action's decision
+    else:
+        base = st[P_LINEUP + p] * MAXPARAM
+        rl, _, _, my_left, _ = _clock(st)
+        tau = _fade(rl - 1.0 + 0.5 * my_left, pr[base + 15])
+        nh = _hand(st, p, pr[base], pr[base + 1], pr[base + 3], pr[base + 6], tau)
+    all_back = action_id == ACTION.bury and st[P_CHAPEL + p] != 0
+    n = 0
+    for i in range(nh):                      # returning cards cost nothing
+        if n == cost:
+            break
+        c = st[S_A + i]
+        if c != exclude and (all_back or st[C_AFF + c] == action_id):
+            st[D_PAY + n] = c
+            n += 1
+    for i in range(nh):                      # then the cheapest others (hand is sorted)
+        if n == cost:
+            break
+        c = st[S_A + i]
+        if c != exclude and not (all_back or st[C_AFF + c] == action_id):
+            st[D_PAY + n] = c
+            n += 1
+    st[D_NPAY] = n
+
+
+@njit(cache=True, _nrt=False)
+def token_room(st, pr, p):
+    """Room Service: the open room with the most opponents' tokens (they fill it with rich
+    guests when they place), else an own room, else the first open room."""
+    best = -1
+    bv = -1.0
+    for r in range(NROOMS):
+        key = st[R_KEY + r]
+        if key < 0:
+            continue
+        v = 0.0
+        for q in range(st[G_NP]):
+            if q != p:
+                v += st[R_TOKENS + r * MAXP + q]
+        v -= 0.1 * st[R_TOKENS + r * MAXP + p]
+        if key == p:
+            v += 0.5
+        if v > bv:
+            bv = v
+            best = r
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def monk_room(st, pr, p):
+    """Monk: the white-keyed room carrying the most own Room-Service tokens."""
+    best = -1
+    bv = -1
+    for r in range(NROOMS):
+        if st[R_KEY + r] == WHITE:
+            v = st[R_TOKENS + r * MAXP + p]
+            if v > bv:
+                bv = v
+                best = r
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def wages(st, pr, p, max_keep):
+    """BI-M3/BI-V5: keep the accomplices worth more than the franc of wages they cost, best
+    first, at most ``max_keep`` (what can be paid) and ``hand_target`` + 3; always keep
+    (if it can be paid) enough to pay the burial of the corpses held."""
+    base = st[P_LINEUP + p] * MAXPARAM
+    rl, _, _, _, last = _clock(st)
+    # cards are worth nothing once no round follows (BI-E4); else at least one round
+    tau = 0.0 if last else _fade(max(rl - 1.0, 1.0), pr[base + 15])
+    nh = _hand(st, p, pr[base], pr[base + 1], pr[base + 3], pr[base + 6], tau)
+    keep = nh if nh < max_keep else max_keep
+    if st[G_VOLUNTARY] != 0:
+        needed = 0
+        if not last and st[P_CORPSE_N + p] > 0:
+            disc = st[P_DISCOUNT + p * NACT + ACTION.bury]
+            co = LISTS + (L_CORPSE + p) * MAXC
+            for i in range(st[P_CORPSE_N + p]):
+                c = st[co + i]
+                if st[C_TYPE + c] != CTYPE.peasant:
+                    kb = st[C_RANK + c] - disc
+                    if kb > 0:
+                        needed += kb
+        soft = int(pr[base + 13]) + 3
+        if keep > soft:
+            keep = soft
+        k = 0
+        # the hand is sorted ascending: the best cards are at the end
+        for i in range(nh - 1, nh - 1 - keep, -1):
+            if st[KV + i] < SCALE and k >= needed:   # worth less than its wage
+                break
+            k += 1
+        keep = k
+    n = 0
+    for i in range(nh - keep):
+        st[D_T + n] = st[S_A + i]
+        n += 1
+    st[D_NT] = n
+
+
+#: ``expert``: the best parameters found by ``sim tune`` (copied from
+#: ``configs/bloody_inn/strategies/expert.toml``; a test checks they agree).
+EXPERT = dict(
+    card_value=1.4851, affinity_value=0.2877, corpse_value=0.6813,
+    capacity_value=4.3209, police_risk=1.6456, wage_cost=0.2184, build_bias=-0.8325,
+    effect_value=1.438, end_bonus=2.8975, launder_above=7.831, launder_value=1.9555,
+    kill_bias=-1.7284, bribe_bias=-2.1985, hand_target=6.3987, share_penalty=0.363,
+    horizon=4.4192)

@@ -1,0 +1,45 @@
+"""Helpers for the scripted strategies: the clock of the game, from public counts only.
+
+Everything here reads only what any player may know: the public counters (Entrance and
+Exit sizes, season, round, the turn counter) and the rooms.
+"""
+from numba import njit
+
+from .layout import (
+    CTYPE, NROOMS, C_TYPE, G_ENT_N, G_ENT_POS, G_EXIT_N, G_LAST_ROUND, G_NP, G_OPEN_ROOMS,
+    G_SEASON, G_SEASONS, G_TURNS, R_CARD,
+)
+
+#: share of the cards still to come in season 1 expected back in the season-2 Entrance
+#: (travellers that leave alive plus discarded accomplices); a rough public estimate.
+SEASON2_SHARE = 0.65
+
+
+@njit(cache=True, _nrt=False)
+def clock(st):
+    """(rounds left incl. this one, travellers in the inn, police among them, actions the
+    acting player has left after this one, no round after this one), all public."""
+    n = 0
+    police = 0
+    for r in range(NROOMS):
+        c = st[R_CARD + r]
+        if c >= 0:
+            n += 1
+            if st[C_TYPE + c] == CTYPE.police:
+                police += 1
+    np_ = st[G_NP]
+    my_left = 1 if st[G_TURNS] % (2 * np_) < np_ else 0     # BI-N1: two passes a round
+    ent_left = st[G_ENT_N] - st[G_ENT_POS]
+    final_season = st[G_SEASON] >= st[G_SEASONS]
+    # BI-E4: in the last season an Entrance with fewer cards than players ends the game
+    last = st[G_LAST_ROUND] != 0 or (final_season and ent_left < np_)
+    if st[G_LAST_ROUND] != 0:
+        rl = 1.0
+    else:
+        rooms = st[G_OPEN_ROOMS] if st[G_OPEN_ROOMS] > 0 else 1
+        rl = 1.0 + ent_left / rooms
+        if not final_season:
+            rl += (st[G_EXIT_N] + SEASON2_SHARE * (ent_left + n)) / rooms
+    return rl, n, police, my_left, last
+
+
