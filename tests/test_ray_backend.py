@@ -94,7 +94,9 @@ class LocalCluster:
     def _node_args(self, first):
         p = self.ports[first:first + 8]
         worker_lo = 20000 + (self.port % 2000) * 20 + (0 if first == 1 else 10)
+        # A small object store: the test moves kilobytes, and CI machines have little /dev/shm.
         return ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats",
+                "--object-store-memory=100000000",
                 f"--temp-dir={self.temp}",
                 f"--dashboard-agent-listen-port={p[0]}", f"--dashboard-agent-grpc-port={p[1]}",
                 f"--metrics-export-port={p[2]}", f"--node-manager-port={p[3]}",
