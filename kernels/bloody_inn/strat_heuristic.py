@@ -661,16 +661,20 @@ def action(st, pr, p):
                     v += end_w * _end_francs(st, p, k, rn, in_inn)
                 v -= tau * (card_v + (aff_v if a >= 0 else 0.0))   # no longer an accomplice
                 v += build_b - loss
-                left = nh - 1 - (need if need > 0 else 0)
-                exp = _exposed(held, police, last, my_left, slots + rank,
-                               _payable(b0, b1, b2, held, -1, -1, left, ret_bury), crypt, pn)
-                v -= fine * exp
+                if held > 0 and (fine < 0.0 or v > best_v):
+                    left = nh - 1 - (need if need > 0 else 0)
+                    v -= fine * _exposed(held, police, last, my_left, slots + rank,
+                                         _payable(b0, b1, b2, held, -1, -1, left, ret_bury),
+                                         crypt, pn)
                 if v > best_v:
                     best_v, best_a, best_t = v, ACTION.build, c
         if a != ACTION.build:
             cnt_nb += 1
 
-    # -- kill (BI-N5) and bribe (BI-N3) of travellers in the inn
+    # -- kill (BI-N5) and bribe (BI-N3) of travellers in the inn.  With non-negative
+    # weights the fine and burial terms only lower a value, so a candidate whose value
+    # without them cannot beat the best is skipped (same choices, less work).
+    prune = corpse_v >= 0.0 and fine >= 0.0
     marg = 1.0 if nh < hand_t else 0.5
     for r in range(NROOMS):
         c = st[R_CARD + r]
@@ -683,9 +687,9 @@ def action(st, pr, p):
         kk = rank - disc_kill
         if kk < 0:
             kk = 0
-        if kk <= nh:
-            need = kk - ret_kill
-            loss = _loss_of(st[PFX + 2 * PSTRIDE + _clip_need(need, k_kill)], need, k_kill)
+        need = kk - ret_kill
+        loss = _loss_of(st[PFX + 2 * PSTRIDE + _clip_need(need, k_kill)], need, k_kill)
+        if kk <= nh and (not prune or corpse_v * pocket + kill_b - loss > best_v):
             left = nh - (need if need > 0 else 0)
             kb = rank - disc_bury
             if kb < 0:
@@ -716,16 +720,18 @@ def action(st, pr, p):
         if kr <= nh:
             need = kr - ret_bribe
             loss = _loss_of(st[PFX + _clip_need(need, k_bribe)], need, k_bribe)
-            left = nh - (need if need > 0 else 0) + 1
             kv = card_v
             if st[C_AFF + c] >= 0:
                 kv += aff_v
             k = st[C_KIND + c]
             if st[K_ANNEXABLE + k] != 0 and not (unique and (owned >> k) & 1):
                 kv += _potential(st[K_BUILD_CASH + k], cap_v * rank, build_b)
-            exp = _exposed(held, pol_after, last, my_left, slots,
-                           _payable(b0, b1, b2, held, -1, -1, left, ret_bury), crypt, pn)
-            v = marg * tau * kv - loss - wage_c + bribe_b - fine * exp
+            v = marg * tau * kv - loss - wage_c + bribe_b
+            if held > 0 and (not prune or v > best_v):
+                left = nh - (need if need > 0 else 0) + 1
+                v -= fine * _exposed(held, pol_after, last, my_left, slots,
+                                     _payable(b0, b1, b2, held, -1, -1, left, ret_bury),
+                                     crypt, pn)
             if v > best_v:
                 best_v, best_a, best_t = v, ACTION.bribe, c
 

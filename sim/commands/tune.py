@@ -40,7 +40,7 @@ def tune(config: ConfigArg,
          sigma: Annotated[float, typer.Option(help="Initial spread, share of each "
                                               "parameter's range.")] = 0.25,
          seed: Annotated[int, typer.Option(help="Seed of the candidates and the games.")] = 0,
-         start: Annotated[Optional[Path], typer.Option(help="TOML with a [params] table to "
+         start: Annotated[Optional[Path], typer.Option(help="TOML with a \\[params] table to "
                                                        "start from (default: the strategy's "
                                                        "defaults).", show_default=False)] = None,
          objective: Annotated[str, typer.Option(help="auto | win | score (auto: win share; "
