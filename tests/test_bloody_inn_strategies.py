@@ -94,6 +94,7 @@ RULE_VARIANTS = [
     {"seasons": 1, "length": "short"},
     {"final_round": "strict", "white_keys": "players"},
     {"tiebreak": "buried_under_own_annexes", "max_rounds": 12},
+    {"end_bonus_capped": False, "unlimited_wealth": True, "wealth_cap": 30},
 ]
 
 
