@@ -35,10 +35,12 @@ BANDS = [("lost", None, None), ("below 110", -30000, 110), ("110-129 worrying", 
          ("170+ demonic", 170, 30000)]
 OPPONENTS = ("random", "greedy", "heuristic", "killer", "builder", "briber", "banker")
 MIXED = {3: [("expert", "killer", "builder"), ("expert", "briber", "banker"),
-             ("killer", "builder", "briber"), ("builder", "briber", "banker")],
+             ("killer", "builder", "briber"), ("builder", "briber", "banker"),
+             ("heuristic", "greedy", "random")],
          4: [("killer", "builder", "briber", "banker"),
              ("expert", "killer", "builder", "briber"),
-             ("expert", "builder", "briber", "banker")]}
+             ("expert", "builder", "briber", "banker"),
+             ("expert", "heuristic", "greedy", "random")]}
 BEHAVIOUR = ("random", "greedy", "heuristic", "killer", "builder", "briber", "banker", "expert")
 
 
