@@ -93,7 +93,9 @@ class LocalCluster:
 
     def _node_args(self, first):
         p = self.ports[first:first + 8]
-        worker_lo = 20000 + (self.port % 2000) * 20 + (0 if first == 1 else 10)
+        # Worker ports below the kernel's ephemeral range (32768+), where the ports above and
+        # every outgoing connection live, so a worker never finds its port taken.
+        worker_lo = 20000 + (self.port % 600) * 20 + (0 if first == 1 else 10)
         # A small object store: the test moves kilobytes, and CI machines have little /dev/shm.
         return ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats",
                 "--object-store-memory=100000000",
@@ -223,7 +225,10 @@ def test_sweep_on_two_nodes_is_identical_to_local_despite_a_lost_worker(cluster,
     crash = work / "crash-retry"
     crash.mkdir()
     # Tasks of 50 games: every chunk of 100 games is played as two Ray tasks and joined.
-    env = ray_env(cluster, BOARDSIM_RAY_TASK_GAMES=50, BOARDSIM_RAY_CRASH_ONCE=crash)
+    # Each task holds its CPU for a second, so both 1-CPU nodes must take tasks (a
+    # millisecond task would let Ray reuse the first node's worker for all of them).
+    env = ray_env(cluster, BOARDSIM_RAY_TASK_GAMES=50, BOARDSIM_RAY_CRASH_ONCE=crash,
+                  BOARDSIM_RAY_TASK_MIN_SECONDS=1.0)
     code, out, err = sim("sweep", "sweep.toml", "--out", "ray", "--chunk-games", 100,
                          "--backend", "ray", "--address", cluster.address, "--json",
                          cwd=work, env=env)

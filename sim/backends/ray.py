@@ -71,6 +71,11 @@ ENV_RETRIES = "BOARDSIM_RAY_MAX_RETRIES"
 #: Fault injection for tests: the first task to create ``<dir>/crashed`` kills its own worker
 #: process (as a lost node would), and Ray has to retry it.
 ENV_CRASH_ONCE = "BOARDSIM_RAY_CRASH_ONCE"
+#: For tests: every task lasts at least this many seconds.  Ray reuses a leased worker for the
+#: next task of the same shape, so millisecond tasks may all run on whichever node's worker
+#: started first; tasks that hold their CPU a while make the scheduler use every node.
+ENV_TASK_MIN_SECONDS = "BOARDSIM_RAY_TASK_MIN_SECONDS"
+_TEST_HOOKS = (ENV_CRASH_ONCE, ENV_TASK_MIN_SECONDS)
 
 _options = {"address": None, "task_games": None, "shared_output": None, "ship_code": None,
             "max_retries": None}
@@ -326,6 +331,9 @@ def _play_task(resolved, out, index, start, count, events, cpus, shared):
         tables = runner.play_chunk_to_tables(resolved, start, count, events)
         payload = {name: _to_ipc(t) for name, t in tables.items()}
     meta["cache_dir"] = getattr(numba.config, "CACHE_DIR", None)
+    hold = float(os.environ.get(ENV_TASK_MIN_SECONDS) or 0) - (time.perf_counter() - t0)
+    if hold > 0:
+        time.sleep(hold)
     meta["seconds"] = round(time.perf_counter() - t0, 4)
     return payload, meta
 
@@ -410,8 +418,9 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
     chunk_of = {index: (index, start, count) for index, start, count in pending}
 
     env = {"NUMBA_NUM_THREADS": str(cpus)}
-    if os.environ.get(ENV_CRASH_ONCE):
-        env[ENV_CRASH_ONCE] = os.environ[ENV_CRASH_ONCE]
+    for hook in _TEST_HOOKS:
+        if os.environ.get(hook):
+            env[hook] = os.environ[hook]
     # SPREAD: equal tasks go to every node, rather than queueing on the driver's node first.
     remote = _remote(ray).options(num_cpus=cpus, max_retries=retries,
                                   retry_exceptions=RETRY_EXCEPTIONS,
