@@ -298,6 +298,45 @@ def test_workers_writing_to_a_shared_output_give_the_same_dataset(cluster, work,
         assert info["mode"] == "shared output" and info["tasks"] == 3
 
 
+STUDY = """\
+title = "ray study"
+[[data]]
+name = "sweep"
+sweep = "sweep.toml"
+questions = ["seats"]
+[[data]]
+name = "run"
+run = "{run}"
+games = 400
+questions = ["seats", "duration"]
+"""
+
+
+def test_a_study_on_the_cluster_gives_the_local_datasets(cluster, work):
+    (work / "study.toml").write_text(STUDY.format(run=LONG3.as_posix()))
+    code, out, err = sim("study", "study.toml", "-o", "study-local", cwd=work)
+    assert code == 0, err
+    code, out, err = sim("study", "study.toml", "-o", "study-ray", "--backend", "ray",
+                         "--address", cluster.address, cwd=work, env=ray_env(cluster))
+    assert code == 0, err
+    assert_same_sweep(work / "study-local" / "sweep", work / "study-ray" / "sweep")
+    assert_same_dataset(work / "study-local" / "run", work / "study-ray" / "run")
+    for d in [work / "study-ray" / "run", *point_dirs(work / "study-ray" / "sweep")]:
+        assert dataset.read_manifest(d)["sessions"][-1]["backend"] == "ray"
+    assert (work / "study-ray" / "report.html").is_file()
+
+
+def test_a_study_checks_its_backend_before_running(tmp_path):
+    (tmp_path / "sweep.toml").write_text(SWEEP.format(base=LONG3.as_posix()))
+    (tmp_path / "study.toml").write_text(STUDY.format(run=LONG3.as_posix()))
+    code, out, err = sim("study", "study.toml", "-o", "s", "--backend", "nope", cwd=tmp_path)
+    assert code == 2 and "'ray'" in err.strip().splitlines()[-1]
+    code, out, err = sim("study", "study.toml", "-o", "s", "--address", "127.0.0.1:1",
+                         cwd=tmp_path)
+    assert code == 2 and err.strip().splitlines()[-1].startswith("error: --address")
+    assert not (tmp_path / "s").exists()
+
+
 # --- without a cluster --------------------------------------------------------------
 
 def test_task_plan_covers_every_game_once_in_order():

@@ -1,6 +1,7 @@
 """Commands ``analyse``, ``report`` and ``study`` (the analyses live in ``analysis/``)."""
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
@@ -120,16 +121,26 @@ def study(study_file: Annotated[Path, typer.Argument(metavar="STUDY", help="Stud
                              "cores).", show_default=False)] = None,
           progress: Annotated[Optional[bool], typer.Option("--progress/--no-progress",
                               help="Progress bars on stderr (default: when stderr is a "
-                              "terminal).", show_default=False)] = None):
+                              "terminal).", show_default=False)] = None,
+          backend: Annotated[str, typer.Option(help="Where chunks are played: 'local' or "
+                             "'ray' (see docs/ray.md).")] = "local",
+          address: Annotated[Optional[str], typer.Option(help="Ray cluster address for "
+                             "--backend ray (default: start a local Ray instance).",
+                             show_default=False)] = None):
     """Run a study: its runs and sweeps (finished ones are skipped), analyses and report."""
     from analysis.study import load_study, run_study
     st = load_study(study_file, out)
     run_dataset = run_sweep = None
     bar = None
     if not report_only:
-        from .. import runner, sweep as sweeps
+        from .. import backends, runner, sweep as sweeps
         from ..progress import auto_enabled
-        run_dataset, run_sweep = runner.run_dataset, sweeps.run_sweep
+        # Checked before anything runs: an unknown backend, a missing ray package or a wrong
+        # address fails here in one line.
+        backends.load(backend)
+        backends.configure(backend, address=address)
+        run_dataset = functools.partial(runner.run_dataset, backend=backend)
+        run_sweep = functools.partial(sweeps.run_sweep, backend=backend)
         bar = auto_enabled() if progress is None else progress   # one bar per dataset
     t0 = time.perf_counter()
     html_path, md_path = run_study(st, run_dataset=run_dataset, run_sweep=run_sweep,
