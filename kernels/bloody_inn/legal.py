@@ -5,6 +5,7 @@ strategies can use them freely.
 """
 from numba import njit
 
+from kernels.sigs import I, ST, sig
 from .layout import (
     ACTION, CTYPE, LOC, MAXP, NACT, NROOMS, BARN_SLOT, CLOSED, WHITE,
     C_KIND, C_LOC, C_RANK, C_TYPE, C_FILL, G_NCARDS, G_NP, G_BISTRO_N, G_UNIQUE,
@@ -21,7 +22,7 @@ def discounted(st, p, action, raw_cost):
     return c if c > 0 else 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, I, I), cache=True, _nrt=False)
 def copy_list(st, l, off):
     """Copy card list ``l`` to ``st[off:]``; return its length."""
     n = st[LIST_N + l]
@@ -31,7 +32,7 @@ def copy_list(st, l, off):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, I, I), cache=True, _nrt=False)
 def list_hand(st, p, off):
     """Write player ``p``'s hand to ``st[off:]``; return the count."""
     return copy_list(st, L_HAND + p, off)
@@ -64,7 +65,7 @@ def free_space(st, dest):
     return annex_capacity(st, dest) - st[C_FILL + dest]
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, I), cache=True, _nrt=False)
 def list_burial_places(st, off):
     """Every destination with free capacity, any owner (BI-N6); return the count."""
     n = 0

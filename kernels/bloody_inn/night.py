@@ -6,6 +6,7 @@ recorded in ``G_ERR`` (the invariant tests require zero) and the player passes i
 """
 from numba import njit
 
+from kernels.sigs import I, PR, ST, sig
 from .layout import (
     ACTION, CTYPE, EVENT, LOC, MAXP, NACT, NCOL, NROOMS, BARN_SLOT, WHITE,
     C_AFF, C_COLOUR, C_FILL, C_KIND, C_LOC, C_POCKET, C_RANK, C_SLOT, C_TYPE,
@@ -25,7 +26,7 @@ from .state import discard_card, gain_cash, list_card, log_event, move_card
 from .strategies import decide_action, decide_payment, decide_monk_room, decide_token_room
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, I), cache=True, _nrt=False)
 def _illegal(st, code):
     if st[G_ERR] == 0:
         st[G_ERR] = code
@@ -68,7 +69,7 @@ def _targets_cost(st, p, action):
     return discounted(st, p, action, raw)
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, PR, I, I, I, I, I), cache=True, _nrt=False)
 def _pay(st, pr, p, action, cost, exclude, nt):
     """BI-N2: ask for ``cost`` cards, check them, return matching affinities to hand and
     discard the others.  Returns False (nothing paid, nothing logged) if the choice is

@@ -6,6 +6,7 @@ Bistro, Exit) and the top Entrance card (BI rules: the Entrance is face up).
 """
 from numba import njit
 
+from kernels.sigs import I, ST, sig
 from .layout import (
     ACTION, LOC, MAXP, NROOMS, BARN_SLOT,
     C_LOC, C_RANK, C_TYPE, CTYPE, G_NCARDS, G_NP, G_BISTRO_N, G_RNG,
@@ -22,7 +23,7 @@ def rand(st, n):
     return randint(st, G_RNG, n)
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, I, I, I), cache=True, _nrt=False)
 def shuffle_prefix(st, off, n, k):
     """Partial Fisher-Yates: a uniform random ``k``-subset of ``st[off:off+n]`` moved to the front."""
     for i in range(k):
@@ -62,7 +63,7 @@ def bury_raw_cost(st):
     return raw
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, I, I), cache=True, _nrt=False)
 def dest_room_left(st, d, upto):
     """Free places of destination ``d`` after the first ``upto`` choices of this action."""
     left = free_space(st, d)

@@ -5,6 +5,7 @@ from the card locations (the invariant checks recount them independently).
 """
 from numba import njit
 
+from kernels.sigs import I, ST, sig
 from .layout import (
     LOC, CTYPE, EV_BASE, EV_FIELDS, EV_ROUND, EV_KIND, EV_SEAT, EV_CARD, EV_A, EV_B, EV_C,
     EV_CASH, EV_CHEQUES, EV_PHASE, MAXP, MAXC, LISTS, LIST_N, C_POS,
@@ -14,7 +15,7 @@ from .layout import (
 )
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, I, I, I, I, I, I), cache=True, _nrt=False)
 def log_event(st, kind, seat, card, a, b, c):
     """Append one event row (when the run asked for events)."""
     if st[G_LOG] == 0:
@@ -57,7 +58,7 @@ def list_id(loc):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, I, I, I), cache=True, _nrt=False)
 def move_card(st, c, loc, slot):
     """Move card ``c`` to location ``loc`` (with ``slot``), keeping the lists exact."""
     old = list_id(st[C_LOC + c])

@@ -8,6 +8,7 @@ tonight.  Ties are broken at random from the game's stream.  Parameters (``pr`` 
 """
 from numba import njit
 
+from kernels.sigs import I, PR, ST, sig
 from .layout import (
     ACTION, CTYPE, LOC, MAXP, NACT, NROOMS, BARN_SLOT, WHITE,
     C_AFF, C_KIND, C_LOC, C_POCKET, C_RANK, C_TYPE, G_BISTRO_N, G_CAP, G_NCARDS, G_NP,
@@ -36,7 +37,7 @@ PARAMS = (
 _NEG = -1e18
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, PR, I, I), cache=True, _nrt=False)
 def _prm(st, pr, p, i):
     return pr[st[P_LINEUP + p] * MAXPARAM + i]
 
@@ -51,7 +52,7 @@ def _loss(st, pr, p, c, action):
     return _prm(st, pr, p, 0) + 0.01 * st[C_RANK + c]
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, PR, I, I, I, I), cache=True, _nrt=False)
 def _pay_loss(st, pr, p, action, cost, exclude):
     """Loss of the ``cost`` cheapest cards of the hand (selection, hands are small)."""
     if cost <= 0:
@@ -92,7 +93,7 @@ def _police_count(st):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, I, I), cache=True, _nrt=False)
 def _best_dest(st, p, upto):
     """Best burial place for a corpse: own (full pocket money) before others' (half)."""
     n = list_burial_places(st, S_B)
@@ -317,7 +318,7 @@ def _extend_kill(st, pr, p):
             raw += st[C_RANK + c]
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, PR, I, I, I, I), cache=True, _nrt=False)
 def payment(st, pr, p, action_id, cost, exclude):
     """The ``cost`` cheapest cards: returning affinities, then peasants, then low ranks."""
     h = list_hand(st, p, S_B)

@@ -27,6 +27,7 @@ presets of these parameters (``PRESETS``).
 """
 from numba import njit
 
+from kernels.sigs import B, I, PR, ST, sig
 from .layout import (
     ACTION, BARN_SLOT, CTYPE, LOC, MAXP, MAXPARAM, NACT, NCOL, NROOMS, WHITE,
     C_AFF, C_COLOUR, C_FILL, C_KIND, C_LOC, C_POCKET, C_RANK, C_TYPE,
@@ -165,7 +166,7 @@ def _loss_of(raw, need, k):
     return raw / SCALE + (BIG * (need - k) if need > k else 0.0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(I, I, I, I, I, I, I, I), cache=True, _nrt=False)
 def _payable(b0, b1, b2, n, skip, extra, h, ret):
     """How many of the held corpses (the 3 cheapest burial costs ``b0 <= b1 <= b2`` of
     ``n``), less one of cost ``skip`` (-1: none), plus one of cost ``extra`` (-1: none), a
@@ -806,7 +807,7 @@ def _free_left(st, d, upto):
     return left
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, I, I, B), cache=True, _nrt=False)
 def _any_dest(st, p, upto, own):
     """A destination with a free place left for the next corpse: own (-1 if none) or
     another player's (-2 if none)."""
@@ -957,7 +958,7 @@ def _extend_bribe(st, p, nh, ret_bribe, k_bribe, disc_bribe, card_v, aff_v, cap_
             size += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, PR, I, I, I, I), cache=True, _nrt=False)
 def payment(st, pr, p, action_id, cost, exclude):
     """BI-N2: returning cards first (affinity = action; every card for Bury with the
     Chapel), then the cards worth least."""

@@ -6,6 +6,7 @@ add each further affordable target with probability 1/2.
 """
 from numba import njit
 
+from kernels.sigs import I, PR, ST, sig
 from .layout import (
     ACTION, CTYPE, LOC, NROOMS, NACT, C_LOC, C_RANK, C_TYPE, G_NCARDS, G_BISTRO_N, G_VOLUNTARY,
     G_FREE_SPACE, G_N_EMPTY, R_EMPTY, LISTS, L_HAND, L_CORPSE, MAXC, P_CORPSE_N, P_DISCOUNT, R_CARD, S_D, S_E,
@@ -24,7 +25,7 @@ def place(st, pr, p, card):
     return st[R_EMPTY + rand(st, st[G_N_EMPTY])]
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, I), cache=True, _nrt=False)
 def _pick_dest(st, i):
     """A uniformly random destination with room left for the i-th corpse of this action."""
     n = list_burial_places(st, S_C)
@@ -152,7 +153,7 @@ def action(st, pr, p):
     st[D_LAUNDER] = rand(st, cash_out + cash_in + 1) - cash_out
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, PR, I, I, I, I), cache=True, _nrt=False)
 def payment(st, pr, p, action_id, cost, exclude):
     h = list_hand(st, p, S_B)
     m = 0

@@ -9,6 +9,7 @@ policies whatever the number of names.
 """
 from numba import njit
 
+from kernels.sigs import I, PR, ST, sig
 from .layout import P_STRAT
 from . import strat_random, strat_greedy, strat_heuristic as heur
 
@@ -58,7 +59,7 @@ def decide_action(st, pr, p):
         strat_random.action(st, pr, p)
 
 
-@njit(cache=True, _nrt=False)
+@njit(sig(ST, PR, I, I, I, I), cache=True, _nrt=False)
 def decide_payment(st, pr, p, action, cost, exclude):
     """BI-N2: ``cost`` cards of the hand (not ``exclude``) into ``D_PAY``."""
     s = st[P_STRAT + p]

@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from kernels.rng import randint
+from kernels.sigs import I, ST, sig
 from .board import reached_steps
 from .knowledge import (copy_block, kbase, known_cards, low_card, popc, propagate,
                         random_card, sample_deal, solve, add_has)
@@ -318,7 +319,7 @@ def sdist(tb, room, node):
     return tb[T_SDIST + room * MAX_NODES + node]
 
 
-@njit(cache=True)
+@njit(sig(ST, ST, I, I, I), cache=True)
 def _nearest_room(st, tb, seat, pos, mask):
     """Nearest room of ``mask`` (other than ``pos``) by walking distance; -1 if none."""
     best = -1
@@ -418,7 +419,7 @@ def choose_destination(st, tb, seat, pos, target, nq):
 
 # --- suggestions, showing, clue-card choices ---------------------------------------------
 
-@njit(cache=True)
+@njit(sig(ST, I, I), cache=True)
 def _pick(st, seat, cat):
     cand = candidates(st, seat) & cat
     if cand == 0:
@@ -453,7 +454,7 @@ def choose_suggestion(st, seat):
     return _pick(st, seat, CAT_SUSPECT) * 64 + _pick(st, seat, CAT_WEAPON)
 
 
-@njit(cache=True)
+@njit(sig(ST, I, I, I), cache=True)
 def choose_show(st, seat, to, matches):
     """Card ``seat`` shows from ``matches`` to seat ``to`` (-1: to everyone)."""
     if matches & (matches - 1) == 0:

@@ -26,6 +26,7 @@ import math
 from numba import njit
 
 from kernels.rng import randint
+from kernels.sigs import I, ST, sig
 from .layout import (ALL_CARDS, CAT_ROOM, CAT_SUSPECT, CAT_WEAPON, ENVELOPE, K_CL, K_DIRTY,
                      K_EXRES, K_EXVER, K_HAS, K_NCL, K_NOT, K_SIZE, K_VER, MAX_CLAUSES,
                      N_CARDS, N_HOLDERS, S_CL_OVERFLOW, S_HSIZE, S_KN, S_RNG, S_TRUE, TABLE,
@@ -131,7 +132,7 @@ def add_clause(st, kb, h, mask):
     st[kb + K_VER] += 1
 
 
-@njit(cache=True)
+@njit(sig(ST, I), cache=True)
 def propagate(st, kb):
     """Close the knowledge block at ``kb`` to a fixed point.  Returns 1 on a contradiction."""
     changed = True
@@ -215,7 +216,7 @@ def propagate(st, kb):
     return 0
 
 
-@njit(cache=True)
+@njit(sig(ST, I, I), cache=True)
 def copy_block(st, src, dst):
     for i in range(K_SIZE):
         st[dst + i] = st[src + i]
@@ -226,7 +227,7 @@ def _cat_of(c):
     return CAT_SUSPECT if c < 6 else (CAT_WEAPON if c < 12 else CAT_ROOM)
 
 
-@njit(cache=True)
+@njit(sig(ST, I, I), cache=True)
 def _feasible(st, kb, rest):
     """Can the unassigned cards ``rest`` still complete the partial deal in X_A / X_REM?"""
     for h in range(N_HOLDERS):
@@ -260,7 +261,7 @@ def _can_take(st, kb, h, c):
     return True
 
 
-@njit(cache=True)
+@njit(sig(ST, I), cache=True)
 def _prepare(st, kb):
     """Unknown cards in X_ORDER (cards of clauses first, then fewest possible holders first);
     free places in X_REM.
@@ -294,7 +295,7 @@ def _prepare(st, kb):
     return nu
 
 
-@njit(cache=True)
+@njit(sig(ST, I, I), cache=True)
 def solve(st, kb, budget):
     """Is there a deal consistent with the knowledge block at ``kb``?
 

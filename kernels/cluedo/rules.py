@@ -4,6 +4,7 @@ player learns goes to its knowledge block through ``_tell_*`` (what it could rea
 from numba import njit
 
 from kernels.rng import randint, stream_key
+from kernels.sigs import I, ST, sig
 from . import agents
 from .board import reach
 from .knowledge import add_clause, add_has, add_not, kbase, kn_init, popc, propagate
@@ -22,7 +23,7 @@ from .layout import (AGENT, ALL_CARDS, CAT_ROOM, CAT_SUSPECT, CAT_WEAPON, EFFECT
 
 # --- event log ------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(sig(ST, I, I, I, I, I, I), cache=True)
 def emit(st, seat, kind, a, b, c, d):
     """Buffer one event (only when the event log is on)."""
     if st[S_REC] == 0:
@@ -50,7 +51,7 @@ def _smart(st, p):
     return st[S_AGENT + p] != AGENT.NAIVE
 
 
-@njit(cache=True)
+@njit(sig(ST, I, I, I), cache=True)
 def _tell_has(st, p, h, card):
     add_has(st, kbase(p), h, 1 << card)
 
@@ -111,7 +112,7 @@ def look_face_down(st, seat, room):
 
 # --- pawns ---------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(sig(ST, I, I, I), cache=True)
 def move_pawn(st, ch, node, how):
     frm = st[S_POS + ch]
     st[S_POS + ch] = node

@@ -172,8 +172,9 @@ def check_threads(threads):
 # --- code identity ------------------------------------------------------------------
 
 #: The files that decide a game's rows besides its own kernel package and adapter modules.
-_SHARED_SOURCES = ("kernels/__init__.py", "kernels/rng.py", "sim/api.py", "sim/config.py",
-                   "sim/registry.py", "sim/runner.py", "sim/games/__init__.py")
+_SHARED_SOURCES = ("kernels/__init__.py", "kernels/rng.py", "kernels/sigs.py", "sim/api.py",
+                   "sim/config.py", "sim/registry.py", "sim/runner.py",
+                   "sim/games/__init__.py")
 
 
 @lru_cache(maxsize=None)
