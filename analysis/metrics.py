@@ -151,4 +151,4 @@ def question_names():
 
 def _load_builtin():
     # importing the modules registers their metrics
-    from .questions import seats, cards, deck, strategies, duration  # noqa: F401
+    from .questions import seats, cards, deck, strategies, duration, characters  # noqa: F401

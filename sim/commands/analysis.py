@@ -40,8 +40,9 @@ def _clean(v):
 
 def analyse(directory: DirArg,
             question: Annotated[Optional[List[str]], typer.Option(
-                "--question", "-q", help="seats | cards | deck | strategies | duration "
-                "(repeat or comma-separate; default: all that apply).", show_default=False)] = None,
+                "--question", "-q", help="seats | cards | deck | strategies | duration | "
+                "characters (repeat or comma-separate; default: all that apply).",
+                show_default=False)] = None,
             json_: Annotated[bool, typer.Option("--json", help="Print JSON (headlines and "
                                                 "tables) on stdout.")] = False,
             csv: Annotated[bool, typer.Option("--csv", help="Print every table as CSV "
