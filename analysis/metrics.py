@@ -71,6 +71,15 @@ class Metric:
     def compute(self, frame):  # pragma: no cover - interface
         raise NotImplementedError
 
+    def per_group(self, table, row):
+        """One row per group of ``table`` by ``self.by``: the group's keys, then the dict
+        ``row(group)`` returns; sorted by the keys (None for an empty table)."""
+        rows = []
+        for key, grp in table.group_by(self.by, maintain_order=True):
+            key = key if isinstance(key, tuple) else (key,)
+            rows.append({**dict(zip(self.by, key)), **row(grp)})
+        return pl.DataFrame(rows).sort(self.by) if rows else None
+
 
 @dataclass
 class Question:

@@ -9,6 +9,12 @@ import math
 import numpy as np
 import polars as pl
 
+
+def f64(col):
+    """Column ``col`` as Float64 (the datasets store counts and flags as narrow integers)."""
+    return pl.col(col).cast(pl.Float64)
+
+
 Z95 = 1.959963984540054
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 
 from ..metrics import Metric, question, register
-from ..stats import Z95, chi2_sf, wilson_exprs
+from ..stats import Z95, chi2_sf, f64, wilson_exprs
 from ..text import cell_label, pct, pct_ci, pval
 
 
@@ -22,9 +22,6 @@ def _has_characters(ds):
 
 Q = question("characters", "Advantage by character and start square", applies=_has_characters)
 
-
-def _f(col):
-    return pl.col(col).cast(pl.Float64)
 
 
 @register("characters")
@@ -39,9 +36,9 @@ class CharacterWinShare(Metric):
     def compute(self, seats):
         by = self.by
         return (seats.group_by([*by, "character"])
-                .agg(pl.len().alias("games"), _f("win").sum().alias("wins"))
+                .agg(pl.len().alias("games"), f64("win").sum().alias("wins"))
                 .with_columns(*wilson_exprs("wins", "games"))
-                .with_columns((1.0 / _f("players")).alias("fair"))
+                .with_columns((1.0 / f64("players")).alias("fair"))
                 .with_columns((pl.col("share") - pl.col("fair")).alias("gap"))
                 .sort([*by, "character"]).collect())
 
@@ -60,14 +57,11 @@ class CharacterEqualityTest(Metric):
             "(df = characters - 1); a small p-value means the characters are not equal.")
 
     def compute(self, table):
-        rows = []
-        for key, grp in table.group_by(self.by, maintain_order=True):
-            key = key if isinstance(key, tuple) else (key,)
+        def row(grp):
             stat, df, p = chi2_homogeneity(grp["wins"].to_numpy(), grp["games"].to_numpy())
-            rows.append({**dict(zip(self.by, key)), "characters": grp.height,
-                         "games": int(grp["games"].sum()), "chi2": stat, "df": df,
-                         "p_value": p})
-        return pl.DataFrame(rows).sort(self.by) if rows else None
+            return {"characters": grp.height, "games": int(grp["games"].sum()), "chi2": stat,
+                    "df": df, "p_value": p}
+        return self.per_group(table, row)
 
 
 @register("characters")
@@ -82,7 +76,7 @@ class CharacterFirstRoom(Metric):
     def compute(self, seats):
         by = self.by
         reached = pl.col("first_room_turn") > 0
-        t = _f("first_room_turn")
+        t = f64("first_room_turn")
         out = (seats.group_by([*by, "character"])
                .agg(pl.len().alias("seats"),
                     t.filter(reached).mean().alias("mean_turn"),

@@ -10,7 +10,7 @@ import polars as pl
 
 from ..bloody_inn import official_deck
 from ..metrics import Metric, question, register
-from ..stats import Z95, chi2_equal, wilson_exprs
+from ..stats import Z95, chi2_equal, f64, wilson_exprs
 from ..text import cell_label, pct, pct_ci, pval
 
 def _has_deck_column(ds):
@@ -27,9 +27,6 @@ def _applies(ds):
 
 Q = question("deck", "Deck size by player count", applies=_applies)
 
-
-def _f(c):
-    return pl.col(c).cast(pl.Float64)
 
 
 def _cell_keys(ds):
@@ -57,22 +54,22 @@ class DeckCells(Metric):
         if not _has_deck_column(ds):
             seats = seats.with_columns(pl.col("rules.deck_size").alias("deck_size"))
         per_game = (seats.group_by([*by, "point", "game_id"])
-                    .agg(_f("score").max().alias("best"), _f("score").min().alias("worst"),
+                    .agg(f64("score").max().alias("best"), f64("score").min().alias("worst"),
                          (pl.col("score") == pl.col("score").max()).sum().alias("at_top"),
-                         _f("rounds").first().alias("rounds"),
-                         _f("n_winners").first().alias("n_winners"),
-                         _f("truncated").first().alias("truncated")))
+                         f64("rounds").first().alias("rounds"),
+                         f64("n_winners").first().alias("n_winners"),
+                         f64("truncated").first().alias("truncated")))
         cells = (per_game.group_by(by)
                  .agg(pl.len().alias("games"), pl.col("rounds").mean().alias("rounds"),
                       pl.col("rounds").std().alias("rounds_sd"),
                       pl.col("best").mean().alias("winning_score"),
                       (pl.col("best") - pl.col("worst")).mean().alias("spread"),
-                      ((pl.col("at_top") > 1) & (_f("players") > 1)).mean().alias("tie_rate"),
+                      ((pl.col("at_top") > 1) & (f64("players") > 1)).mean().alias("tie_rate"),
                       (pl.col("n_winners") > 1).mean().alias("shared_rate"),
                       pl.col("truncated").mean().alias("truncated"))
                  .sort(by).collect())
         seat = (seats.group_by([*by, "seat"])
-                .agg(pl.len().alias("n"), _f("win").sum().alias("wins"))
+                .agg(pl.len().alias("n"), f64("win").sum().alias("wins"))
                 .sort([*by, "seat"]).collect())
         rows = []
         for key, grp in seat.group_by(by, maintain_order=True):
@@ -85,7 +82,7 @@ class DeckCells(Metric):
         seat_cells = pl.DataFrame(rows)
         out = (cells.join(seat_cells, on=by, how="left")
                .with_columns(*wilson_exprs("seat0_wins", "games", prefix="seat0_share"))
-               .with_columns((pl.col("seat0_share") - 1.0 / _f("players")).alias("seat0_gap"))
+               .with_columns((pl.col("seat0_share") - 1.0 / f64("players")).alias("seat0_gap"))
                .drop("seat0_wins"))
         out = out.with_columns(pl.Series("official", [
             _is_official(ds, r) for r in out.select(by).iter_rows(named=True)], dtype=pl.Boolean))

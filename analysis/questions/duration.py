@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from ..metrics import Metric, question, register
+from ..stats import f64
 from ..text import cell_label, pct
 
 Q = question("duration", "Duration and economy")
@@ -14,12 +15,9 @@ ECONOMY = ("cash", "cheques", "buried", "buried_money", "kills", "bribes", "buil
            "wages", "turns_taken", "suggestions", "known_cards")
 
 
-def _f(c):
-    return pl.col(c).cast(pl.Float64)
-
 
 def _dist(col):
-    x = _f(col)
+    x = f64(col)
     return [x.mean().alias(f"{col}_mean"), x.std().alias(f"{col}_sd"),
             x.quantile(0.05, "nearest").alias(f"{col}_p5"),
             x.median().alias(f"{col}_p50"),
@@ -38,8 +36,8 @@ class GameLength(Metric):
 
     def compute(self, games):
         return (games.group_by(self.by)
-                .agg(pl.len().alias("games"), *_dist("rounds"), _f("turns").mean().alias("turns_mean"),
-                     _f("truncated").mean().alias("truncated"))
+                .agg(pl.len().alias("games"), *_dist("rounds"), f64("turns").mean().alias("turns_mean"),
+                     f64("truncated").mean().alias("truncated"))
                 .sort(self.by).collect())
 
 
@@ -83,7 +81,7 @@ class Economy(Metric):
         if not cols:
             return None
         return (seats.group_by([*self.by, "strategy"])
-                .agg(pl.len().alias("seat_games"), *[_f(c).mean().alias(c) for c in cols])
+                .agg(pl.len().alias("seat_games"), *[f64(c).mean().alias(c) for c in cols])
                 .sort([*self.by, "strategy"]).collect())
 
 
@@ -106,7 +104,7 @@ class MoneyOverRounds(Metric):
                 .group_by(["point", "game_id", "round", "seat"])
                 .agg(pl.col("strategy").last(), pl.col("players").last(),
                      *[pl.col(p).last() for p in self.by if p != "players"],
-                     (_f("cash") + 10.0 * _f("cheques")).last().alias("money")))
+                     (f64("cash") + 10.0 * f64("cheques")).last().alias("money")))
         return (last.group_by([*self.by, "strategy", "round"])
                 .agg(pl.len().alias("seat_games"), pl.col("money").mean().alias("money"))
                 .sort([*self.by, "strategy", "round"]).collect())

@@ -9,14 +9,11 @@ import numpy as np
 import polars as pl
 
 from ..metrics import Metric, question, register
-from ..stats import chi2_equal, wilson_exprs
+from ..stats import chi2_equal, f64, wilson_exprs
 from ..text import cell_label, pct, pct_ci, pval
 
 Q = question("seats", "First-player advantage and seat balance")
 
-
-def _f(col):
-    return pl.col(col).cast(pl.Float64)
 
 
 @register("seats")
@@ -30,10 +27,10 @@ class SeatWinShare(Metric):
     def compute(self, seats):
         by = self.by
         out = (seats.group_by([*by, "seat"])
-               .agg(pl.len().alias("games"), _f("win").sum().alias("wins"),
-                    _f("place").mean().alias("mean_place"), _f("score").mean().alias("mean_score"))
+               .agg(pl.len().alias("games"), f64("win").sum().alias("wins"),
+                    f64("place").mean().alias("mean_place"), f64("score").mean().alias("mean_score"))
                .with_columns(*wilson_exprs("wins", "games"))
-               .with_columns((1.0 / _f("players")).alias("fair"))
+               .with_columns((1.0 / f64("players")).alias("fair"))
                .with_columns((pl.col("share") - pl.col("fair")).alias("gap"),
                              (pl.col("share_lo") - pl.col("fair")).alias("gap_lo"),
                              (pl.col("share_hi") - pl.col("fair")).alias("gap_hi"))
@@ -52,13 +49,10 @@ class SeatEqualityTest(Metric):
             "(df = players - 1); a small p-value means the seats are not equal.")
 
     def compute(self, table):
-        rows = []
-        for key, grp in table.group_by(self.by, maintain_order=True):
-            key = key if isinstance(key, tuple) else (key,)
+        def row(grp):
             stat, df, p = chi2_equal(grp["wins"].to_numpy())
-            rows.append({**dict(zip(self.by, key)), "games": int(grp["games"].min()),
-                         "chi2": stat, "df": df, "p_value": p})
-        return pl.DataFrame(rows).sort(self.by) if rows else None
+            return {"games": int(grp["games"].min()), "chi2": stat, "df": df, "p_value": p}
+        return self.per_group(table, row)
 
 
 @register("seats")
@@ -72,7 +66,7 @@ class StrategySeatWinShare(Metric):
     def compute(self, seats):
         by = self.by
         return (seats.group_by([*by, "strategy", "seat"])
-                .agg(pl.len().alias("games"), _f("win").sum().alias("wins"))
+                .agg(pl.len().alias("games"), f64("win").sum().alias("wins"))
                 .with_columns(*wilson_exprs("wins", "games"))
                 .sort([*by, "strategy", "seat"]).collect())
 
@@ -93,9 +87,9 @@ class LudiiSummary(Metric):
         games = (ds.seats.filter(pl.col("seat") == 0)
                  .group_by(self.by)
                  .agg(pl.len().alias("games"),
-                      (_f("n_winners") > 1).mean().alias("shared"),
+                      (f64("n_winners") > 1).mean().alias("shared"),
                       (pl.col("n_winners") == 0).mean().alias("no_winner"),
-                      (1.0 - _f("truncated")).mean().alias("completion"))
+                      (1.0 - f64("truncated")).mean().alias("completion"))
                  .collect())
         seat_stats = (table.group_by(self.by)
                       .agg((1.0 - (pl.col("share").max() - pl.col("share").min()))

@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 
 from ..metrics import Metric, question, register
-from ..stats import wilson_exprs
+from ..stats import f64, wilson_exprs
 from ..text import cell_label, pct, pct_ci
 
 Q = question("strategies", "Strategy strength")
@@ -21,9 +21,6 @@ BOOTSTRAP = 200
 BOOTSTRAP_SEED = 20_240_601
 ELO = 400.0 / np.log(10.0)
 
-
-def _f(c):
-    return pl.col(c).cast(pl.Float64)
 
 
 @register("strategies")
@@ -37,10 +34,10 @@ class StrategyWinShare(Metric):
     def compute(self, seats):
         by = self.by
         return (seats.group_by([*by, "strategy"])
-                .agg(pl.len().alias("seat_games"), _f("win").sum().alias("wins"),
-                     _f("place").mean().alias("mean_place"), _f("score").mean().alias("mean_score"))
+                .agg(pl.len().alias("seat_games"), f64("win").sum().alias("wins"),
+                     f64("place").mean().alias("mean_place"), f64("score").mean().alias("mean_score"))
                 .with_columns(*wilson_exprs("wins", "seat_games"))
-                .with_columns((1.0 / _f("players")).alias("fair_share"))
+                .with_columns((1.0 / f64("players")).alias("fair_share"))
                 .sort([*by, "strategy"]).collect())
 
 
