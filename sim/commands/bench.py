@@ -4,7 +4,9 @@ For every game and a representative strategy mix at each player count it measure
 fresh child process (so peak memory is that measurement's own, read with ``os.wait4``):
 
 * games per second on 1 thread and on all cores, the speed-up and parallel efficiency
-  (speed-up / threads);
+  (speed-up / threads): ``--rounds`` pairs of passes (1 thread, then all cores) in one
+  process, the speed-up being the median of the pairs' ratios, so that a VM's drifting speed
+  (this project's reference VM: 2x within half an hour) does not decide it;
 * per game: kernel time (the Numba calls), Arrow time (the rest of building the tables) and
   Parquet time (writing the chunk files: zstd, sha256) apart, and the whole pipeline's rate;
 * the same kernels with ``NUMBA_DISABLE_JIT=1`` on a small sample: the pure-Python speed of the
@@ -25,6 +27,7 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -55,6 +58,8 @@ TARGETS = [
      {"game": "cluedo", "players": 4, "seats": [{"strategy": "logic"}]}, 100.0),
 ]
 TARGET_SPEEDUP_2 = 1.8
+#: 1-thread / all-cores pass pairs per throughput row (the speed-up is their median ratio)
+ROUNDS = 3
 TARGET_WARM_START_S = 3.0
 
 
@@ -348,19 +353,41 @@ def measure(spec):
 
 # --- the parts of a bench run ---------------------------------------------------------------
 
-def throughput(game, players, mix, lineup, *, games, seconds, digest_games):
+def _median_pass(passes):
+    """The pass with the median rate (the lower middle one for an even count)."""
+    ranked = sorted(passes, key=lambda p: p["games_per_s"])
+    return ranked[(len(ranked) - 1) // 2]
+
+
+def throughput(game, players, mix, lineup, *, games, seconds, digest_games, rounds=ROUNDS):
+    """1-thread and all-cores passes, interleaved ``rounds`` times in one child process.
+
+    A VM's speed drifts with its host's load (measured here: 2x within half an hour), so the
+    speed-up is the median of the ``rounds`` ratios of *adjacent* passes (1 thread, then all
+    cores), each taken in the same phase of the host; the rates and time splits shown are those
+    of the median pass of each kind.
+    """
     import numba
     all_threads = numba.config.NUMBA_NUM_THREADS
-    threads = [1] if all_threads == 1 else [1, all_threads]
+    threads = [1] if all_threads == 1 else [1, all_threads] * rounds
     spec = {"config": bench_config(game, players, lineup), "games": games, "seconds": seconds,
             "threads": threads, "write": True, "digest_games": digest_games}
     r = _measure_in_child(spec)
-    one, full = r["passes"][0], r["passes"][-1]
-    speedup = full["games_per_s"] / one["games_per_s"] if one["games_per_s"] else None
+    passes = r["passes"]
+    ones = [p for p in passes if p["threads"] == 1]
+    fulls = [p for p in passes if p["threads"] == threads[-1]]
+    one, full = _median_pass(ones), _median_pass(fulls)
+    if all_threads == 1:
+        ratios = [1.0]
+    else:
+        ratios = [f["games_per_s"] / o["games_per_s"]
+                  for o, f in zip(passes[0::2], passes[1::2]) if o["games_per_s"]]
+    speedup = statistics.median(ratios) if ratios else None
     row = {"game": game, "players": players, "mix": mix, "lineup": lineup,
            "games": r["games"], "threads": full["threads"],
            "games_per_s_1": one["games_per_s"], "games_per_s_all": full["games_per_s"],
            "speedup": round(speedup, 3) if speedup else None,
+           "speedups": [round(x, 3) for x in ratios],
            "efficiency": round(speedup / full["threads"], 3) if speedup else None,
            "pipeline_games_per_s": full.get("pipeline_games_per_s"),
            "cpu_us_per_game_1": one.get("cpu_us_per_game"),
@@ -371,7 +398,7 @@ def throughput(game, players, mix, lineup, *, games, seconds, digest_games):
            "arrow_us_per_game_all": full.get("arrow_us_per_game"),
            "parquet_us_per_game": full.get("parquet_us_per_game"),
            "warmup_s": r.get("warmup_s"), "peak_rss_bytes": r["peak_rss_bytes"],
-           "passes": r["passes"]}
+           "passes": passes}
     if digest_games:
         row["digest"] = r.get("digest")
         row["digest_games"] = digest_games
@@ -503,6 +530,13 @@ def _table(headers, rows):
     return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in cells])
 
 
+def _spread(ratios):
+    """'1.78-2.05' for the speed-ups of the rounds ('-' when there is one or none)."""
+    if not ratios or len(ratios) < 2:
+        return "-"
+    return f"{min(ratios):.2f}-{max(ratios):.2f}"
+
+
 def render(result):
     """The bench result as plain-text tables."""
     m = result["machine"]
@@ -515,15 +549,17 @@ def render(result):
     if result["throughput"]:
         rows = [[r["game"], r["players"], r["mix"], r["games"], (r["games_per_s_1"], ",.0f"),
                  (r["games_per_s_all"], ",.0f"), r["threads"], (r["speedup"], ".2f"),
+                 _spread(r.get("speedups")),
                  (r["efficiency"], ".2f"), (r.get("cpu_us_per_game_1"), ".1f"),
                  (r.get("cpu_us_per_game_all"), ".1f"), (r["kernel_us_per_game_all"], ".1f"),
                  (r["arrow_us_per_game_all"], ".1f"), (r["parquet_us_per_game"], ".1f"),
                  (r["pipeline_games_per_s"], ",.0f"), (mb(r["peak_rss_bytes"]), ",.0f")]
                 for r in result["throughput"]]
         out += ["", "throughput (games/s; per-game times in microseconds: CPU time of all "
-                "threads, then wall time on all cores)",
+                "threads, then wall time on all cores; speed-up: median of the rounds' ratios, "
+                "range: lowest-highest)",
                 _table(["game", "players", "mix", "games", "1 thread", "all cores", "threads",
-                        "speed-up", "efficiency", "cpu us 1t", "cpu us all", "kernel us",
+                        "speed-up", "range", "efficiency", "cpu us 1t", "cpu us all", "kernel us",
                         "arrow us", "parquet us",
                         "pipeline g/s", "peak MB"], rows)]
     if result["pure_python"]:
@@ -634,6 +670,9 @@ def bench(game: Annotated[Optional[List[str]], typer.Option(
           )] = 1.0,
           games: Annotated[Optional[int], typer.Option(
               help="Fixed games per pass instead of --seconds.", show_default=False)] = None,
+          rounds: Annotated[int, typer.Option(
+              help="Pairs of passes (1 thread, then all cores) per row; the speed-up is the "
+              "median of their ratios, which keeps a VM's drifting speed out of it.")] = ROUNDS,
           py_games: Annotated[int, typer.Option(
               "--py-games", help="Games played with the JIT disabled (0: skip).")] = 20,
           startup_: Annotated[bool, typer.Option(
@@ -651,6 +690,8 @@ def bench(game: Annotated[Optional[List[str]], typer.Option(
         raise ConfigError("--games", games, f"an integer from {MIN_GAMES} to {MAX_GAMES}")
     if not 0.05 <= seconds <= 600:
         raise ConfigError("--seconds", seconds, "a number from 0.05 to 600")
+    if not 1 <= rounds <= 20:
+        raise ConfigError("--rounds", rounds, "an integer from 1 to 20")
     if not 0 <= py_games <= 10_000:
         raise ConfigError("--py-games", py_games, "an integer from 0 to 10000")
     if not 1 <= target_games <= 100_000_000:
@@ -660,7 +701,8 @@ def bench(game: Annotated[Optional[List[str]], typer.Option(
     say = (lambda msg: typer.echo(msg, err=True))
     result = {"format": "boardsim-bench", "format_version": BENCH_FORMAT,
               "machine": machine(),
-              "settings": {"seconds": seconds, "games": games, "py_games": py_games,
+              "settings": {"seconds": seconds, "games": games, "rounds": rounds,
+                           "py_games": py_games,
                            "startup": startup_, "targets": targets_,
                            "target_games": target_games if targets_ else None},
               "throughput": [], "pure_python": [], "startup": []}
@@ -668,7 +710,8 @@ def bench(game: Annotated[Optional[List[str]], typer.Option(
     for g, p, m, lineup in plan:
         say(f"bench: {g}, {p} players, {m} ...")
         result["throughput"].append(throughput(g, p, m, lineup, games=games, seconds=seconds,
-                                               digest_games=digest_for.get((g, p, m))))
+                                               digest_games=digest_for.get((g, p, m)),
+                                               rounds=rounds))
     for g, p, m, lineup in refs:
         if py_games:
             say(f"bench: {g}, {p} players, {m}, JIT disabled, {py_games} games ...")
