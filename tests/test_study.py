@@ -1,5 +1,6 @@
 """`sim study`: study files are validated, datasets produced through the real runner (on the
 test-only fake game), finished ones skipped, and the report written."""
+import json
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,29 @@ def test_shipped_studies_are_valid():
                 runner.api.resolve(d.config)
             else:
                 assert sweep.load(d.config).points
+
+
+STUDIES = sorted((REPO / "configs" / "studies").glob("*.toml")) + \
+    [REPO / "configs" / "cluedo" / "study.toml"]
+
+
+@pytest.mark.parametrize("path", STUDIES, ids=lambda p: p.name)
+def test_sim_validate_checks_a_study_and_what_it_names(path):
+    res = CliRunner().invoke(app, ["validate", str(path), "--json"])
+    assert res.exit_code == 0, res.stderr
+    out = json.loads(res.stdout)
+    st = load_study(path)
+    assert out["kind"] == "study" and [d["name"] for d in out["data"]] == \
+        [d.name for d in st.data]
+    for row, spec in zip(out["data"], st.data):
+        if spec.kind == "sweep":
+            assert row["games"] == sum(p.resolved["games"] for p in sweep.load(spec.config).points)
+        elif spec.games is not None:
+            assert row["games"] == spec.games
+
+
+def test_sim_validate_names_the_bad_key_of_a_study(tmp_path):
+    (tmp_path / "s.toml").write_text('title = "x"\n[[data]]\nname = "a"\nrun = "nope.toml"\n')
+    res = CliRunner().invoke(app, ["validate", str(tmp_path / "s.toml")])
+    assert res.exit_code == 2
+    assert "data[0].run = 'nope.toml'" in res.stderr and "an existing file" in res.stderr

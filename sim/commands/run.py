@@ -10,7 +10,7 @@ import typer
 
 from .. import api, backends, registry, runner, sweep as sweeps
 from ..config import MAX_GAMES, MAX_SEED, config_id, load_toml
-from ..errors import ConfigError
+from ..errors import ConfigError, SimError
 from ..progress import Progress, auto_enabled
 
 ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="Run config (TOML).",
@@ -133,12 +133,16 @@ def sweep(sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP", help="Swee
     typer.echo(f"datasets: {out_dir}/<point>/; index: {s['points_file']}")
 
 
-def validate(target: Annotated[Path, typer.Argument(metavar="CONFIG|SWEEP", help="A run or "
-                                                    "sweep config.", show_default=False)],
+def validate(target: Annotated[Path, typer.Argument(metavar="CONFIG|SWEEP|STUDY", help="A "
+                                                    "run, sweep or study config.",
+                                                    show_default=False)],
              json_: Annotated[bool, typer.Option("--json", help="Print the resolved config(s) "
                                                  "as JSON.")] = False):
-    """Check a run or sweep config without running it."""
+    """Check a run, sweep or study config without running it."""
     raw = load_toml(target)
+    if "data" in raw and "game" not in raw:
+        _validate_study(target, json_)
+        return
     if sweeps.is_sweep(raw):
         try:
             sw = sweeps.load(target)
@@ -163,6 +167,42 @@ def validate(target: Annotated[Path, typer.Argument(metavar="CONFIG|SWEEP", help
     typer.echo(f"ok: {target}: {resolved['game']}, {resolved.get('players', '?')} players, "
                f"{resolved['games']:,} games, seed {resolved['seed']}, "
                f"config_id {config_id(resolved)}")
+
+
+def _validate_study(target, json_):
+    """A study: its own keys, then every run and sweep it names (as ``sim study`` runs them)."""
+    from analysis.errors import AnalysisError
+    from analysis.study import load_study
+    try:
+        st = load_study(target)
+    except AnalysisError as exc:
+        raise SimError(str(exc)) from None
+    rows = []
+    for spec in st.data:
+        if spec.kind == "run":
+            resolved = api.resolve(spec.config, games=spec.games, seed=spec.seed)
+            rows.append({"name": spec.name, "kind": "run", "config": str(spec.config),
+                         "games": resolved["games"], "config_id": config_id(resolved)})
+        else:
+            try:
+                sw = sweeps.load(spec.config)
+            except sweeps.GridError as exc:
+                for err in exc.errors:
+                    typer.echo(f"error: {spec.name}: {err}", err=True)
+                raise typer.Exit(2) from None
+            rows.append({"name": spec.name, "kind": "sweep", "config": str(spec.config),
+                         "points": len(sw.points),
+                         "games": sum(p.resolved["games"] for p in sw.points)})
+    if json_:
+        typer.echo(json.dumps({"kind": "study", "title": st.title, "out": str(st.out),
+                               "data": rows}, indent=1))
+        return
+    total = sum(r["games"] for r in rows)
+    typer.echo(f"ok: {target}: study {st.title!r}, {len(rows)} datasets ({total:,} games in "
+               f"all; report to {st.out / st.report_file})")
+    for r in rows:
+        what = f"sweep of {r['points']} points" if r["kind"] == "sweep" else "run"
+        typer.echo(f"  {r['name']}: {what}, {r['games']:,} games ({r['config']})")
 
 
 def games(json_: Annotated[bool, typer.Option("--json", help="JSON output.")] = False):
