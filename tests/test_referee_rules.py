@@ -154,23 +154,10 @@ def test_bi_n5_discount_once_per_action_with_butchers_shop():
     """BI-N5 / BI-N2: the Butcher's Shop kills several travellers for the sum of their ranks
     (1 + 2); a discount(kill) annex lowers the whole action by 1, once: 2 cards."""
     cfg = make_cfg(cards={"baron": {"effect": "discount(kill)"}})
-    t1, t2 = inst(cfg, "brigadier"), inst(cfg, "count")       # ranks 1 and 2
-    payers = [inst(cfg, "major", 0), inst(cfg, "peasant")]    # police returns (kill)
-    events = [A(0, "kill", 2, 2),
-              E("pay", 0, payers[0], a=1, b=2, cash=5, cheques=1),
-              E("pay", 0, payers[1], a=0, b=2, cash=5, cheques=1),
-              E("kill", 0, t1, a=4, b=2, cash=5, cheques=1),
-              E("kill", 0, t2, a=5, b=2, cash=5, cheques=1)]
-    g = table(cfg, events)
-    g.s.rooms[4].key = g.s.rooms[5].key = WHITE
-    g.s.move(t1, Place("room", 4))
-    g.s.move(t2, Place("room", 5))
-    for c in payers:
-        g.s.move(c, Place("hand", 0))
-    g.s.move(inst(cfg, "butcher"), Place("annex", 0))
-    g.s.move(inst(cfg, "baron"), Place("annex", 0))
+    g = _butcher_table(cfg, A(0, "kill", 2, 2))
     night.turn(g, 0)
-    assert g.s.seats[0].corpses == {t1, t2} and payers[1] in g.s.bistro
+    t1, t2 = inst(cfg, "brigadier"), inst(cfg, "count")
+    assert g.s.seats[0].corpses == {t1, t2} and inst(cfg, "peasant") in g.s.bistro
 
 
 def test_bi_n7_cashing_cheques_stops_at_the_cap():
@@ -226,8 +213,11 @@ def test_bi_n1_solo_night_split_by_the_action_events():
 
 
 def _butcher_table(cfg, act):
+    """Seat 0 with the Butcher's Shop and the Baron's annex, a brigadier and a count (ranks 1
+    and 2) in white rooms 4 and 5, a major (police: returns on kill) and a peasant in hand;
+    the log: ``act``, both payments, both kills."""
     t1, t2 = inst(cfg, "brigadier"), inst(cfg, "count")       # ranks 1 and 2
-    payers = [inst(cfg, "major", 0), inst(cfg, "peasant")]
+    payers = [inst(cfg, "major", 0), inst(cfg, "peasant")]    # police returns (kill)
     events = [act,
               E("pay", 0, payers[0], a=1, b=2, cash=5, cheques=1),
               E("pay", 0, payers[1], a=0, b=2, cash=5, cheques=1),
