@@ -127,6 +127,26 @@ def _take_from_inn(st, pr, p, action):
     return True
 
 
+@njit(sig(ST, I, I, I), cache=True, _nrt=False)
+def _take_from_bistro(st, p, action, n):
+    """Bribe (BI-N3) or kill (BI-N5) ``n`` Bistro peasants, free: each goes to the player's
+    hand (bribe) or unburied corpses (kill).  The caller has checked ``n``."""
+    log_event(st, EVENT.action, p, -1, action, n, 0)
+    bribing = action == ACTION.bribe
+    for _ in range(n):
+        c = list_card(st, L_BISTRO, st[G_BISTRO_N] - 1)
+        if bribing:
+            move_card(st, c, LOC.hand + p, 0)
+            st[P_PEAS_BRIBED + p] += 1
+            st[P_BRIBES + p] += 1
+            log_event(st, EVENT.bribe, p, c, -1, 0, 0)
+        else:
+            move_card(st, c, LOC.corpse + p, 0)
+            st[P_KILLS + p] += 1
+            st[P_PEAS_KILLED + p] += 1
+            log_event(st, EVENT.kill, p, c, -1, 0, 0)
+
+
 @njit(cache=True, _nrt=False)
 def bribe(st, pr, p):
     """BI-N3: a traveller (or several with the Store) into hand, or 1-2 peasants (up to the
@@ -135,13 +155,7 @@ def bribe(st, pr, p):
         n = st[D_NT]
         if n < 1 or n > st[P_PEAS_LIMIT + p] or n > st[G_BISTRO_N]:
             return False
-        log_event(st, EVENT.action, p, -1, ACTION.bribe, n, 0)
-        for _ in range(n):
-            c = list_card(st, L_BISTRO, st[G_BISTRO_N] - 1)
-            move_card(st, c, LOC.hand + p, 0)
-            st[P_PEAS_BRIBED + p] += 1
-            st[P_BRIBES + p] += 1
-            log_event(st, EVENT.bribe, p, c, -1, 0, 0)
+        _take_from_bistro(st, p, ACTION.bribe, n)
         return True
     return _take_from_inn(st, pr, p, ACTION.bribe)
 
@@ -153,12 +167,7 @@ def kill(st, pr, p):
     if st[D_PEASANTS] != 0:
         if st[D_NT] != 1 or st[G_BISTRO_N] < 1:
             return False
-        log_event(st, EVENT.action, p, -1, ACTION.kill, 1, 0)
-        c = list_card(st, L_BISTRO, st[G_BISTRO_N] - 1)
-        move_card(st, c, LOC.corpse + p, 0)
-        st[P_KILLS + p] += 1
-        st[P_PEAS_KILLED + p] += 1
-        log_event(st, EVENT.kill, p, c, -1, 0, 0)
+        _take_from_bistro(st, p, ACTION.kill, 1)
         return True
     return _take_from_inn(st, pr, p, ACTION.kill)
 
