@@ -28,23 +28,13 @@ from pathlib import Path
 import numpy as np
 import pyarrow.compute as pc
 
+from analysis.stats import Z95, wilson
+
 from . import api, registry
 from .config import load_toml
 from .errors import ConfigError
 
 OBJECTIVES = ("auto", "win", "score")
-Z95 = 1.959963984540054
-
-
-def wilson(successes, n, z=Z95):
-    """Wilson score interval of a proportion (``successes`` may be fractional)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass

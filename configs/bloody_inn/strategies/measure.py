@@ -26,9 +26,9 @@ import polars as pl
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
+from analysis.stats import Z95 as Z, wilson  # noqa: E402
 from sim import api  # noqa: E402
 
-Z = 1.959963984540054
 SEED = 2024
 BANDS = [("lost", None, None), ("below 110", -30000, 110), ("110-129 worrying", 110, 130),
          ("130-149 hazardous", 130, 150), ("150-169 evil", 150, 170),
@@ -42,16 +42,6 @@ MIXED = {3: [("expert", "killer", "builder"), ("expert", "briber", "banker"),
              ("expert", "builder", "briber", "banker"),
              ("expert", "heuristic", "greedy", "random")]}
 BEHAVIOUR = ("random", "greedy", "heuristic", "killer", "builder", "briber", "banker", "expert")
-
-
-def wilson(k, n):
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    den = 1 + Z * Z / n
-    c = (p + Z * Z / (2 * n)) / den
-    h = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / den
-    return max(0.0, c - h), min(1.0, c + h)
 
 
 def share(k, n):
