@@ -5,6 +5,7 @@ The card table is read from the manifest (``config.cards``, the table after what
 so an edited card is analysed as edited; the defaults below are only a fallback for
 datasets written without it.
 """
+
 from __future__ import annotations
 
 # BI-S2: deck size (travellers kept) by length and player count, from the player aid.
@@ -66,8 +67,10 @@ def annex_kinds(config):
             rows.append((card.get("id"), annex, int(card.get("rank", 0)), card.get("colour", "")))
     if not rows:
         rows = list(DEFAULT_ANNEXES)
-    return [{"bit": i, "id": cid, "annex": name, "rank": rank, "colour": colour}
-            for i, (cid, name, rank, colour) in enumerate(rows)]
+    return [
+        {"bit": i, "id": cid, "annex": name, "rank": rank, "colour": colour}
+        for i, (cid, name, rank, colour) in enumerate(rows)
+    ]
 
 
 def official_deck(length, players, deck_copies=1):
@@ -81,6 +84,18 @@ def official_deck(length, players, deck_copies=1):
 
 def default_cards_table():
     """A minimal card table (annex rows only) for synthetic manifests."""
-    return [{"id": cid, "name": cid.title(), "type": "", "colour": colour, "affinity": "",
-             "rank": rank, "pocket": 0, "copies": 1, "annex": annex, "effect": ""}
-            for cid, annex, rank, colour in DEFAULT_ANNEXES]
+    return [
+        {
+            "id": cid,
+            "name": cid.title(),
+            "type": "",
+            "colour": colour,
+            "affinity": "",
+            "rank": rank,
+            "pocket": 0,
+            "copies": 1,
+            "annex": annex,
+            "effect": "",
+        }
+        for cid, annex, rank, colour in DEFAULT_ANNEXES
+    ]

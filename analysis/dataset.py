@@ -7,6 +7,7 @@ key).  Each table is read with one lazy scan over the chunk files the manifests 
 point a row came from is recovered from its file path and the swept parameters are joined
 on it.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,6 +46,7 @@ class Dataset:
         carry ``point`` and the swept parameters.
     events : pl.LazyFrame | None
     """
+
     root: Path
     kind: str
     game: str
@@ -94,10 +96,17 @@ def table_files(run_dir: Path, manifest: dict, table: str):
     """Chunk files of a table: those the manifest lists (finished, hashed chunks), or a
     glob of ``part-*.parquet`` for a manifest without a chunk list."""
     chunks = manifest.get("chunks")
-    if isinstance(chunks, list) and chunks and isinstance(chunks[0], dict) \
-            and isinstance(chunks[0].get("files"), dict):
-        return [str(run_dir / c["files"][table]["path"]) for c in chunks
-                if table in c["files"] and (run_dir / c["files"][table]["path"]).is_file()]
+    if (
+        isinstance(chunks, list)
+        and chunks
+        and isinstance(chunks[0], dict)
+        and isinstance(chunks[0].get("files"), dict)
+    ):
+        return [
+            str(run_dir / c["files"][table]["path"])
+            for c in chunks
+            if table in c["files"] and (run_dir / c["files"][table]["path"]).is_file()
+        ]
     return [str(f) for f in sorted((run_dir / table).glob(_PART_GLOB))]
 
 
@@ -124,8 +133,9 @@ def open_dataset(path) -> Dataset:
         return _open_sweep(root)
     if is_run_dir(root):
         return _open_run(root)
-    raise AnalysisError(f"{root}: not a dataset (expected manifest.json + games/ for a run, "
-                        "or points.parquet for a sweep)")
+    raise AnalysisError(
+        f"{root}: not a dataset (expected manifest.json + games/ for a run, or points.parquet for a sweep)"
+    )
 
 
 def _status_warnings(manifests):
@@ -133,8 +143,9 @@ def _status_warnings(manifests):
     for point, man in sorted(manifests.items()):
         status = man.get("status")
         if status is not None and status != "complete":
-            out.append(f"dataset {point or '.'} is {status!r}, not complete: "
-                       "numbers cover the finished chunks only")
+            out.append(
+                f"dataset {point or '.'} is {status!r}, not complete: numbers cover the finished chunks only"
+            )
     return out
 
 
@@ -143,8 +154,7 @@ def _open_run(root: Path) -> Dataset:
     files = {t: table_files(root, manifest, t) for t in ("games", "seats", "events")}
     if not files["games"] or not files["seats"]:
         raise AnalysisError(f"{root}: no finished chunk files yet")
-    scan = {t: pl.scan_parquet(f).with_columns(pl.lit("").alias("point"))
-            for t, f in files.items() if f}
+    scan = {t: pl.scan_parquet(f).with_columns(pl.lit("").alias("point")) for t, f in files.items() if f}
     games, seats, events = scan["games"], scan["seats"], scan.get("events")
     points = pl.DataFrame({"point": [""]})
     manifests = {"": manifest}
@@ -153,8 +163,7 @@ def _open_run(root: Path) -> Dataset:
 
 def _point_expr():
     # <out>/<point>/<table>/part-NNNNN.parquet -> <point>
-    return (pl.col("_path").str.replace_all("\\\\", "/")
-            .str.extract(r"([^/]+)/[^/]+/[^/]+$", 1).alias("point"))
+    return pl.col("_path").str.replace_all("\\\\", "/").str.extract(r"([^/]+)/[^/]+/[^/]+$", 1).alias("point")
 
 
 def _scan_sweep_table(root: Path, table: str, points, dirs, manifests):
@@ -174,8 +183,12 @@ def _open_sweep(root: Path) -> Dataset:
     if "point" not in points.columns:
         raise AnalysisError(f"{root}/points.parquet: no 'point' column")
     points = points.with_columns(pl.col("point").cast(pl.String))
-    dirs = dict(zip(points["point"].to_list(),
-                    (points["path"] if "path" in points.columns else points["point"]).to_list()))
+    dirs = dict(
+        zip(
+            points["point"].to_list(),
+            (points["path"] if "path" in points.columns else points["point"]).to_list(),
+        )
+    )
     manifests = {}
     present = []
     for name in points["point"].to_list():
@@ -190,8 +203,10 @@ def _open_sweep(root: Path) -> Dataset:
     warnings = []
     missing = sorted(set(points["point"].to_list()) - set(present))
     if missing:
-        warnings.append(f"{len(missing)} sweep point(s) have no data yet: {', '.join(missing[:5])}"
-                        + (" ..." if len(missing) > 5 else ""))
+        warnings.append(
+            f"{len(missing)} sweep point(s) have no data yet: {', '.join(missing[:5])}"
+            + (" ..." if len(missing) > 5 else "")
+        )
     points = points.filter(pl.col("point").is_in(present))
     params = [c for c in _grid_keys(root, points) if points[c].n_unique() > 1]
     games = _scan_sweep_table(root, "games", present, dirs, manifests)
@@ -237,8 +252,7 @@ def strategy_labels(seats_cfg):
         params = [seats_cfg[i].get("params") or {} for i in idx]
         if len(idx) < 2 or all(p == params[0] for p in params):
             continue
-        keys = sorted({k for p in params for k in p
-                       if len({repr(q.get(k)) for q in params}) > 1})
+        keys = sorted({k for p in params for k in p if len({repr(q.get(k)) for q in params}) > 1})
         for i, p in zip(idx, params):
             labels[i] = f"{name}(" + ",".join(f"{k}={p.get(k)}" for k in keys) + ")"
             changed = True
@@ -254,12 +268,13 @@ def _relabel(seats, manifests):
             rows += [{"point": point, "lineup": i, "_label": lab} for i, lab in enumerate(labels)]
     if not rows or "lineup" not in seats.collect_schema().names():
         return seats
-    table = pl.DataFrame(rows, schema={"point": pl.String, "lineup": pl.Int64,
-                                       "_label": pl.String}).lazy()
-    return (seats.with_columns(pl.col("lineup").cast(pl.Int64).alias("_lineup"))
-            .join(table.rename({"lineup": "_lineup"}), on=["point", "_lineup"], how="left")
-            .with_columns(pl.coalesce("_label", "strategy").alias("strategy"))
-            .drop("_label", "_lineup"))
+    table = pl.DataFrame(rows, schema={"point": pl.String, "lineup": pl.Int64, "_label": pl.String}).lazy()
+    return (
+        seats.with_columns(pl.col("lineup").cast(pl.Int64).alias("_lineup"))
+        .join(table.rename({"lineup": "_lineup"}), on=["point", "_lineup"], how="left")
+        .with_columns(pl.coalesce("_label", "strategy").alias("strategy"))
+        .drop("_label", "_lineup")
+    )
 
 
 def _game_of(manifest):
@@ -282,13 +297,24 @@ def _finish(root, kind, manifests, points, params, games, seats, events):
     if events is not None:
         events = events.join(
             seats.select(["point", "game_id", "seat", "strategy", "players", *join_params]),
-            on=["point", "game_id", "seat"], how="left")
+            on=["point", "game_id", "seat"],
+            how="left",
+        )
     game = _game_of(next(iter(manifests.values())))
     if not game:
         raise AnalysisError(f"{root}: manifest names no game")
     games_of_points = {_game_of(m) for m in manifests.values()}
     if len(games_of_points) > 1:
         raise AnalysisError(f"{root}: points of different games {sorted(games_of_points)}")
-    return Dataset(root=root, kind=kind, game=game, manifests=manifests, points=points,
-                   params=params, games=games, seats=seats, events=events,
-                   warnings=_status_warnings(manifests))
+    return Dataset(
+        root=root,
+        kind=kind,
+        game=game,
+        manifests=manifests,
+        points=points,
+        params=params,
+        games=games,
+        seats=seats,
+        events=events,
+        warnings=_status_warnings(manifests),
+    )

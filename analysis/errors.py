@@ -1,4 +1,5 @@
 """Errors the analyses raise for user mistakes (bad directory, unknown question)."""
+
 from __future__ import annotations
 
 try:  # the CLI turns SimError into one line; analysis stays importable without sim

@@ -20,6 +20,7 @@ Adding a metric::
         def compute(self, games):
             return games.group_by(self.by).agg(pl.col("rounds").max()).sort(self.by).collect()
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -85,12 +86,13 @@ class Metric:
 class Question:
     """A balance question: its metrics (run in order), the sentences that answer it and
     its plots."""
+
     name: str
     title: str
     metrics: list = field(default_factory=list)
-    headlines: object = None   # (ds, results) -> list[str]
-    plots: object = None       # (ds, results) -> list[(title, svg)]
-    applies: object = None     # (ds) -> bool
+    headlines: object = None  # (ds, results) -> list[str]
+    plots: object = None  # (ds, results) -> list[(title, svg)]
+    applies: object = None  # (ds) -> bool
 
 
 QUESTIONS: dict[str, Question] = {}
@@ -105,10 +107,12 @@ def question(name, title, *, applies=None):
 
 def register(question_name):
     """Class decorator: add a metric to a question (created if needed)."""
+
     def deco(cls):
         q = question(question_name, question_name.title())
         q.metrics = [m for m in q.metrics if m.name != cls.name] + [cls]
         return cls
+
     return deco
 
 
@@ -160,4 +164,4 @@ def question_names():
 
 def _load_builtin():
     # importing the modules registers their metrics
-    from .questions import seats, cards, deck, strategies, duration, characters  # noqa: F401
+    from .questions import cards, characters, deck, duration, seats, strategies  # noqa: F401

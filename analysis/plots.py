@@ -3,6 +3,7 @@
 The same table always gives the same SVG bytes: fixed hash salt for element ids, no date
 in the metadata, text kept as text (no font subsetting), no XML prologue.
 """
+
 from __future__ import annotations
 
 import io
@@ -29,11 +30,10 @@ def to_svg(fig) -> str:
     """Serialise and close a figure; return the bare ``<svg>`` element."""
     buf = io.StringIO()
     with matplotlib.rc_context(_RC):
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None},
-                    bbox_inches="tight")
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
     plt.close(fig)
     svg = buf.getvalue()
-    svg = svg[svg.index("<svg"):]
+    svg = svg[svg.index("<svg") :]
     svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
     return svg.strip() + "\n"
 
@@ -55,9 +55,10 @@ def seat_shares(table: pl.DataFrame, by, max_panels=12):
         groups = groups[:max_panels]
         ncols = min(4, len(groups))
         nrows = -(-len(groups) // ncols)
-        fig, axes = plt.subplots(nrows, ncols, figsize=(2.0 * ncols + 0.6, 2.3 * nrows),
-                                 squeeze=False, sharey=False)
-        for ax in axes.flat[len(groups):]:
+        fig, axes = plt.subplots(
+            nrows, ncols, figsize=(2.0 * ncols + 0.6, 2.3 * nrows), squeeze=False, sharey=False
+        )
+        for ax in axes.flat[len(groups) :]:
             ax.set_visible(False)
         for ax, g in zip(axes.flat, groups):
             sub = table
@@ -71,8 +72,9 @@ def seat_shares(table: pl.DataFrame, by, max_panels=12):
             if "players" in g and g["players"] > 1:
                 ax.axhline(1.0 / g["players"], color="grey", ls="dashed", lw=0.8)
                 span = max(float(np.max(np.abs(err))), float(np.max(np.abs(y - 1.0 / g["players"]))))
-                ax.set_ylim(max(0.0, 1.0 / g["players"] - 2.5 * span - 0.01),
-                            1.0 / g["players"] + 2.5 * span + 0.01)
+                ax.set_ylim(
+                    max(0.0, 1.0 / g["players"] - 2.5 * span - 0.01), 1.0 / g["players"] + 2.5 * span + 0.01
+                )
             ax.set_xticks(x, [str(v) for v in x])
             ax.set_title(_group_name(g), fontsize=8)
             ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=1))
@@ -92,8 +94,9 @@ def _group_name(g):
     return ", ".join(parts) or "all"
 
 
-def heatmap(table: pl.DataFrame, row: str, col: str, value: str, *, title="", percent=True,
-            mark=None, center=None):
+def heatmap(
+    table: pl.DataFrame, row: str, col: str, value: str, *, title="", percent=True, mark=None, center=None
+):
     """A row x col heatmap of ``value`` with numbers in the cells; cells where the boolean
     column ``mark`` is true get a black frame."""
     with matplotlib.rc_context(_RC):
@@ -107,13 +110,13 @@ def heatmap(table: pl.DataFrame, row: str, col: str, value: str, *, title="", pe
             if mark and r.get(mark):
                 marks[i, j] = True
         widest = max(len(str(c)) for c in cols)
-        fig, ax = _figure(max(4.0, max(0.6, 0.09 * widest) * len(cols) + 2.0),
-                          max(2.0, 0.5 * len(rows) + 1.2))
+        fig, ax = _figure(
+            max(4.0, max(0.6, 0.09 * widest) * len(cols) + 2.0), max(2.0, 0.5 * len(rows) + 1.2)
+        )
         if center is not None:
             span = np.nanmax(np.abs(grid - center)) if np.isfinite(grid).any() else 1.0
             span = span or 1.0
-            im = ax.imshow(grid, cmap="RdBu_r", vmin=center - span, vmax=center + span,
-                           aspect="auto")
+            im = ax.imshow(grid, cmap="RdBu_r", vmin=center - span, vmax=center + span, aspect="auto")
         else:
             im = ax.imshow(grid, cmap="viridis", aspect="auto")
         for i in range(len(rows)):
@@ -125,13 +128,17 @@ def heatmap(table: pl.DataFrame, row: str, col: str, value: str, *, title="", pe
                 lo, hi = im.get_clim()
                 frac = (v - lo) / (hi - lo) if hi > lo else 0.5
                 dark = (frac < 0.2 or frac > 0.8) if center is not None else frac < 0.45
-                ax.text(j, i, txt, ha="center", va="center", fontsize=7,
-                        color="white" if dark else "black")
+                ax.text(j, i, txt, ha="center", va="center", fontsize=7, color="white" if dark else "black")
                 if marks[i, j]:
-                    ax.add_patch(matplotlib.patches.Rectangle((j - 0.5, i - 0.5), 1, 1,
-                                                              fill=False, lw=1.6, ec="black"))
-        ax.set_xticks(range(len(cols)), [str(c) for c in cols],
-                      rotation=30 if widest > 6 else 0, ha="right" if widest > 6 else "center")
+                    ax.add_patch(
+                        matplotlib.patches.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=1.6, ec="black")
+                    )
+        ax.set_xticks(
+            range(len(cols)),
+            [str(c) for c in cols],
+            rotation=30 if widest > 6 else 0,
+            ha="right" if widest > 6 else "center",
+        )
         ax.set_yticks(range(len(rows)), [str(r) for r in rows])
         ax.set_xlabel(col)
         ax.set_ylabel(row)
@@ -154,12 +161,16 @@ def lift_chart(table: pl.DataFrame, label: str = "annex"):
         colours = ["#c0392b" if v < 0 else "#2e86c1" for v in x]
         ax.barh(y, x, color=colours, height=0.7)
         ax.errorbar(x, y, xerr=err, fmt="none", ecolor="black", capsize=2, lw=0.8)
-        labels = [f"{a} (r{r})" for a, r in zip(t[label].to_list(), t["rank"].to_list())] \
-            if "rank" in t.columns else t[label].to_list()
+        labels = (
+            [f"{a} (r{r})" for a, r in zip(t[label].to_list(), t["rank"].to_list())]
+            if "rank" in t.columns
+            else t[label].to_list()
+        )
         ax.set_yticks(y, labels, fontsize=7)
         ax.axvline(0, color="grey", lw=0.8)
-        ax.set_xlabel("win-share lift of building it (builders - non-builders, same seat, "
-                      "player count and strategy)")
+        ax.set_xlabel(
+            "win-share lift of building it (builders - non-builders, same seat, player count and strategy)"
+        )
         ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
         return to_svg(fig)
 
@@ -169,8 +180,9 @@ def matrix(table: pl.DataFrame, row: str, col: str, value: str, title=""):
     return heatmap(table, row, col, value, title=title, percent=True, center=0.5)
 
 
-def histogram(table: pl.DataFrame, x: str, y: str, group: str | None = None, xlabel="",
-              ylabel="share of games"):
+def histogram(
+    table: pl.DataFrame, x: str, y: str, group: str | None = None, xlabel="", ylabel="share of games"
+):
     """Step plot of a pre-binned distribution (one line per group)."""
     with matplotlib.rc_context(_RC):
         fig, ax = _figure()
@@ -178,8 +190,9 @@ def histogram(table: pl.DataFrame, x: str, y: str, group: str | None = None, xla
         for g in groups:
             sub = table if g is None else table.filter(pl.col(group) == g)
             sub = sub.sort(x)
-            ax.step(sub[x].to_numpy(), sub[y].to_numpy(), where="mid",
-                    label=None if g is None else f"{group}={g}")
+            ax.step(
+                sub[x].to_numpy(), sub[y].to_numpy(), where="mid", label=None if g is None else f"{group}={g}"
+            )
         ax.set_xlabel(xlabel or x)
         ax.set_ylabel(ylabel)
         if group:

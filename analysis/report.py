@@ -6,6 +6,7 @@ checksums).  Everything above the provenance block depends only on the data: the
 give the same bytes (sorted tables, fixed number formats, deterministic SVG).  The
 provenance block sits between ``PROVENANCE_START`` and ``PROVENANCE_END`` markers.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -32,12 +33,13 @@ FOLD_ROWS = 30
 @dataclass
 class Section:
     """One question answered on one dataset."""
+
     question: str
     title: str
     dataset: str
     headlines: list
-    tables: list          # (metric name, title, note, DataFrame)
-    plots: list           # (caption, svg)
+    tables: list  # (metric name, title, note, DataFrame)
+    plots: list  # (caption, svg)
 
 
 @dataclass
@@ -45,13 +47,14 @@ class Report:
     title: str
     intro: str
     sections: list
-    provenance: list      # per dataset dict
+    provenance: list  # per dataset dict
     warnings: list = field(default_factory=list)
 
 
 @dataclass
 class Entry:
     """A dataset in a report: its label, the open dataset and the questions to answer."""
+
     label: str
     dataset: Dataset
     questions: tuple = DEFAULT_QUESTIONS
@@ -104,12 +107,12 @@ def report_for_dir(path, questions=DEFAULT_QUESTIONS, title=None):
     label = Path(path).resolve().name
     kind = "sweep" if ds.kind == "sweep" else "run"
     title = title or f"Balance report: {label}"
-    intro = (f"{ds.game} {kind} `{label}`"
-             + (f" over {', '.join(ds.params)}" if ds.params else "") + ".")
+    intro = f"{ds.game} {kind} `{label}`" + (f" over {', '.join(ds.params)}" if ds.params else "") + "."
     return build_report([Entry(label, ds, tuple(questions))], title, intro)
 
 
 # --- provenance ------------------------------------------------------------------------
+
 
 def _digests(manifest):
     """Every (path, sha256) pair a manifest records, sorted."""
@@ -146,14 +149,19 @@ def provenance(label, ds: Dataset):
         digests = _digests(man)
         combined = hashlib.sha256("\n".join(f"{p} {d}" for p, d in digests).encode()).hexdigest()
         git = man.get("git") or {}
-        points.append({
-            "point": name or ".", "status": man.get("status"), "games": man.get("games"),
-            "seed": man.get("seed", manifest_config(man).get("seed")),
-            "config_id": man.get("config_id"), "chunk_files": len(digests),
-            "data_sha256": combined,
-            "git_commit": git.get("commit") if isinstance(git, dict) else git,
-            "git_dirty": git.get("dirty") if isinstance(git, dict) else None,
-        })
+        points.append(
+            {
+                "point": name or ".",
+                "status": man.get("status"),
+                "games": man.get("games"),
+                "seed": man.get("seed", manifest_config(man).get("seed")),
+                "config_id": man.get("config_id"),
+                "chunk_files": len(digests),
+                "data_sha256": combined,
+                "git_commit": git.get("commit") if isinstance(git, dict) else git,
+                "git_dirty": git.get("dirty") if isinstance(git, dict) else None,
+            }
+        )
     first = next(iter(ds.manifests.values()))
     sweep = None
     if ds.kind == "sweep":
@@ -162,9 +170,16 @@ def provenance(label, ds: Dataset):
             sweep = {k: sweep.get(k) for k in ("source", "base", "grid", "seed_policy")}
         except (OSError, json.JSONDecodeError):
             sweep = {"grid": {p: ds.points[p].unique().sort().to_list() for p in ds.params}}
-    return {"label": label, "path": str(ds.root), "kind": ds.kind, "game": ds.game,
-            "config": _short_config(manifest_config(first)), "sweep": sweep,
-            "versions": first.get("versions"), "points": points}
+    return {
+        "label": label,
+        "path": str(ds.root),
+        "kind": ds.kind,
+        "game": ds.game,
+        "config": _short_config(manifest_config(first)),
+        "sweep": sweep,
+        "versions": first.get("versions"),
+        "points": points,
+    }
 
 
 def _report_versions():
@@ -176,8 +191,9 @@ def _report_versions():
             out[name] = None
     try:
         here = Path(__file__).resolve().parent
-        r = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
-                           text=True, timeout=10)
+        r = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+        )
         out["git_commit"] = r.stdout.strip() if r.returncode == 0 else None
     except (OSError, subprocess.SubprocessError):
         out["git_commit"] = None
@@ -223,25 +239,37 @@ def _section_id(i, sec):
 
 def render_html(report: Report) -> str:
     """The whole report as one HTML document (inline CSS and SVG, no external resource)."""
-    o = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-         f"<title>{_e(report.title)}</title>", f"<style>{_CSS}</style></head><body>",
-         f"<h1>{_e(report.title)}</h1>"]
+    o = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{_e(report.title)}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>{_e(report.title)}</h1>",
+    ]
     if report.intro:
         o.append(f"<p>{_e(report.intro)}</p>")
     if report.warnings:
-        o.append('<div class="warn"><b>Warnings</b><ul>'
-                 + "".join(f"<li>{_e(w)}</li>" for w in report.warnings) + "</ul></div>")
+        o.append(
+            '<div class="warn"><b>Warnings</b><ul>'
+            + "".join(f"<li>{_e(w)}</li>" for w in report.warnings)
+            + "</ul></div>"
+        )
     o.append('<h2 id="answers">Answers</h2>')
     for i, sec in enumerate(report.sections):
         if not sec.headlines:
             continue
-        o.append(f'<h3><a href="#{_section_id(i, sec)}">{_e(sec.title)}</a>'
-                 + (f" &mdash; {_e(sec.dataset)}" if sec.dataset else "") + "</h3>")
-        o.append('<ul class="answers">' + "".join(f"<li>{_e(h)}</li>" for h in sec.headlines)
-                 + "</ul>")
+        o.append(
+            f'<h3><a href="#{_section_id(i, sec)}">{_e(sec.title)}</a>'
+            + (f" &mdash; {_e(sec.dataset)}" if sec.dataset else "")
+            + "</h3>"
+        )
+        o.append('<ul class="answers">' + "".join(f"<li>{_e(h)}</li>" for h in sec.headlines) + "</ul>")
     for i, sec in enumerate(report.sections):
-        o.append(f'<h2 id="{_section_id(i, sec)}">{_e(sec.title)}'
-                 + (f" &mdash; {_e(sec.dataset)}" if sec.dataset else "") + "</h2>")
+        o.append(
+            f'<h2 id="{_section_id(i, sec)}">{_e(sec.title)}'
+            + (f" &mdash; {_e(sec.dataset)}" if sec.dataset else "")
+            + "</h2>"
+        )
         for caption, svg in sec.plots:
             o.append(f"<figure>{svg}<figcaption>{_e(caption)}</figcaption></figure>")
         for _, title, note, df in sec.tables:
@@ -266,22 +294,42 @@ def _html_provenance(report):
     o.append("<p>Report built with " + _e(", ".join(f"{k} {v}" for k, v in rv.items())) + ".</p>")
     for p in report.provenance:
         o.append(f"<h3>{_e(p['label'])} ({_e(p['kind'])} of {_e(p['game'])})</h3>")
-        o.append(f"<p>Path: <code>{_e(p['path'])}</code>. Simulator versions: "
-                 f"{_e(json.dumps(p['versions'], sort_keys=True))}.</p>")
-        cols = ["point", "status", "games", "seed", "config_id", "chunk_files", "data_sha256",
-                "git_commit", "git_dirty"]
-        df = pl.DataFrame([{c: (None if r.get(c) is None else str(r.get(c))) for c in cols}
-                           for r in p["points"]], schema={c: pl.String for c in cols})
+        o.append(
+            f"<p>Path: <code>{_e(p['path'])}</code>. Simulator versions: "
+            f"{_e(json.dumps(p['versions'], sort_keys=True))}.</p>"
+        )
+        cols = [
+            "point",
+            "status",
+            "games",
+            "seed",
+            "config_id",
+            "chunk_files",
+            "data_sha256",
+            "git_commit",
+            "git_dirty",
+        ]
+        df = pl.DataFrame(
+            [{c: (None if r.get(c) is None else str(r.get(c))) for c in cols} for r in p["points"]],
+            schema={c: pl.String for c in cols},
+        )
         o.append(_html_table(df))
         if p["sweep"]:
-            o.append("<details><summary>sweep</summary><pre>"
-                     + _e(json.dumps(p["sweep"], indent=1, sort_keys=True)) + "</pre></details>")
-        o.append("<details><summary>resolved config (first point)</summary><pre>"
-                 + _e(json.dumps(p["config"], indent=1, sort_keys=True)) + "</pre></details>")
+            o.append(
+                "<details><summary>sweep</summary><pre>"
+                + _e(json.dumps(p["sweep"], indent=1, sort_keys=True))
+                + "</pre></details>"
+            )
+        o.append(
+            "<details><summary>resolved config (first point)</summary><pre>"
+            + _e(json.dumps(p["config"], indent=1, sort_keys=True))
+            + "</pre></details>"
+        )
     return "\n".join(o)
 
 
 # --- Markdown ----------------------------------------------------------------------------
+
 
 def _md_escape(s):
     return str(s).replace("|", "\\|").replace("\n", " ")
@@ -289,8 +337,10 @@ def _md_escape(s):
 
 def _md_table(df):
     header, rows = format_rows(df)
-    o = ["| " + " | ".join(_md_escape(h) for h in header) + " |",
-         "|" + "|".join("---:" if i else ":---" for i in range(len(header))) + "|"]
+    o = [
+        "| " + " | ".join(_md_escape(h) for h in header) + " |",
+        "|" + "|".join("---:" if i else ":---" for i in range(len(header))) + "|",
+    ]
     o += ["| " + " | ".join(_md_escape(v) for v in r) + " |" for r in rows]
     return "\n".join(o)
 
@@ -329,18 +379,38 @@ def render_markdown(report: Report, plot_dir: str):
     rv = _report_versions()
     o += ["Report built with " + ", ".join(f"{k} {v}" for k, v in rv.items()) + ".", ""]
     for p in report.provenance:
-        o += [f"### {p['label']} ({p['kind']} of {p['game']})", "",
-              f"Path: `{p['path']}`. Simulator versions: `{json.dumps(p['versions'], sort_keys=True)}`.", ""]
-        cols = ["point", "status", "games", "seed", "config_id", "chunk_files", "data_sha256",
-                "git_commit", "git_dirty"]
-        df = pl.DataFrame([{c: (None if r.get(c) is None else str(r.get(c))) for c in cols}
-                           for r in p["points"]], schema={c: pl.String for c in cols})
+        o += [
+            f"### {p['label']} ({p['kind']} of {p['game']})",
+            "",
+            f"Path: `{p['path']}`. Simulator versions: `{json.dumps(p['versions'], sort_keys=True)}`.",
+            "",
+        ]
+        cols = [
+            "point",
+            "status",
+            "games",
+            "seed",
+            "config_id",
+            "chunk_files",
+            "data_sha256",
+            "git_commit",
+            "git_dirty",
+        ]
+        df = pl.DataFrame(
+            [{c: (None if r.get(c) is None else str(r.get(c))) for c in cols} for r in p["points"]],
+            schema={c: pl.String for c in cols},
+        )
         o += [_md_table(df), ""]
         if p["sweep"]:
-            o += ["Sweep:", "", "```json", json.dumps(p["sweep"], indent=1, sort_keys=True),
-                  "```", ""]
-        o += ["Resolved config (first point):", "", "```json",
-              json.dumps(p["config"], indent=1, sort_keys=True), "```", ""]
+            o += ["Sweep:", "", "```json", json.dumps(p["sweep"], indent=1, sort_keys=True), "```", ""]
+        o += [
+            "Resolved config (first point):",
+            "",
+            "```json",
+            json.dumps(p["config"], indent=1, sort_keys=True),
+            "```",
+            "",
+        ]
     o += [PROVENANCE_END, ""]
     return "\n".join(o), files
 
@@ -379,4 +449,4 @@ def strip_provenance(text: str) -> str:
     b = text.find(PROVENANCE_END)
     if a < 0 or b < 0:
         return text
-    return text[:a] + text[b + len(PROVENANCE_END):]
+    return text[:a] + text[b + len(PROVENANCE_END) :]

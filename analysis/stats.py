@@ -2,6 +2,7 @@
 
 Every interval in the reports is a 95% interval unless a caller asks otherwise.
 """
+
 from __future__ import annotations
 
 import math
@@ -166,7 +167,7 @@ def _avg_ranks(v):
         j = i
         while j + 1 < v.size and sv[j + 1] == sv[i]:
             j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2.0
+        ranks[order[i : j + 1]] = (i + j) / 2.0
         i = j + 1
     return ranks
 

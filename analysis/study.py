@@ -24,12 +24,14 @@ The datasets are produced by callables passed in (``sim.runner.run_dataset`` and
 finished dataset is skipped, an interrupted one completed, and one made from a different
 config is refused with a clear error rather than silently reused.
 """
+
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 from .dataset import is_run_dir, is_sweep_dir, open_dataset, read_manifest
 from .errors import AnalysisError
@@ -44,7 +46,7 @@ REPORT_KEYS = ("file", "title", "intro")
 @dataclass
 class DataSpec:
     name: str
-    kind: str            # "run" | "sweep"
+    kind: str  # "run" | "sweep"
     config: Path
     questions: tuple
     label: str
@@ -106,18 +108,21 @@ def load_study(path, out=None) -> Study:
             raise _bad(src, f"data[{i}]", d, "a table")
         _check_keys(src, d, DATA_KEYS, where)
         name = d.get("name")
-        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", name) \
-                or name in names:
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or name in names:
             raise _bad(src, where + "name", name, "a unique folder name of letters, digits, _ . -")
         names.add(name)
         kinds = [k for k in ("run", "sweep") if k in d]
         if len(kinds) != 1:
-            raise _bad(src, where + "run/sweep", kinds or None,
-                       "exactly one of run = \"<run config>\" or sweep = \"<sweep config>\"")
+            raise _bad(
+                src,
+                where + "run/sweep",
+                kinds or None,
+                'exactly one of run = "<run config>" or sweep = "<sweep config>"',
+            )
         kind = kinds[0]
         if not isinstance(d[kind], str):
             raise _bad(src, where + kind, d[kind], "a path relative to the study file")
-        cfg = (path.parent / d[kind])
+        cfg = path.parent / d[kind]
         if not cfg.is_file():
             raise _bad(src, where + kind, d[kind], f"an existing file ({cfg} not found)")
         qs = d.get("questions", ["seats", "duration"])
@@ -125,10 +130,19 @@ def load_study(path, out=None) -> Study:
             raise _bad(src, where + "questions", qs, "a list of " + ", ".join(known))
         for k in ("games", "seed"):
             v = d.get(k)
-            if v is not None and (kind != "run" or not isinstance(v, int) or isinstance(v, bool)
-                                  or v < (1 if k == "games" else 0)):
-                raise _bad(src, where + k, v, f"a {'positive' if k == 'games' else 'non-negative'}"
-                           " integer, for run entries (a sweep sets it in its own file)")
+            if v is not None and (
+                kind != "run"
+                or not isinstance(v, int)
+                or isinstance(v, bool)
+                or v < (1 if k == "games" else 0)
+            ):
+                raise _bad(
+                    src,
+                    where + k,
+                    v,
+                    f"a {'positive' if k == 'games' else 'non-negative'}"
+                    " integer, for run entries (a sweep sets it in its own file)",
+                )
         label = d.get("label", name)
         if not isinstance(label, str):
             raise _bad(src, where + "label", label, "a string")
@@ -140,9 +154,16 @@ def load_study(path, out=None) -> Study:
     for k in REPORT_KEYS:
         if k in rep and not isinstance(rep[k], str):
             raise _bad(src, f"report.{k}", rep[k], "a string")
-    return Study(path, title, raw.get("description", ""), out_dir, specs,
-                 rep.get("file", "report.html"), rep.get("title", title),
-                 rep.get("intro", raw.get("description", "")))
+    return Study(
+        path,
+        title,
+        raw.get("description", ""),
+        out_dir,
+        specs,
+        rep.get("file", "report.html"),
+        rep.get("title", title),
+        rep.get("intro", raw.get("description", "")),
+    )
 
 
 def dataset_complete(target: Path, kind: str) -> bool:
@@ -152,14 +173,24 @@ def dataset_complete(target: Path, kind: str) -> bool:
     if not is_sweep_dir(target):
         return False
     import json
+
     try:
         return json.loads((target / "sweep.json").read_text()).get("status") == "complete"
     except (OSError, ValueError):
         return False
 
 
-def run_study(study: Study, *, run_dataset=None, run_sweep=None, force=False, threads=None,
-              progress=None, report_only=False, echo=print):
+def run_study(
+    study: Study,
+    *,
+    run_dataset=None,
+    run_sweep=None,
+    force=False,
+    threads=None,
+    progress=None,
+    report_only=False,
+    echo=print,
+):
     """Produce every dataset of a study (skipping finished ones), then write the report.
 
     Parameters
@@ -188,16 +219,24 @@ def run_study(study: Study, *, run_dataset=None, run_sweep=None, force=False, th
             if spec.kind == "run":
                 if run_dataset is None:
                     raise AnalysisError("no runner available to produce run datasets")
-                man = run_dataset(spec.config, target, games=spec.games, seed=spec.seed,
-                                  threads=threads, resume=not force, force=force,
-                                  progress=progress)
+                man = run_dataset(
+                    spec.config,
+                    target,
+                    games=spec.games,
+                    seed=spec.seed,
+                    threads=threads,
+                    resume=not force,
+                    force=force,
+                    progress=progress,
+                )
                 if isinstance(man, dict) and man.get("nothing_to_do"):
                     echo(f"{spec.name}: already complete, skipped")
             else:
                 if run_sweep is None:
                     raise AnalysisError("no sweep runner available to produce sweep datasets")
-                run_sweep(spec.config, target, resume=not force, force=force, threads=threads,
-                          progress=progress)
+                run_sweep(
+                    spec.config, target, resume=not force, force=force, threads=threads, progress=progress
+                )
         entries.append(Entry(spec.label, open_dataset(target), spec.questions))
     report = build_report(entries, study.report_title or study.title, study.report_intro)
     return write_report(report, study.out / study.report_file)

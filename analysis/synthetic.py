@@ -4,6 +4,7 @@ Used by the tests (a seat built to win 60% of games, an annex built only by winn
 known strategy ordering) and handy to try the analyses and reports without the kernels.
 Nothing here simulates a game: the numbers are drawn to have the properties asked for.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -18,10 +19,25 @@ from .bloody_inn import DEFAULT_ANNEXES, default_cards_table
 N_ANNEX = len(DEFAULT_ANNEXES)
 
 
-def bloody_inn_tables(n_games, players, *, seed=0, winners=None, seat_weights=None,
-                      strategies=("random",), skill=None, rotate=True, winners_build=None,
-                      never_build=None, shared_rate=0.0, truncated_rate=0.0, deck_size=54,
-                      rounds_base=12, start_game_id=0, config_id="synthetic"):
+def bloody_inn_tables(
+    n_games,
+    players,
+    *,
+    seed=0,
+    winners=None,
+    seat_weights=None,
+    strategies=("random",),
+    skill=None,
+    rotate=True,
+    winners_build=None,
+    never_build=None,
+    shared_rate=0.0,
+    truncated_rate=0.0,
+    deck_size=54,
+    rounds_base=12,
+    start_game_id=0,
+    config_id="synthetic",
+):
     """Games and seats tables shaped like the Bloody Inn kernel's output.
 
     Parameters
@@ -100,29 +116,43 @@ def bloody_inn_tables(n_games, players, *, seed=0, winners=None, seat_weights=No
     if winners_build is not None:
         built = (win >= 1.0) & (rng.random((n, p)) < 0.5)
         mask |= built.astype(np.int64) << winners_build
-    builds = np.array([[bin(int(v)).count("1") for v in r] for r in mask]) if n * p < 50_000 \
+    builds = (
+        np.array([[bin(int(v)).count("1") for v in r] for r in mask])
+        if n * p < 50_000
         else np.vectorize(lambda v: bin(int(v)).count("1"))(mask)
+    )
 
     rounds = rounds_base + rng.integers(0, 5, n) + (p - 2)
     n_winners = np.where(truncated, 0, np.where(shared, 2, 1))
     winner = np.where(truncated, -1, win_seat)
-    games = pl.DataFrame({
-        "game_id": gid, "config_id": [config_id] * n,
-        "players": np.full(n, p, dtype=np.int8), "rounds": rounds.astype(np.int16),
-        "turns": (rounds * 2 * p).astype(np.int32), "winner": winner.astype(np.int8),
-        "n_winners": n_winners.astype(np.int8), "truncated": truncated.astype(np.int8),
-        "deck_size": np.full(n, deck_size, dtype=np.int16),
-        "open_rooms": np.full(n, {1: 4, 2: 5, 3: 6, 4: 8}.get(p, 6), dtype=np.int8),
-        "seasons_played": np.full(n, 2, dtype=np.int8),
-    })
+    games = pl.DataFrame(
+        {
+            "game_id": gid,
+            "config_id": [config_id] * n,
+            "players": np.full(n, p, dtype=np.int8),
+            "rounds": rounds.astype(np.int16),
+            "turns": (rounds * 2 * p).astype(np.int32),
+            "winner": winner.astype(np.int8),
+            "n_winners": n_winners.astype(np.int8),
+            "truncated": truncated.astype(np.int8),
+            "deck_size": np.full(n, deck_size, dtype=np.int16),
+            "open_rooms": np.full(n, {1: 4, 2: 5, 3: 6, 4: 8}.get(p, 6), dtype=np.int8),
+            "seasons_played": np.full(n, 2, dtype=np.int8),
+        }
+    )
     flat = lambda a, t: a.reshape(-1).astype(t)  # noqa: E731
     cash = rng.integers(0, 41, (n, p))
     seats = {
-        "game_id": np.repeat(gid, p), "config_id": [config_id] * (n * p),
-        "seat": seat.astype(np.int8), "strategy": strat.astype(str).tolist(),
-        "score": flat(score, np.int16), "place": flat(place, np.int8),
-        "win": flat(win, np.float32), "lineup": lineup_idx.astype(np.int8),
-        "cash": flat(cash, np.int16), "cheques": flat((score - cash).clip(0) // 10, np.int16),
+        "game_id": np.repeat(gid, p),
+        "config_id": [config_id] * (n * p),
+        "seat": seat.astype(np.int8),
+        "strategy": strat.astype(str).tolist(),
+        "score": flat(score, np.int16),
+        "place": flat(place, np.int8),
+        "win": flat(win, np.float32),
+        "lineup": lineup_idx.astype(np.int8),
+        "cash": flat(cash, np.int16),
+        "cheques": flat((score - cash).clip(0) // 10, np.int16),
         "buried": flat(rng.integers(0, 6, (n, p)), np.int16),
         "buried_money": flat(rng.integers(0, 60, (n, p)), np.int16),
         "kills": flat(rng.integers(0, 7, (n, p)), np.int16),
@@ -144,10 +174,22 @@ def bloody_inn_tables(n_games, players, *, seed=0, winners=None, seat_weights=No
 def bloody_inn_events(games, seats, *, seed=0):
     """A small event log: one ``cash`` event per seat and round (money over rounds)."""
     rng = np.random.default_rng(seed)
-    rows = seats.select("game_id", "config_id", "seat").join(
-        games.select("game_id", "rounds"), on="game_id")
-    out = {"game_id": [], "config_id": [], "seq": [], "round": [], "kind": [], "seat": [],
-           "card": [], "card_kind": [], "a": [], "b": [], "c": [], "cash": [], "cheques": []}
+    rows = seats.select("game_id", "config_id", "seat").join(games.select("game_id", "rounds"), on="game_id")
+    out = {
+        "game_id": [],
+        "config_id": [],
+        "seq": [],
+        "round": [],
+        "kind": [],
+        "seat": [],
+        "card": [],
+        "card_kind": [],
+        "a": [],
+        "b": [],
+        "c": [],
+        "cash": [],
+        "cheques": [],
+    }
     for gid, cid, seat, rounds in rows.iter_rows():
         money = 5
         for r in range(int(rounds)):
@@ -165,16 +207,31 @@ def bloody_inn_events(games, seats, *, seed=0):
             out["c"].append(0)
             out["cash"].append(money)
             out["cheques"].append(1)
-    return pl.DataFrame(out, schema_overrides={
-        "seq": pl.Int32, "round": pl.Int16, "seat": pl.Int8, "card": pl.Int16,
-        "a": pl.Int32, "b": pl.Int32, "c": pl.Int32, "cash": pl.Int16, "cheques": pl.Int16})
+    return pl.DataFrame(
+        out,
+        schema_overrides={
+            "seq": pl.Int32,
+            "round": pl.Int16,
+            "seat": pl.Int8,
+            "card": pl.Int16,
+            "a": pl.Int32,
+            "b": pl.Int32,
+            "c": pl.Int32,
+            "cash": pl.Int16,
+            "cheques": pl.Int16,
+        },
+    )
 
 
-def bloody_inn_config(players, *, games, seed=0, strategies=("random",), rotate=True,
-                      deck_size=54, length="long"):
+def bloody_inn_config(
+    players, *, games, seed=0, strategies=("random",), rotate=True, deck_size=54, length="long"
+):
     """A resolved-config-shaped dict for a synthetic manifest."""
     return {
-        "game": "bloody_inn", "players": players, "games": games, "seed": seed,
+        "game": "bloody_inn",
+        "players": players,
+        "games": games,
+        "seed": seed,
         "rotate": rotate,
         "rules": {"length": length, "deck_size": deck_size, "deck_copies": 1},
         "seats": [{"strategy": s, "params": {}} for s in strategies],
@@ -208,18 +265,32 @@ def write_run(out, games, seats, config, *, events=None, chunks=2):
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / f"part-{i:05d}.parquet"
             part.write_parquet(path, compression="zstd", statistics=False)
-            entry["files"][name] = {"path": f"{name}/{path.name}", "rows": part.height,
-                                    "bytes": path.stat().st_size,
-                                    "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+            entry["files"][name] = {
+                "path": f"{name}/{path.name}",
+                "rows": part.height,
+                "bytes": path.stat().st_size,
+                "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            }
         chunk_list.append(entry)
     # the shape sim/dataset.py writes (format, resolved, git, versions, chunks)
-    manifest = {"format": "boardsim-dataset", "format_version": 1, "status": "complete",
-                "game": config["game"], "name": out.name, "source": "synthetic",
-                "config_id": "synthetic", "seed": config.get("seed"), "games": n,
-                "games_done": n, "events": events is not None,
-                "tables": ["games", "seats"] + (["events"] if events is not None else []),
-                "resolved": config, "versions": {"synthetic": "1"},
-                "git": {"commit": "synthetic", "dirty": False}, "chunks": chunk_list}
+    manifest = {
+        "format": "boardsim-dataset",
+        "format_version": 1,
+        "status": "complete",
+        "game": config["game"],
+        "name": out.name,
+        "source": "synthetic",
+        "config_id": "synthetic",
+        "seed": config.get("seed"),
+        "games": n,
+        "games_done": n,
+        "events": events is not None,
+        "tables": ["games", "seats"] + (["events"] if events is not None else []),
+        "resolved": config,
+        "versions": {"synthetic": "1"},
+        "git": {"commit": "synthetic", "dirty": False},
+        "chunks": chunk_list,
+    }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
     return out
 
@@ -241,13 +312,22 @@ def write_sweep(out, points):
     grid = {}
     for name, params, games, seats, config in points:
         write_run(out / name, games, seats, config)
-        rows.append({"point": name, "config_id": name, "path": name, "games": games.height,
-                     "seed": config.get("seed", 0), **params})
+        rows.append(
+            {
+                "point": name,
+                "config_id": name,
+                "path": name,
+                "games": games.height,
+                "seed": config.get("seed", 0),
+                **params,
+            }
+        )
         for k, v in params.items():
             grid.setdefault(k, [])
             if v not in grid[k]:
                 grid[k].append(v)
     pl.DataFrame(rows).write_parquet(out / "points.parquet")
-    (out / "sweep.json").write_text(json.dumps({"format": "boardsim-sweep", "status": "complete",
-                                                "grid": grid}, indent=1))
+    (out / "sweep.json").write_text(
+        json.dumps({"format": "boardsim-sweep", "status": "complete", "grid": grid}, indent=1)
+    )
     return out

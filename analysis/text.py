@@ -2,6 +2,7 @@
 
 One place decides how a value prints, so the same data always give the same text.
 """
+
 from __future__ import annotations
 
 import math
@@ -11,11 +12,35 @@ import polars as pl
 # Columns holding proportions (printed as percentages).  A column is a proportion when its
 # name is listed here, or ends in ``_lo``/``_hi`` after one of these names.
 PROPORTIONS = {
-    "share", "fair", "gap", "balance", "advantage", "shared", "no_winner", "completion",
-    "truncated", "tie_rate", "shared_rate", "build_rate", "lift", "builders_share",
-    "others_share", "seat0_share", "seat0_gap", "imbalance", "ahead", "win_share",
-    "fair_share", "mean_lift", "min_lift", "max_lift", "best_imbalance", "best_seat0_gap",
-    "official_imbalance", "official_seat0_gap", "p_beats_avg",
+    "share",
+    "fair",
+    "gap",
+    "balance",
+    "advantage",
+    "shared",
+    "no_winner",
+    "completion",
+    "truncated",
+    "tie_rate",
+    "shared_rate",
+    "build_rate",
+    "lift",
+    "builders_share",
+    "others_share",
+    "seat0_share",
+    "seat0_gap",
+    "imbalance",
+    "ahead",
+    "win_share",
+    "fair_share",
+    "mean_lift",
+    "min_lift",
+    "max_lift",
+    "best_imbalance",
+    "best_seat0_gap",
+    "official_imbalance",
+    "official_seat0_gap",
+    "p_beats_avg",
 }
 
 
@@ -62,7 +87,7 @@ def fmt_value(col, v):
         if col in ("p_value", "p_perm"):
             return "<0.0001" if v < 1e-4 else f"{v:.4f}"
         a = abs(v)
-        if col == "wins":   # fractional counts (a shared win counts 1/k)
+        if col == "wins":  # fractional counts (a shared win counts 1/k)
             return f"{v:,.1f}"
         if a == 0:
             return "0"
@@ -74,8 +99,11 @@ def fmt_value(col, v):
             return f"{v:.3f}"
         return f"{v:.4f}"
     if isinstance(v, int):
-        return f"{v:,}" if col in ("games", "wins", "comparisons", "seat_games", "builders",
-                                    "others", "events") else str(v)
+        return (
+            f"{v:,}"
+            if col in ("games", "wins", "comparisons", "seat_games", "builders", "others", "events")
+            else str(v)
+        )
     return str(v)
 
 

@@ -12,6 +12,7 @@ in a directory named after a hash of that package's sources, ``kernels/rng.py`` 
 any edit there starts a fresh cache (an edit to another game's kernel does not).  Base
 directory: ``$BOARDSIM_CACHE_DIR``, else ``$NUMBA_CACHE_DIR``, else ``~/.cache/boardsim``.
 """
+
 import hashlib
 import os
 import shutil
@@ -47,8 +48,9 @@ def use_source_keyed_cache(package_file):
     target = base / f"{name}-{source_hash(package_dir)}"
     try:
         target.mkdir(parents=True, exist_ok=True)
-        old = sorted((p for p in base.glob(f"{name}-*") if p != target),
-                     key=lambda p: p.stat().st_mtime, reverse=True)
+        old = sorted(
+            (p for p in base.glob(f"{name}-*") if p != target), key=lambda p: p.stat().st_mtime, reverse=True
+        )
         for p in old[3:]:
             shutil.rmtree(p, ignore_errors=True)
     except OSError:

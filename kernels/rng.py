@@ -8,6 +8,7 @@ it is reinterpreted as ``uint64`` for the arithmetic.  Keeping the state in the 
 own array means helpers take a single array argument (cheap reference counting) and
 two threads never share a cache line.
 """
+
 import numpy as np
 from numba import njit
 

@@ -6,10 +6,11 @@ its call sites (``log_event`` had 18, ``_prm`` 8, ``shuffle_prefix`` 7; a consta
 cache space, and none runs faster. Declaring the argument types compiles exactly one
 version; constants are converted to ``int64`` at the call.
 """
+
 from numba import types
 
-ST = types.int64[::1]       # a game's flat state array
-PR = types.float64[::1]     # strategy parameters
+ST = types.int64[::1]  # a game's flat state array
+PR = types.float64[::1]  # strategy parameters
 I = types.int64
 B = types.boolean
 

@@ -1,4 +1,5 @@
 """The simulator's Python side: configuration, game registry, runner, datasets, CLI."""
+
 from .api import Result, resolve, simulate
 from .errors import ConfigError, SimError
 

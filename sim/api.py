@@ -1,4 +1,5 @@
 """The Python API: ``simulate(config, ...)`` plays games in memory and returns Arrow tables."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,7 +8,7 @@ import numba
 import pyarrow as pa
 
 from . import registry
-from .config import config_id, load_run_config, resolve_common, get_int, MAX_SEED
+from .config import MAX_SEED, config_id, get_int, load_run_config, resolve_common
 from .errors import ConfigError
 
 
@@ -15,6 +16,7 @@ from .errors import ConfigError
 class Result:
     """Tables of one simulation: ``games`` and ``seats`` (core columns of design.md first),
     ``events`` (or None), and the fully ``resolved`` config they came from."""
+
     games: pa.Table
     seats: pa.Table
     events: pa.Table | None

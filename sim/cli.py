@@ -5,6 +5,7 @@ A user mistake (``SimError``) prints one line and exits with status 2, never a t
 Ctrl-C prints what was kept and exits with status 130.  Both are handled in the root group,
 so ``typer.testing.CliRunner`` sees the same behaviour as the console script.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -33,10 +34,13 @@ class _SimGroup(TyperGroup):
             raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
-app = typer.Typer(cls=_SimGroup, add_completion=False, no_args_is_help=True,
-                  pretty_exceptions_show_locals=False,
-                  help="Monte Carlo balance simulator for board games.")
-
+app = typer.Typer(
+    cls=_SimGroup,
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+    help="Monte Carlo balance simulator for board games.",
+)
 
 
 @app.callback()
@@ -62,7 +66,7 @@ def main():
         # standalone mode: Typer/Click print usage errors themselves and exit with their code
         # (2 for a bad option); SimError and Ctrl-C are handled in _SimGroup.invoke.
         app(prog_name="sim")
-    except SimError as exc:        # raised outside a command (should not happen)
+    except SimError as exc:  # raised outside a command (should not happen)
         typer.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_USER_ERROR)
 

@@ -6,19 +6,20 @@ A run config (TOML file or dict of the same shape) names ``game``, ``players``,
 the game adapter checks ``rules``, ``seats`` and ``cards`` and fills every default, so
 the *resolved* config is complete and reproducible on its own.
 """
+
 from __future__ import annotations
 
 import copy
 import hashlib
 import json
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 from .errors import ConfigError
 
 #: Keys every run config may carry, whatever the game.
-COMMON_KEYS = ("game", "name", "description", "players", "games", "seed", "rotate",
-               "rules", "seats", "cards")
+COMMON_KEYS = ("game", "name", "description", "players", "games", "seed", "rotate", "rules", "seats", "cards")
 
 MAX_GAMES = 10**10
 MAX_SEED = 2**63 - 1
@@ -54,14 +55,14 @@ def load_run_config(config):
 
 # --- validation helpers ------------------------------------------------------------
 
+
 def check_keys(table, allowed, prefix=""):
     """Reject unknown keys in ``table``."""
     if not isinstance(table, dict):
         raise ConfigError(prefix.rstrip(".") or "config", table, "a table")
     for key in table:
         if key not in allowed:
-            raise ConfigError(prefix + str(key), table[key],
-                              "one of the keys " + ", ".join(sorted(allowed)))
+            raise ConfigError(prefix + str(key), table[key], "one of the keys " + ", ".join(sorted(allowed)))
 
 
 def get_int(table, key, default, lo, hi, prefix=""):
@@ -120,7 +121,6 @@ def config_id(resolved):
     Two datasets of the same rules, lineup and cards share a ``config_id`` whatever their
     size and seed, so they can be pooled or compared.
     """
-    body = {k: v for k, v in resolved.items()
-            if k not in ("games", "seed", "name", "description")}
+    body = {k: v for k, v in resolved.items() if k not in ("games", "seed", "name", "description")}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:12]

@@ -15,6 +15,7 @@ therefore leaves complete, hashed chunk files and a manifest listing exactly tho
 :func:`write_chunk_files` does not touch the manifest, so it can run anywhere that sees the
 output directory (a worker process); :class:`DatasetWriter` records its result.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -41,12 +42,25 @@ COMPRESSION = "zstd"
 
 #: Core columns of design.md, in order, with their Arrow types (game columns follow them).
 CORE_COLUMNS = {
-    "games": [("game_id", pa.int64()), ("config_id", pa.string()), ("players", pa.int8()),
-              ("rounds", pa.int16()), ("turns", pa.int32()), ("winner", pa.int8()),
-              ("n_winners", pa.int8()), ("truncated", pa.int8())],
-    "seats": [("game_id", pa.int64()), ("config_id", pa.string()), ("seat", pa.int8()),
-              ("strategy", pa.string()), ("score", pa.int16()), ("place", pa.int8()),
-              ("win", pa.float32())],
+    "games": [
+        ("game_id", pa.int64()),
+        ("config_id", pa.string()),
+        ("players", pa.int8()),
+        ("rounds", pa.int16()),
+        ("turns", pa.int32()),
+        ("winner", pa.int8()),
+        ("n_winners", pa.int8()),
+        ("truncated", pa.int8()),
+    ],
+    "seats": [
+        ("game_id", pa.int64()),
+        ("config_id", pa.string()),
+        ("seat", pa.int8()),
+        ("strategy", pa.string()),
+        ("score", pa.int16()),
+        ("place", pa.int8()),
+        ("win", pa.float32()),
+    ],
 }
 
 
@@ -81,14 +95,18 @@ def git_state():
     """``{"commit": sha or None, "dirty": bool or None}`` of the source tree ``sim`` came from."""
     here = Path(__file__).resolve().parent
     try:
-        commit = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"],
-                                capture_output=True, text=True, timeout=10)
+        commit = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+        )
         if commit.returncode != 0:
             return {"commit": None, "dirty": None}
         # Dirty: the simulator's own code (sim/, kernels/) differs from the commit.
-        status = subprocess.run(["git", "-C", str(here.parent), "status", "--porcelain",
-                                 "--", "sim", "kernels"],
-                                capture_output=True, text=True, timeout=30)
+        status = subprocess.run(
+            ["git", "-C", str(here.parent), "status", "--porcelain", "--", "sim", "kernels"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         dirty = bool(status.stdout.strip()) if status.returncode == 0 else None
         return {"commit": commit.stdout.strip(), "dirty": dirty}
     except (OSError, subprocess.SubprocessError):
@@ -96,6 +114,7 @@ def git_state():
 
 
 # --- manifest -----------------------------------------------------------------------
+
 
 def manifest_path(out):
     return Path(out) / MANIFEST
@@ -110,7 +129,7 @@ def read_manifest(out):
         with p.open() as fh:
             m = json.load(fh)
     except (OSError, json.JSONDecodeError) as exc:
-        raise SimError(f"{p}: unreadable manifest ({exc}); use --force to overwrite the dataset")
+        raise SimError(f"{p}: unreadable manifest ({exc}); use --force to overwrite the dataset") from exc
     if m.get("format") != FORMAT:
         raise SimError(f"{p}: not a {FORMAT} manifest; use --force to overwrite")
     return m
@@ -139,6 +158,7 @@ def sha256_file(path, bufsize=1 << 20):
 
 # --- chunk files --------------------------------------------------------------------
 
+
 def _is_string(t):
     if pa.types.is_dictionary(t):
         t = t.value_type
@@ -149,8 +169,9 @@ def check_core_columns(name, table):
     """Fail loudly (a programming error, not a user one) if an adapter breaks the contract."""
     for i, (col, typ) in enumerate(CORE_COLUMNS.get(name, ())):
         if i >= table.num_columns or table.schema.names[i] != col:
-            raise RuntimeError(f"{name} table: column {i} should be {col!r}, "
-                               f"got {table.schema.names[:i + 1]}")
+            raise RuntimeError(
+                f"{name} table: column {i} should be {col!r}, got {table.schema.names[: i + 1]}"
+            )
         actual = table.schema.field(i).type
         if actual != typ and not (_is_string(typ) and _is_string(actual)):
             raise RuntimeError(f"{name}.{col} should be {typ}, got {actual}")
@@ -189,8 +210,12 @@ def write_chunk_files(out, index, start, count, tables):
         digest = sha256_file(tmp)
         size = tmp.stat().st_size
         os.replace(tmp, final)
-        files[name] = {"path": f"{name}/{final.name}", "rows": table.num_rows,
-                       "bytes": size, "sha256": digest}
+        files[name] = {
+            "path": f"{name}/{final.name}",
+            "rows": table.num_rows,
+            "bytes": size,
+            "sha256": digest,
+        }
     return {"index": int(index), "start": int(start), "games": int(count), "files": files}
 
 
@@ -271,6 +296,7 @@ class DatasetWriter:
 
 
 # --- reading ------------------------------------------------------------------------
+
 
 def table_files(out, name, manifest=None):
     """Paths of a table's chunk files, in game order, as the manifest lists them."""

@@ -4,6 +4,7 @@ It draws nothing until a run has lasted ``delay`` seconds (short runs stay quiet
 at most every ``interval`` seconds.  ``Progress(enabled=False)`` only counts, so the runner can
 use one code path whether or not a bar is shown.
 """
+
 from __future__ import annotations
 
 import sys
@@ -60,8 +61,8 @@ class Progress:
         self.interval = interval
         self.label = label
         self.total = 0
-        self.done = 0          # games counted towards the total (played + skipped)
-        self.played = 0        # games played in this process (the rate counts only these)
+        self.done = 0  # games counted towards the total (played + skipped)
+        self.played = 0  # games played in this process (the rate counts only these)
         self.t0 = time.perf_counter()
         self._last_draw = None
         self._drawn = False
@@ -104,8 +105,10 @@ class Progress:
         rate = self.rate()
         left = self.total - self.done
         eta = _fmt_time(left / rate) if rate > 0 and left > 0 else "--:--"
-        return (f"[{bar}] {frac * 100:5.1f}%  {_fmt_count(self.done)}/{_fmt_count(self.total)} "
-                f"{self.label}  {_fmt_count(rate)} {self.label}/s  ETA {eta}")
+        return (
+            f"[{bar}] {frac * 100:5.1f}%  {_fmt_count(self.done)}/{_fmt_count(self.total)} "
+            f"{self.label}  {_fmt_count(rate)} {self.label}/s  ETA {eta}"
+        )
 
     def _maybe_draw(self, force=False):
         if not self.enabled:

@@ -18,6 +18,7 @@ Adapter protocol (duck-typed)::
         # play games start .. start+count-1 (game ids are global within the run);
         # the result depends only on (resolved, game ids), never on chunking or threads
 """
+
 from __future__ import annotations
 
 import importlib
@@ -34,6 +35,7 @@ _ADAPTERS = {
 @dataclass
 class Chunk:
     """The tables of a range of games, without ``config_id`` (added by the runner)."""
+
     games: pa.Table
     seats: pa.Table
     events: pa.Table | None = None

@@ -12,6 +12,7 @@ process, each using all Numba threads.  Another backend is a function with the s
 :func:`play_chunk_to_tables` (or :func:`play_and_write_chunk`) per pending chunk and hand each
 manifest entry to ``writer.record``.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,6 +46,7 @@ class RunInterrupted(KeyboardInterrupt):
 
 # --- naming -------------------------------------------------------------------------
 
+
 def _safe_name(text):
     text = re.sub(r"[^A-Za-z0-9._=+-]+", "-", str(text)).strip("-.")
     return text or "run"
@@ -66,19 +68,24 @@ def default_out(config, resolved):
 
 # --- chunks -------------------------------------------------------------------------
 
+
 def check_chunk_games(chunk_games, events=False):
     if chunk_games is None:
         return DEFAULT_CHUNK_GAMES_EVENTS if events else DEFAULT_CHUNK_GAMES
-    if isinstance(chunk_games, bool) or not isinstance(chunk_games, int) \
-            or not 1 <= chunk_games <= MAX_CHUNK_GAMES:
+    if (
+        isinstance(chunk_games, bool)
+        or not isinstance(chunk_games, int)
+        or not 1 <= chunk_games <= MAX_CHUNK_GAMES
+    ):
         raise ConfigError("chunk-games", chunk_games, f"an integer from 1 to {MAX_CHUNK_GAMES}")
     return chunk_games
 
 
 def plan_chunks(total, chunk_games):
     """``[(index, start, count), ...]`` covering games ``0 .. total-1``."""
-    return [(i, start, min(chunk_games, total - start))
-            for i, start in enumerate(range(0, total, chunk_games))]
+    return [
+        (i, start, min(chunk_games, total - start)) for i, start in enumerate(range(0, total, chunk_games))
+    ]
 
 
 def play_chunk_to_tables(resolved, start, count, events=False):
@@ -132,7 +139,7 @@ def _play_in_slices(resolved, start, count, events, progress, rate):
 def _local_backend(resolved, pending, writer, *, events, threads, progress):
     """Play pending chunks in order in this process, all Numba threads on each chunk."""
     api.set_threads(threads)
-    sliced = getattr(progress, "enabled", False)       # only a visible bar needs slices
+    sliced = getattr(progress, "enabled", False)  # only a visible bar needs slices
     rate = None
     for index, start, count in pending:
         if sliced:
@@ -155,12 +162,14 @@ def register_backend(name, fn):
 
 def get_backend(name):
     if name not in BACKENDS:
-        from . import backends          # optional backends (ray) register themselves on import
+        from . import backends  # optional backends (ray) register themselves on import
+
         backends.load(name)
     return BACKENDS[name]
 
 
 # --- opening the output -------------------------------------------------------------
+
 
 def _normalise(obj):
     return json.loads(json.dumps(obj, sort_keys=True))
@@ -196,8 +205,9 @@ def _open_existing(out, resolved, events, chunk_games, resume, force):
     if out.exists() and not out.is_dir():
         raise SimError(f"{out} exists and is not a directory")
     if resume and force:
-        raise SimError("--resume and --force exclude each other: resume keeps the finished "
-                       "chunks, force deletes them")
+        raise SimError(
+            "--resume and --force exclude each other: resume keeps the finished chunks, force deletes them"
+        )
     if not out.is_dir() or not _has_dataset_files(out):
         return None
     if force:
@@ -209,26 +219,34 @@ def _open_existing(out, resolved, events, chunk_games, resume, force):
             # No manifest was ever written: nothing of it was recorded, so nothing to keep.
             dataset.clear_dataset(out)
             return None
-        raise SimError(f"{out} holds dataset files without a manifest; "
-                       "use --force to overwrite them")
+        raise SimError(f"{out} holds dataset files without a manifest; use --force to overwrite them")
     total = existing.get("games", 0)
     done = existing.get("games_done", 0)
     if not resume:
         if existing.get("status") == "complete":
-            raise SimError(f"{out} already holds a complete dataset ({total:,} games); "
-                           "use --resume to keep it or --force to overwrite it")
-        raise SimError(f"{out} holds an unfinished dataset ({done:,} of {total:,} games); "
-                       "use --resume to complete it or --force to start over")
+            raise SimError(
+                f"{out} already holds a complete dataset ({total:,} games); "
+                "use --resume to keep it or --force to overwrite it"
+            )
+        raise SimError(
+            f"{out} holds an unfinished dataset ({done:,} of {total:,} games); "
+            "use --resume to complete it or --force to start over"
+        )
     diff = _first_difference(existing.get("resolved"), _normalise(resolved))
     if diff is not None:
-        raise SimError(f"{out} was made from a different config (first difference: {diff}); "
-                       "--resume needs the same config, or use --force to start over")
+        raise SimError(
+            f"{out} was made from a different config (first difference: {diff}); "
+            "--resume needs the same config, or use --force to start over"
+        )
     if bool(existing.get("events")) != bool(events):
-        raise SimError(f"{out} was made with events={existing.get('events')}; "
-                       "--resume needs the same --events setting")
+        raise SimError(
+            f"{out} was made with events={existing.get('events')}; --resume needs the same --events setting"
+        )
     if chunk_games is not None and chunk_games != existing.get("chunk_games"):
-        raise SimError(f"{out} was written in chunks of {existing.get('chunk_games'):,} games; "
-                       "--resume needs the same --chunk-games (or leave it out)")
+        raise SimError(
+            f"{out} was written in chunks of {existing.get('chunk_games'):,} games; "
+            "--resume needs the same --chunk-games (or leave it out)"
+        )
     return existing
 
 
@@ -268,13 +286,26 @@ def _make_progress(progress):
 
 # --- the run ------------------------------------------------------------------------
 
-def run_resolved(resolved, out, *, name=None, source=None, threads=None, chunk_games=None,
-                 events=False, resume=False, force=False, progress=None, backend="local"):
+
+def run_resolved(
+    resolved,
+    out,
+    *,
+    name=None,
+    source=None,
+    threads=None,
+    chunk_games=None,
+    events=False,
+    resume=False,
+    force=False,
+    progress=None,
+    backend="local",
+):
     """Run an already resolved config into ``out``; see :func:`run_dataset`."""
     out = Path(out)
     backend_fn = get_backend(backend)
     if threads is not None and backend == "local":
-        api.set_threads(threads)            # validate before touching the output
+        api.set_threads(threads)  # validate before touching the output
     elif threads is not None and hasattr(backend_fn, "check_threads"):
         backend_fn.check_threads(threads)
     existing = _open_existing(out, resolved, events, chunk_games, resume, force)
@@ -291,8 +322,10 @@ def run_resolved(resolved, out, *, name=None, source=None, threads=None, chunk_g
         started = (existing.get("git") or {}).get("commit")
         now = dataset.git_state()["commit"]
         if started and now and started != now and existing.get("status") != "complete":
-            warn(f"{out} was started with the code at commit {started[:12]} and is resumed at "
-                 f"{now[:12]}; if the kernels changed in between, start over with --force")
+            warn(
+                f"{out} was started with the code at commit {started[:12]} and is resumed at "
+                f"{now[:12]}; if the kernels changed in between, start over with --force"
+            )
         # Keep only chunks whose files are intact; a damaged one is simply played again.
         manifest["chunks"] = [c for c in manifest["chunks"] if dataset.chunk_intact(out, c)]
         manifest["games_done"] = sum(c["games"] for c in manifest["chunks"])
@@ -304,12 +337,17 @@ def run_resolved(resolved, out, *, name=None, source=None, threads=None, chunk_g
         bar.skip(resolved["games"])
         if owned:
             bar.close()
-        return dict(manifest, nothing_to_do=True)   # the extra key is not written to disk
+        return dict(manifest, nothing_to_do=True)  # the extra key is not written to disk
 
     manifest["status"] = "running"
-    session = {"started": dataset.now_iso(), "backend": backend, "threads": threads,
-               "host": platform.node(), "git_commit": dataset.git_state()["commit"],
-               "games_played": 0}
+    session = {
+        "started": dataset.now_iso(),
+        "backend": backend,
+        "threads": threads,
+        "host": platform.node(),
+        "git_commit": dataset.git_state()["commit"],
+        "games_played": 0,
+    }
     manifest.setdefault("sessions", []).append(session)
     writer = dataset.DatasetWriter(out, manifest)
     done = writer.done_indices()
@@ -325,28 +363,48 @@ def run_resolved(resolved, out, *, name=None, source=None, threads=None, chunk_g
         if owned:
             bar.close()
         kept = manifest["games_done"]
-        session.update(finished=dataset.now_iso(), interrupted=True,
-                       games_played=kept - played0,
-                       elapsed_s=round(time.perf_counter() - t0, 3))
+        session.update(
+            finished=dataset.now_iso(),
+            interrupted=True,
+            games_played=kept - played0,
+            elapsed_s=round(time.perf_counter() - t0, 3),
+        )
         dataset.write_manifest(out, manifest)
         raise RunInterrupted(
             f"interrupted: {kept:,} of {resolved['games']:,} games are kept in {out}; "
-            "run the same command with --resume to complete the dataset") from None
+            "run the same command with --resume to complete the dataset"
+        ) from None
     elapsed = time.perf_counter() - t0
     if owned:
         bar.close()
     if manifest["games_done"] != resolved["games"]:
-        raise RuntimeError(f"backend {backend!r} left {resolved['games'] - manifest['games_done']} "
-                           "games unplayed")
+        raise RuntimeError(
+            f"backend {backend!r} left {resolved['games'] - manifest['games_done']} games unplayed"
+        )
     played = manifest["games_done"] - played0
-    session.update(finished=dataset.now_iso(), games_played=played,
-                   elapsed_s=round(elapsed, 3),
-                   games_per_s=round(played / elapsed, 1) if elapsed > 0 else None)
+    session.update(
+        finished=dataset.now_iso(),
+        games_played=played,
+        elapsed_s=round(elapsed, 3),
+        games_per_s=round(played / elapsed, 1) if elapsed > 0 else None,
+    )
     return writer.complete()
 
 
-def run_dataset(config, out=None, *, games=None, seed=None, threads=None, chunk_games=None,
-                events=False, resume=False, force=False, progress=None, backend="local"):
+def run_dataset(
+    config,
+    out=None,
+    *,
+    games=None,
+    seed=None,
+    threads=None,
+    chunk_games=None,
+    events=False,
+    resume=False,
+    force=False,
+    progress=None,
+    backend="local",
+):
     """Play a run config into a Parquet dataset.
 
     Parameters
@@ -391,9 +449,19 @@ def run_dataset(config, out=None, *, games=None, seed=None, threads=None, chunk_
     if out is None:
         out = default_out(config, resolved)
     source = str(config) if isinstance(config, (str, Path)) else None
-    return run_resolved(resolved, out, name=config_name(config, resolved), source=source,
-                        threads=threads, chunk_games=chunk_games, events=events, resume=resume,
-                        force=force, progress=progress, backend=backend)
+    return run_resolved(
+        resolved,
+        out,
+        name=config_name(config, resolved),
+        source=source,
+        threads=threads,
+        chunk_games=chunk_games,
+        events=events,
+        resume=resume,
+        force=force,
+        progress=progress,
+        backend=backend,
+    )
 
 
 def summary(manifest, out):

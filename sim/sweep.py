@@ -17,6 +17,7 @@ Seeds: every grid point uses the base config's seed (common random numbers): gam
 every point starts from the same random stream, so differences between points come from the
 parameters, not from luck.  Put ``seed`` in the grid to vary it.
 """
+
 from __future__ import annotations
 
 import copy
@@ -31,7 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import api, dataset, runner
-from .config import check_keys, config_id, get_int, load_toml, MAX_GAMES, MAX_SEED
+from .config import MAX_GAMES, MAX_SEED, check_keys, config_id, get_int, load_toml
 from .errors import ConfigError, SimError
 
 SWEEP_KEYS = ("base", "grid", "name", "description", "games", "seed")
@@ -88,18 +89,27 @@ def set_dotted(raw, key, value, players=None):
     node = raw
     for depth, part in enumerate(parts):
         last = depth == len(parts) - 1
-        where = ".".join(parts[:depth + 1])
+        where = ".".join(parts[: depth + 1])
         if isinstance(node, list):
             if not part.isdigit():
                 raise ConfigError(f"grid.{key}", part, f"a list index at {where}")
             i = int(part)
-            if i >= len(node) and len(node) == 1 and parts[depth - 1:depth] == ["seats"] \
-                    and isinstance(players, int) and i < players:
+            if (
+                i >= len(node)
+                and len(node) == 1
+                and parts[depth - 1 : depth] == ["seats"]
+                and isinstance(players, int)
+                and i < players
+            ):
                 node.extend(copy.deepcopy(node[0]) for _ in range(players - 1))
             if i >= len(node):
-                raise ConfigError(f"grid.{key}", i, f"an index below {len(node)} "
-                                  f"(the base config has {len(node)} entries at "
-                                  f"{'.'.join(parts[:depth])})")
+                raise ConfigError(
+                    f"grid.{key}",
+                    i,
+                    f"an index below {len(node)} "
+                    f"(the base config has {len(node)} entries at "
+                    f"{'.'.join(parts[:depth])})",
+                )
             if last:
                 node[i] = value
             else:
@@ -172,8 +182,7 @@ def load(path):
         raise exc.with_source(str(path)) from None
     base_path = Path(os.path.normpath(path.parent / base))
     if not base_path.is_file():
-        raise ConfigError("base", base, f"an existing run config ({base_path} not found)",
-                          source=str(path))
+        raise ConfigError("base", base, f"an existing run config ({base_path} not found)", source=str(path))
     base_raw = load_toml(base_path)
 
     keys = list(grid)
@@ -192,8 +201,11 @@ def load(path):
             pt["name"] = f"{path.stem}/{name}"
             resolved = api.resolve(pt)
         except ConfigError as exc:
-            errors.append(ConfigError(exc.key, exc.value, exc.allowed,
-                                      source=f"{path} (grid point {label}; base {base_path})"))
+            errors.append(
+                ConfigError(
+                    exc.key, exc.value, exc.allowed, source=f"{path} (grid point {label}; base {base_path})"
+                )
+            )
             continue
         names.add(name)
         points.append(Point(name, values, resolved))
@@ -213,16 +225,19 @@ def load_sweep(path):
 
 # --- running ------------------------------------------------------------------------
 
+
 def _points_table(sweep, out):
-    cols = {"point": [p.name for p in sweep.points],
-            "config_id": [config_id(p.resolved) for p in sweep.points],
-            "path": [p.name for p in sweep.points],
-            "games": [p.resolved["games"] for p in sweep.points],
-            "seed": [p.resolved["seed"] for p in sweep.points]}
+    cols = {
+        "point": [p.name for p in sweep.points],
+        "config_id": [config_id(p.resolved) for p in sweep.points],
+        "path": [p.name for p in sweep.points],
+        "games": [p.resolved["games"] for p in sweep.points],
+        "seed": [p.resolved["seed"] for p in sweep.points],
+    }
     arrays = {k: pa.array(v) for k, v in cols.items()}
     for key in sweep.grid:
         vals = [p.values.get(key) for p in sweep.points]
-        if key in arrays:                 # "seed" or "games" in the grid: same numbers
+        if key in arrays:  # "seed" or "games" in the grid: same numbers
             continue
         try:
             arrays[key] = pa.array(vals)
@@ -238,17 +253,28 @@ def _write_json(path, obj):
 
 
 def _sweep_manifest(sweep, status):
-    return {"format": SWEEP_FORMAT, "format_version": 1, "status": status,
-            "source": str(sweep.path) if sweep.path else None,
-            "base": str(sweep.base) if sweep.base else None,
-            "grid": sweep.grid,
-            "seed_policy": "common random numbers: every point uses the base seed "
-                           "unless the grid varies seed",
-            "points": [{"point": p.name, "config_id": config_id(p.resolved),
-                        "values": p.values, "games": p.resolved["games"],
-                        "seed": p.resolved["seed"]} for p in sweep.points],
-            "versions": dataset.package_versions(), "git": dataset.git_state(),
-            "updated": dataset.now_iso()}
+    return {
+        "format": SWEEP_FORMAT,
+        "format_version": 1,
+        "status": status,
+        "source": str(sweep.path) if sweep.path else None,
+        "base": str(sweep.base) if sweep.base else None,
+        "grid": sweep.grid,
+        "seed_policy": "common random numbers: every point uses the base seed unless the grid varies seed",
+        "points": [
+            {
+                "point": p.name,
+                "config_id": config_id(p.resolved),
+                "values": p.values,
+                "games": p.resolved["games"],
+                "seed": p.resolved["seed"],
+            }
+            for p in sweep.points
+        ],
+        "versions": dataset.package_versions(),
+        "git": dataset.git_state(),
+        "updated": dataset.now_iso(),
+    }
 
 
 def _open_sweep_dir(out, sweep, resume, force):
@@ -272,18 +298,32 @@ def _open_sweep_dir(out, sweep, resume, force):
         return
     if not resume:
         what = "a complete sweep" if old.get("status") == "complete" else "an unfinished sweep"
-        raise SimError(f"{out} already holds {what}; use --resume to "
-                       f"{'keep' if old.get('status') == 'complete' else 'complete'} it "
-                       "or --force to overwrite it")
+        raise SimError(
+            f"{out} already holds {what}; use --resume to "
+            f"{'keep' if old.get('status') == 'complete' else 'complete'} it "
+            "or --force to overwrite it"
+        )
     old_ids = [(p["point"], p["config_id"]) for p in old.get("points", [])]
     new_ids = [(p.name, config_id(p.resolved)) for p in sweep.points]
     if old_ids != new_ids:
-        raise SimError(f"{out} was made from a different sweep; --resume needs the same "
-                       "sweep file, or use --force to start over")
+        raise SimError(
+            f"{out} was made from a different sweep; --resume needs the same "
+            "sweep file, or use --force to start over"
+        )
 
 
-def run_sweep(sweep, out=None, *, resume=False, force=False, threads=None, backend="local",
-              progress=None, chunk_games=None, events=False):
+def run_sweep(
+    sweep,
+    out=None,
+    *,
+    resume=False,
+    force=False,
+    threads=None,
+    backend="local",
+    progress=None,
+    chunk_games=None,
+    events=False,
+):
     """Run every grid point of a sweep into ``out/<point>/`` and write ``out/points.parquet``.
 
     Parameters
@@ -310,7 +350,7 @@ def run_sweep(sweep, out=None, *, resume=False, force=False, threads=None, backe
     out = Path(out)
     runner.get_backend(backend)
     if threads is not None and backend == "local":
-        api.set_threads(threads)              # bad options fail before anything is written
+        api.set_threads(threads)  # bad options fail before anything is written
     if chunk_games is not None:
         runner.check_chunk_games(chunk_games, events)
     _open_sweep_dir(out, sweep, resume, force)
@@ -321,10 +361,24 @@ def run_sweep(sweep, out=None, *, resume=False, force=False, threads=None, backe
     bar.expect(sum(p.resolved["games"] for p in sweep.points))
     sub = bar.nested()
     try:
-        runs = [(p.resolved, out / p.name,
-                 dict(name=p.name, source=str(sweep.path) if sweep.path else None,
-                      threads=threads, chunk_games=chunk_games, events=events, resume=resume,
-                      force=force, progress=sub, backend=backend)) for p in sweep.points]
+        runs = [
+            (
+                p.resolved,
+                out / p.name,
+                dict(
+                    name=p.name,
+                    source=str(sweep.path) if sweep.path else None,
+                    threads=threads,
+                    chunk_games=chunk_games,
+                    events=events,
+                    resume=resume,
+                    force=force,
+                    progress=sub,
+                    backend=backend,
+                ),
+            )
+            for p in sweep.points
+        ]
         # A backend may play several grid points at once (Ray: the cluster does not idle
         # between points); otherwise they run one after the other.
         run_points = getattr(runner.get_backend(backend), "run_points", None)
@@ -338,7 +392,8 @@ def run_sweep(sweep, out=None, *, resume=False, force=False, threads=None, backe
             bar.close()
         raise runner.RunInterrupted(
             f"interrupted: finished grid points and chunks are kept in {out}; "
-            "run the same command with --resume to complete the sweep") from None
+            "run the same command with --resume to complete the sweep"
+        ) from None
     if owned:
         bar.close()
     tmp = out / ("." + POINTS + ".tmp")

@@ -18,6 +18,7 @@ its mean score with a lost solo game (BI-X2) counted as 0.  Everything is seeded
 same arguments give the same candidates, the same games and the same result, whatever the
 number of threads.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -40,6 +41,7 @@ OBJECTIVES = ("auto", "win", "score")
 @dataclass
 class Evaluation:
     """One candidate played on ``games`` games."""
+
     value: float
     lo: float
     hi: float
@@ -118,25 +120,27 @@ class _Evaluator:
             if not against:
                 raise ConfigError("--against", "(none)", "at least one opponent strategy")
             if len(against) > self.players - 1:
-                raise ConfigError("--against", ",".join(against),
-                                  f"at most {self.players - 1} opponent strategies with "
-                                  f"{self.players} players")
+                raise ConfigError(
+                    "--against",
+                    ",".join(against),
+                    f"at most {self.players - 1} opponent strategies with {self.players} players",
+                )
             # one lineup entry per seat, rotating: the candidate plays every seat in turn
-            self.lineup = [strategy] + [against[i % len(against)]
-                                        for i in range(self.players - 1)]
+            self.lineup = [strategy] + [against[i % len(against)] for i in range(self.players - 1)]
 
     def run(self, params, seed, games):
         raw = dict(self.raw)
         raw.update(seed=int(seed), games=int(games), rotate=True)
-        raw["seats"] = [{"strategy": self.lineup[0], "params": dict(params)}] + \
-            [{"strategy": name} for name in self.lineup[1:]]
+        raw["seats"] = [{"strategy": self.lineup[0], "params": dict(params)}] + [
+            {"strategy": name} for name in self.lineup[1:]
+        ]
         resolved = api.resolve(raw)
         mine = api.play_range(resolved, 0, games).seats
         mine = mine.filter(pc.equal(mine.column("lineup"), 0))
         n = mine.num_rows
         win = pc.sum(mine.column("win")).as_py() or 0.0
         score = mine.column("score")
-        if "solo_lost" in mine.column_names:          # a lost solo game scores 0 (BI-X2)
+        if "solo_lost" in mine.column_names:  # a lost solo game scores 0 (BI-X2)
             score = pc.if_else(pc.equal(mine.column("solo_lost"), 1), 0, score)
         scores = np.asarray(score.to_numpy(zero_copy_only=False), dtype=np.float64)
         mean_score = float(scores.mean()) if n else 0.0
@@ -145,13 +149,28 @@ class _Evaluator:
             return Evaluation(win / n, lo, hi, n, win / n, mean_score)
         sd = float(scores.std(ddof=1)) if n > 1 else 0.0
         half = Z95 * sd / math.sqrt(n) if n else 0.0
-        return Evaluation(mean_score, mean_score - half, mean_score + half, n, win / n,
-                          mean_score)
+        return Evaluation(mean_score, mean_score - half, mean_score + half, n, win / n, mean_score)
 
 
-def tune(config, strategy, against, *, generations=8, population=12, games=2000,
-         elite=0.25, sigma=0.25, smoothing=0.7, seed=0, start=None, objective="auto",
-         validation_games=None, only=None, threads=None, report=None):
+def tune(
+    config,
+    strategy,
+    against,
+    *,
+    generations=8,
+    population=12,
+    games=2000,
+    elite=0.25,
+    sigma=0.25,
+    smoothing=0.7,
+    seed=0,
+    start=None,
+    objective="auto",
+    validation_games=None,
+    only=None,
+    threads=None,
+    report=None,
+):
     """Search ``strategy``'s parameters; return a ``TuneResult``.
 
     Parameters
@@ -188,8 +207,11 @@ def tune(config, strategy, against, *, generations=8, population=12, games=2000,
     """
     if objective not in OBJECTIVES:
         raise ConfigError("--objective", objective, " | ".join(OBJECTIVES))
-    for key, value, lo in (("--generations", generations, 1), ("--population", population, 3),
-                           ("--games", games, 10)):
+    for key, value, lo in (
+        ("--generations", generations, 1),
+        ("--population", population, 3),
+        ("--games", games, 10),
+    ):
         if not isinstance(value, int) or value < lo:
             raise ConfigError(key, value, f"an integer >= {lo}")
     if not 0 < elite < 1:
@@ -238,8 +260,9 @@ def tune(config, strategy, against, *, generations=8, population=12, games=2000,
         order = sorted(range(len(cands)), key=lambda i: -evals[i].value)
         elites = np.array([cands[i] for i in order[:n_elite]])
         best = order[0]
-        gen = Generation(g + 1, gseed, evals[best], as_dict(cands[best]), evals[0],
-                         as_dict(mean), as_dict(sd))
+        gen = Generation(
+            g + 1, gseed, evals[best], as_dict(cands[best]), evals[0], as_dict(mean), as_dict(sd)
+        )
         history.append(gen)
         finalists.append(cands[best])
         if report:
@@ -253,13 +276,25 @@ def tune(config, strategy, against, *, generations=8, population=12, games=2000,
     scored = [(ev.run(as_dict(c), vseed, vgames), c) for c in finalists]
     best_eval, best_x = max(scored, key=lambda t: t[0].value)
     start_eval = ev.run(as_dict(x0), vseed, vgames)
-    settings = {"game": resolved["game"], "players": resolved["players"],
-                "against": list(against), "lineup": ev.lineup, "objective": objective,
-                "generations": generations, "population": population,
-                "games_per_candidate": games, "elite": elite, "sigma": sigma,
-                "smoothing": smoothing, "seed": seed, "validation_games": vgames,
-                "validation_seed": vseed, "start": str(start) if start else "defaults",
-                "only": list(only) if only else [], "rules": dict(raw.get("rules", {}))}
+    settings = {
+        "game": resolved["game"],
+        "players": resolved["players"],
+        "against": list(against),
+        "lineup": ev.lineup,
+        "objective": objective,
+        "generations": generations,
+        "population": population,
+        "games_per_candidate": games,
+        "elite": elite,
+        "sigma": sigma,
+        "smoothing": smoothing,
+        "seed": seed,
+        "validation_games": vgames,
+        "validation_seed": vseed,
+        "start": str(start) if start else "defaults",
+        "only": list(only) if only else [],
+        "rules": dict(raw.get("rules", {})),
+    }
     return TuneResult(strategy, as_dict(best_x), best_eval, start_eval, history, settings)
 
 
@@ -270,6 +305,7 @@ def _load_raw(config):
 
 
 # --- writing the result ------------------------------------------------------------
+
 
 def _toml_value(v):
     if isinstance(v, bool):
@@ -290,9 +326,11 @@ def _toml_value(v):
 def to_toml(result, *, command=None, note=None):
     """The result as TOML text: ``strategy``, ``[params]`` (what a config's seat can name
     with ``params_file``) and ``[tune]`` (how the values were found)."""
-    lines = ["# Parameters found by `sim tune` (cross-entropy method, common random numbers).",
-             "# A run config uses them with: [[seats]] strategy = \"%s\" and "
-             "params_file = \"<this file>\"." % result.strategy]
+    lines = [
+        "# Parameters found by `sim tune` (cross-entropy method, common random numbers).",
+        '# A run config uses them with: [[seats]] strategy = "%s" and '
+        'params_file = "<this file>".' % result.strategy,
+    ]
     if note:
         lines += [f"# {line}" for line in note.splitlines()]
     lines += [f"strategy = {_toml_value(result.strategy)}", "", "[params]"]
@@ -303,15 +341,24 @@ def to_toml(result, *, command=None, note=None):
     for k, v in result.settings.items():
         lines.append(f"{k} = {_toml_value(v)}")
     v, s = result.validation, result.start_validation
-    lines.append(f"validation = {_toml_value({'value': v.value, 'lo': v.lo, 'hi': v.hi, 'games': v.games, 'win': v.win, 'score': v.score})}")
-    lines.append(f"start_validation = {_toml_value({'value': s.value, 'lo': s.lo, 'hi': s.hi, 'games': s.games, 'win': s.win, 'score': s.score})}")
+    lines.append(
+        f"validation = {_toml_value({'value': v.value, 'lo': v.lo, 'hi': v.hi, 'games': v.games, 'win': v.win, 'score': v.score})}"
+    )
+    lines.append(
+        f"start_validation = {_toml_value({'value': s.value, 'lo': s.lo, 'hi': s.hi, 'games': s.games, 'win': s.win, 'score': s.score})}"
+    )
     for gen in result.history:
-        lines += ["", "[[tune.generation]]", f"index = {gen.index}", f"seed = {gen.seed}",
-                  f"best = {_toml_value(gen.best.value)}",
-                  f"best_ci = {_toml_value([gen.best.lo, gen.best.hi])}",
-                  f"mean = {_toml_value(gen.mean_eval.value)}",
-                  f"mean_ci = {_toml_value([gen.mean_eval.lo, gen.mean_eval.hi])}",
-                  f"best_params = {_toml_value(gen.best_params)}"]
+        lines += [
+            "",
+            "[[tune.generation]]",
+            f"index = {gen.index}",
+            f"seed = {gen.seed}",
+            f"best = {_toml_value(gen.best.value)}",
+            f"best_ci = {_toml_value([gen.best.lo, gen.best.hi])}",
+            f"mean = {_toml_value(gen.mean_eval.value)}",
+            f"mean_ci = {_toml_value([gen.mean_eval.lo, gen.mean_eval.hi])}",
+            f"best_params = {_toml_value(gen.best_params)}",
+        ]
     return "\n".join(lines) + "\n"
 
 

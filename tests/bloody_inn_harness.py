@@ -15,6 +15,7 @@ inconsistent.
 Card kinds are named by their id in ``configs/bloody_inn/cards.csv`` (``"marquis"``,
 ``"peasant"``, ...).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -67,13 +68,23 @@ class Table:
         Allocate an event buffer and log events (``Table.events()`` decodes them).
     """
 
-    def __init__(self, players=2, rules=None, seats="random", cards=None, seed=2024,
-                 game_id=0, events=False, ev_cap=4096, **extra):
+    def __init__(
+        self,
+        players=2,
+        rules=None,
+        seats="random",
+        cards=None,
+        seed=2024,
+        game_id=0,
+        events=False,
+        ev_cap=4096,
+        **extra,
+    ):
         self.resolved = sim.resolve(config(players, rules, seats, cards, **extra), seed=seed)
         tmpl, params, names, inst = ADAPTER.build_template(self.resolved, events=events)
         cap = ev_cap if events else 0
         st = np.zeros(L.STATE_END + cap * L.EV_FIELDS, dtype=np.int64)
-        st[:L.STATE_END] = tmpl[:L.STATE_END]
+        st[: L.STATE_END] = tmpl[: L.STATE_END]
         st[L.G_EV_CAP] = cap
         st[L.G_GAME_ID] = game_id
         st[L.G_RNG] = stream_key(np.int64(seed), np.int64(game_id))
@@ -123,7 +134,7 @@ class Table:
     def at(self, loc):
         """Card ids whose location is ``loc`` (ascending)."""
         n = self.ncards
-        return [int(c) for c in np.flatnonzero(self.st[L.C_LOC:L.C_LOC + n] == loc)]
+        return [int(c) for c in np.flatnonzero(self.st[L.C_LOC : L.C_LOC + n] == loc)]
 
     def hand(self, p):
         return self.at(LOC.hand + p)
@@ -149,16 +160,16 @@ class Table:
 
     def entrance(self):
         """The Entrance in draw order (first = public top card)."""
-        return [int(c) for c in self.st[L.ENT + self[L.G_ENT_POS]:L.ENT + self[L.G_ENT_N]]]
+        return [int(c) for c in self.st[L.ENT + self[L.G_ENT_POS] : L.ENT + self[L.G_ENT_N]]]
 
     def room_card(self, r):
         return int(self.st[L.R_CARD + r])
 
     def rooms(self):
-        return [int(x) for x in self.st[L.R_CARD:L.R_CARD + L.NROOMS]]
+        return [int(x) for x in self.st[L.R_CARD : L.R_CARD + L.NROOMS]]
 
     def keys(self):
-        return [int(x) for x in self.st[L.R_KEY:L.R_KEY + L.NROOMS]]
+        return [int(x) for x in self.st[L.R_KEY : L.R_KEY + L.NROOMS]]
 
     def open_rooms(self):
         return [r for r, k in enumerate(self.keys()) if k != L.CLOSED]
@@ -196,10 +207,10 @@ class Table:
         for c in range(self.ncards):
             _state.move_card(st, c, LOC.box, 0)
             st[L.C_FILL + c] = 0
-        st[L.R_CARD:L.R_CARD + L.NROOMS] = -1
-        st[L.R_TOKENS:L.R_TOKENS + L.NROOMS * L.MAXP] = 0
-        st[L.P_BARN_FILL:L.P_BARN_FILL + L.MAXP] = 0
-        st[L.G_FREE_SPACE] = st[L.G_NP]          # only the Barns are left (BI-C4)
+        st[L.R_CARD : L.R_CARD + L.NROOMS] = -1
+        st[L.R_TOKENS : L.R_TOKENS + L.NROOMS * L.MAXP] = 0
+        st[L.P_BARN_FILL : L.P_BARN_FILL + L.MAXP] = 0
+        st[L.G_FREE_SPACE] = st[L.G_NP]  # only the Barns are left (BI-C4)
         st[L.G_ENT_POS] = 0
         st[L.G_ENT_N] = 0
         return self
@@ -307,7 +318,7 @@ class Table:
         saved = {f: int(st[f + p]) for f in (L.P_CASH, L.P_CHEQUES, L.P_BUILDS)}
         c = self.to_hand(p, kind)[0]
         cost = _legal.discounted(st, p, ACTION.build, self.rank(c))
-        payers = self.to_hand(p, *self._free_artisans(cost))   # affinity build: they return
+        payers = self.to_hand(p, *self._free_artisans(cost))  # affinity build: they return
         ok = self.act_build(p, c)
         assert ok, f"could not build {kind}"
         for q in payers:
@@ -426,7 +437,7 @@ class Table:
                     _state.move_card(st, c, LOC.box, 0)
                     _state.move_card(st, b, loc, 0)
         pos, n = other[L.G_ENT_POS], other[L.G_ENT_N]
-        below = [int(x) for x in st[L.ENT + pos + 1:L.ENT + n]]
+        below = [int(x) for x in st[L.ENT + pos + 1 : L.ENT + n]]
         rng.shuffle(below)
         for i, c in enumerate(below):
             st[L.ENT + pos + 1 + i] = c
@@ -436,7 +447,6 @@ class Table:
     def decision_scratch(self):
         return decision_scratch(self.st)
 
-
     # -- events ------------------------------------------------------------------------------
     def events(self):
         """Logged events as dicts (``kind`` by name)."""
@@ -444,10 +454,18 @@ class Table:
         out = []
         for i in range(int(st[L.G_EV_N])):
             o = L.EV_BASE + i * L.EV_FIELDS
-            row = st[o:o + L.EV_FIELDS]
-            out.append({"round": int(row[L.EV_ROUND]), "kind": L.EVENT_NAMES[int(row[L.EV_KIND])],
-                        "seat": int(row[L.EV_SEAT]), "card": int(row[L.EV_CARD]),
-                        "a": int(row[L.EV_A]), "b": int(row[L.EV_B]), "c": int(row[L.EV_C])})
+            row = st[o : o + L.EV_FIELDS]
+            out.append(
+                {
+                    "round": int(row[L.EV_ROUND]),
+                    "kind": L.EVENT_NAMES[int(row[L.EV_KIND])],
+                    "seat": int(row[L.EV_SEAT]),
+                    "card": int(row[L.EV_CARD]),
+                    "a": int(row[L.EV_A]),
+                    "b": int(row[L.EV_B]),
+                    "c": int(row[L.EV_C]),
+                }
+            )
         return out
 
     def log_events(self, on=True):
@@ -468,7 +486,7 @@ class Table:
 def recount(t):
     """Independent (pure Python) recount of where every card is; raises AssertionError."""
     st, n, np_ = t.st, t.ncards, t.np
-    locs = [int(x) for x in st[L.C_LOC:L.C_LOC + n]]
+    locs = [int(x) for x in st[L.C_LOC : L.C_LOC + n]]
     valid = {LOC.box, LOC.entrance, LOC.exit, LOC.bistro, LOC.room}
     for q in range(np_):
         valid |= {LOC.hand + q, LOC.annex + q, LOC.corpse + q, LOC.buried + q}
@@ -508,7 +526,7 @@ def recount(t):
         for lid, loc in lists:
             size = t[L.LIST_N + lid]
             base = L.LISTS + lid * L.MAXC
-            members = [int(x) for x in st[base:base + size]]
+            members = [int(x) for x in st[base : base + size]]
             assert sorted(members) == [c for c in range(n) if locs[c] == loc], f"list {lid}"
             assert all(t[L.C_POS + c] == i for i, c in enumerate(members)), f"list {lid} pos"
     for a in range(n):
@@ -522,6 +540,12 @@ def decision_scratch(st):
     """The decision fields a strategy fills (action, targets, destinations, peasants,
     launder amount) and the RNG state after deciding."""
     nt = int(st[L.D_NT])
-    return (int(st[L.D_ACTION]), nt, int(st[L.D_PEASANTS]), int(st[L.D_LAUNDER]),
-            [int(x) for x in st[L.D_T:L.D_T + nt]],
-            [int(x) for x in st[L.D_DEST:L.D_DEST + nt]], int(st[L.G_RNG]))
+    return (
+        int(st[L.D_ACTION]),
+        nt,
+        int(st[L.D_PEASANTS]),
+        int(st[L.D_LAUNDER]),
+        [int(x) for x in st[L.D_T : L.D_T + nt]],
+        [int(x) for x in st[L.D_DEST : L.D_DEST + nt]],
+        int(st[L.G_RNG]),
+    )

@@ -5,6 +5,7 @@ scores are a hash of (seed, game id, seat) so any mix-up of game ranges, chunk o
 seeds shows in the data.  ``rules.sleep_s`` sleeps per chunk, so a subprocess can be killed
 in the middle of a run.
 """
+
 from __future__ import annotations
 
 import time
@@ -47,9 +48,11 @@ class FakeAdapter:
         players = get_int(raw, "players", 2, 1, 4)
         rules = raw.get("rules", {})
         check_keys(rules, ("deck_size", "length", "sleep_s"), "rules.")
-        r = {"deck_size": get_int(rules, "deck_size", 30, 10, 80, "rules."),
-             "length": get_choice(rules, "length", "long", ("short", "long"), "rules."),
-             "sleep_s": get_float(rules, "sleep_s", 0.0, 0.0, 5.0, "rules.")}
+        r = {
+            "deck_size": get_int(rules, "deck_size", 30, 10, 80, "rules."),
+            "length": get_choice(rules, "length", "long", ("short", "long"), "rules."),
+            "sleep_s": get_float(rules, "sleep_s", 0.0, 0.0, 5.0, "rules."),
+        }
         seats = raw.get("seats", [{"strategy": "random"}])
         if not isinstance(seats, list) or not seats:
             raise ConfigError("seats", seats, "a non-empty list of seat tables")
@@ -62,9 +65,15 @@ class FakeAdapter:
             strat = get_choice(seat, "strategy", "random", tuple(STRATEGIES), p)
             params = seat.get("params", {})
             check_keys(params, tuple(STRATEGIES[strat]), p + "params.")
-            out_seats.append({"strategy": strat, "params": {
-                k: get_float(params, k, d, 0.0, 1.0, p + "params.")
-                for k, d in STRATEGIES[strat].items()}})
+            out_seats.append(
+                {
+                    "strategy": strat,
+                    "params": {
+                        k: get_float(params, k, d, 0.0, 1.0, p + "params.")
+                        for k, d in STRATEGIES[strat].items()
+                    },
+                }
+            )
         if len(out_seats) == 1:
             out_seats = out_seats * players
         cards = raw.get("cards", {})
@@ -76,8 +85,7 @@ class FakeAdapter:
         return {"players": players, "rules": r, "seats": out_seats, "cards": out_cards}
 
     def strategies(self):
-        return [{"name": k, "description": f"{k} play", "params": dict(v)}
-                for k, v in STRATEGIES.items()]
+        return [{"name": k, "description": f"{k} play", "params": dict(v)} for k, v in STRATEGIES.items()]
 
     def simulate_chunk(self, resolved, start, count, *, events):
         if resolved["rules"]["sleep_s"]:
@@ -88,18 +96,25 @@ class FakeAdapter:
         h = _hash(seed, ids, 0)
         rounds = (5 + h % np.uint64(10)).astype(np.int16)
         deck = resolved["rules"]["deck_size"]
-        scores = np.stack([(_hash(seed, ids, 1 + s) % np.uint64(deck)).astype(np.int16)
-                           for s in range(n)], axis=1)
+        scores = np.stack(
+            [(_hash(seed, ids, 1 + s) % np.uint64(deck)).astype(np.int16) for s in range(n)], axis=1
+        )
         best = scores.max(axis=1)
         is_best = scores == best[:, None]
         n_win = is_best.sum(axis=1).astype(np.int8)
         winner = np.where(n_win == 1, scores.argmax(axis=1), -1).astype(np.int8)
-        games = pa.table({
-            "game_id": ids, "players": np.full(count, n, np.int8), "rounds": rounds,
-            "turns": (rounds.astype(np.int32) * n), "winner": winner, "n_winners": n_win,
-            "truncated": np.zeros(count, np.int8),
-            "best_score": best.astype(np.int16),
-        })
+        games = pa.table(
+            {
+                "game_id": ids,
+                "players": np.full(count, n, np.int8),
+                "rounds": rounds,
+                "turns": (rounds.astype(np.int32) * n),
+                "winner": winner,
+                "n_winners": n_win,
+                "truncated": np.zeros(count, np.int8),
+                "best_score": best.astype(np.int16),
+            }
+        )
         names = [s["strategy"] for s in resolved["seats"]]
         shift = (ids % n) if resolved["rotate"] else np.zeros(count, np.int64)
         seat = np.tile(np.arange(n, dtype=np.int8), count)
@@ -108,17 +123,28 @@ class FakeAdapter:
         flat = scores.reshape(-1)
         place = (1 + (scores[:, None, :] > scores[:, :, None]).sum(axis=2)).reshape(-1).astype(np.int8)
         win = np.where(is_best, 1.0 / n_win[:, None], 0.0).reshape(-1).astype(np.float32)
-        seats = pa.table({
-            "game_id": gid, "seat": seat,
-            "strategy": pa.array([names[i] for i in strat_idx], pa.string()),
-            "score": flat, "place": place, "win": win,
-        })
+        seats = pa.table(
+            {
+                "game_id": gid,
+                "seat": seat,
+                "strategy": pa.array([names[i] for i in strat_idx], pa.string()),
+                "score": flat,
+                "place": place,
+                "win": win,
+            }
+        )
         ev = None
         if events:
             eg = np.repeat(ids, 3)
-            ev = pa.table({"game_id": eg, "step": np.tile(np.arange(3, dtype=np.int16), count),
-                           "value": (_hash(seed, eg * 3 + np.tile(np.arange(3), count), 99)
-                                     % np.uint64(100)).astype(np.int16)})
+            ev = pa.table(
+                {
+                    "game_id": eg,
+                    "step": np.tile(np.arange(3, dtype=np.int16), count),
+                    "value": (_hash(seed, eg * 3 + np.tile(np.arange(3), count), 99) % np.uint64(100)).astype(
+                        np.int16
+                    ),
+                }
+            )
         return Chunk(games, seats, ev)
 
 
@@ -128,4 +154,5 @@ ADAPTER = FakeAdapter()
 def install():
     """Register the fake game (for subprocesses: ``import fake_adapter; fake_adapter.install()``)."""
     from sim import registry
+
     registry._ADAPTERS[NAME] = "fake_adapter"

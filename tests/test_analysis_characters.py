@@ -1,5 +1,6 @@
 """The characters question (advantage by character / start square) on data with a known
 answer, and on a real Cluedo run through the CLI."""
+
 import json
 
 import numpy as np
@@ -24,14 +25,14 @@ def _with_characters(tmp_path, favourite, games=6000, players=3, seed=3):
     weights = np.where(chars == (NAMES.index(favourite) if favourite else -1), 3.0, 1.0)
     winners = np.array([rng.choice(players, p=w / w.sum()) for w in weights])
     g, s = bloody_inn_tables(games, players, seed=seed, winners=winners)
-    flat = chars.reshape(-1)          # seats rows are game-major, seat-minor
-    first_room = np.where(np.array(NAMES)[flat] == favourite, 2,
-                          3 + rng.integers(0, 2, flat.size))
-    first_room[::7] = -1              # some seats never reach a room
-    s = s.with_columns(pl.Series("character", np.array(NAMES)[flat]),
-                       pl.Series("first_room_turn", first_room.astype(np.int16)))
-    return open_dataset(write_run(tmp_path / "run", g, s,
-                                  bloody_inn_config(players, games=games)))
+    flat = chars.reshape(-1)  # seats rows are game-major, seat-minor
+    first_room = np.where(np.array(NAMES)[flat] == favourite, 2, 3 + rng.integers(0, 2, flat.size))
+    first_room[::7] = -1  # some seats never reach a room
+    s = s.with_columns(
+        pl.Series("character", np.array(NAMES)[flat]),
+        pl.Series("first_room_turn", first_room.astype(np.int16)),
+    )
+    return open_dataset(write_run(tmp_path / "run", g, s, bloody_inn_config(players, games=games)))
 
 
 def test_a_favoured_character_is_found(tmp_path):
@@ -49,7 +50,7 @@ def test_a_favoured_character_is_found(tmp_path):
     rooms = res["character_first_room"]
     fast = rooms.sort("mean_turn").row(0, named=True)
     assert fast["character"] == "Plum" and fast["mean_turn"] == pytest.approx(2.0)
-    assert rooms["never"].min() > 0.1          # every 7th seat never reached a room
+    assert rooms["never"].min() > 0.1  # every 7th seat never reached a room
     assert all(2.9 < m < 4.1 for m in rooms.filter(pl.col("character") != "Plum")["mean_turn"])
 
 
@@ -57,7 +58,7 @@ def test_equal_characters_are_not_flagged(tmp_path):
     res = run_question(_with_characters(tmp_path, None), "characters")
     assert res["character_equality"]["p_value"][0] > 0.01
     share = res["character_win_share"]
-    assert share["gap"].abs().max() < 0.03          # about 3,000 games per character
+    assert share["gap"].abs().max() < 0.03  # about 3,000 games per character
 
 
 def test_chi2_homogeneity_by_hand():
@@ -65,7 +66,7 @@ def test_chi2_homogeneity_by_hand():
     stat, df, p = chi2_homogeneity([10, 20], [100, 100])
     assert stat == pytest.approx(2 * 25 / 15 + 2 * 25 / 85)
     assert df == 1 and p == pytest.approx(0.0477, abs=5e-4)
-    assert np.isnan(chi2_homogeneity([0, 0], [10, 10])[2])       # nobody ever wins
+    assert np.isnan(chi2_homogeneity([0, 0], [10, 10])[2])  # nobody ever wins
 
 
 def test_games_without_characters_skip_the_question(tmp_path):
@@ -77,15 +78,17 @@ def test_games_without_characters_skip_the_question(tmp_path):
 def test_a_cluedo_run_answers_it_through_the_cli(tmp_path):
     cli = CliRunner()
     out = tmp_path / "run"
-    r = cli.invoke(app, ["run", "configs/cluedo/logic-4p.toml", "--games", "3000", "--out",
-                         str(out), "--no-progress"])
+    r = cli.invoke(
+        app, ["run", "configs/cluedo/logic-4p.toml", "--games", "3000", "--out", str(out), "--no-progress"]
+    )
     assert r.exit_code == 0, r.output
     r = cli.invoke(app, ["analyse", str(out), "--question", "characters", "--json"])
     assert r.exit_code == 0, r.output
     q = json.loads(r.stdout)["questions"]["characters"]
     shares = q["tables"]["character_win_share"]["rows"]
     assert sorted(row["character"] for row in shares) == sorted(
-        pl.read_parquet(out / "seats" / "*.parquet").get_column("character").unique().to_list())
+        pl.read_parquet(out / "seats" / "*.parquet").get_column("character").unique().to_list()
+    )
     assert sum(row["games"] for row in shares) == 3000 * 4
     games = pl.read_parquet(out / "games" / "*.parquet")
     won = games.filter(pl.col("n_winners") > 0).height

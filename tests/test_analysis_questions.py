@@ -1,4 +1,5 @@
 """Every balance question on synthetic datasets built to have a known answer."""
+
 import json
 
 import numpy as np
@@ -7,13 +8,12 @@ import pytest
 
 from analysis.dataset import open_dataset, strategy_labels
 from analysis.errors import AnalysisError
-from analysis.metrics import Metric, QUESTIONS, register, run_question
-from analysis.synthetic import (bloody_inn_config, bloody_inn_events, bloody_inn_tables,
-                                write_run, write_sweep)
+from analysis.metrics import QUESTIONS, Metric, register, run_question
 from analysis.stats import wilson
+from analysis.synthetic import bloody_inn_config, bloody_inn_events, bloody_inn_tables, write_run, write_sweep
 
-GARDENS = 3            # annex bit built only by winners in the fixtures
-BUTCHER = 5            # annex bit nobody builds
+GARDENS = 3  # annex bit built only by winners in the fixtures
+BUTCHER = 5  # annex bit nobody builds
 
 
 @pytest.fixture(scope="module")
@@ -22,33 +22,51 @@ def sixty_forty(tmp_path_factory):
     winners = np.array([0] * 600 + [1] * 400)
     np.random.default_rng(0).shuffle(winners)
     g, s = bloody_inn_tables(1000, 2, seed=1, winners=winners, strategies=("a", "b"))
-    return write_run(tmp_path_factory.mktemp("d") / "run", g, s,
-                     bloody_inn_config(2, games=1000, strategies=("a", "b")))
+    return write_run(
+        tmp_path_factory.mktemp("d") / "run", g, s, bloody_inn_config(2, games=1000, strategies=("a", "b"))
+    )
 
 
 @pytest.fixture(scope="module")
 def three_way(tmp_path_factory):
     """3 strategies with strengths a > b > c, an annex only winners build, one nobody
     builds, some shared wins and truncated games, and an event log."""
-    g, s = bloody_inn_tables(6000, 3, seed=2, strategies=("a", "b", "c"),
-                             skill={"a": 3.0, "b": 1.5, "c": 1.0}, winners_build=GARDENS,
-                             never_build=BUTCHER, shared_rate=0.1, truncated_rate=0.02)
+    g, s = bloody_inn_tables(
+        6000,
+        3,
+        seed=2,
+        strategies=("a", "b", "c"),
+        skill={"a": 3.0, "b": 1.5, "c": 1.0},
+        winners_build=GARDENS,
+        never_build=BUTCHER,
+        shared_rate=0.1,
+        truncated_rate=0.02,
+    )
     ev = bloody_inn_events(g.head(40), s.filter(pl.col("game_id") < 40))
-    return write_run(tmp_path_factory.mktemp("d") / "run", g, s,
-                     bloody_inn_config(3, games=6000, strategies=("a", "b", "c")), events=ev)
+    return write_run(
+        tmp_path_factory.mktemp("d") / "run",
+        g,
+        s,
+        bloody_inn_config(3, games=6000, strategies=("a", "b", "c")),
+        events=ev,
+    )
 
 
 def _deck_point(players, deck, even):
     n = 600 * players
     if even:
-        winners = np.tile(np.arange(players), n // players)       # exactly equal seats
+        winners = np.tile(np.arange(players), n // players)  # exactly equal seats
     else:
-        i = np.arange(n)    # seat 0 wins 3 games in 4, the others share the rest
+        i = np.arange(n)  # seat 0 wins 3 games in 4, the others share the rest
         winners = np.where(i % 4 < 3, 0, 1 + (i // 4) % (players - 1))
-    g, s = bloody_inn_tables(n, players, seed=players * 1000 + deck, winners=winners,
-                             deck_size=deck)
-    return (f"p{players}_d{deck}", {"players": players, "rules.deck_size": deck}, g, s,
-            bloody_inn_config(players, games=n, deck_size=deck))
+    g, s = bloody_inn_tables(n, players, seed=players * 1000 + deck, winners=winners, deck_size=deck)
+    return (
+        f"p{players}_d{deck}",
+        {"players": players, "rules.deck_size": deck},
+        g,
+        s,
+        bloody_inn_config(players, games=n, deck_size=deck),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -57,12 +75,13 @@ def deck_sweep(tmp_path_factory):
     best = {2: 45, 3: 54}
     pts = [_deck_point(p, d, even=(d == best[p])) for p in (2, 3) for d in (35, 45, 54)]
     out = write_sweep(tmp_path_factory.mktemp("d") / "sweep", pts)
-    (out / "stray" / "games").mkdir(parents=True)    # not a grid point: must be ignored
+    (out / "stray" / "games").mkdir(parents=True)  # not a grid point: must be ignored
     pts[0][2].write_parquet(out / "stray" / "games" / "part-00000.parquet")
     return out
 
 
 # --- dataset -----------------------------------------------------------------------
+
 
 def test_open_run_and_sweep(sixty_forty, deck_sweep):
     ds = open_dataset(sixty_forty)
@@ -70,8 +89,12 @@ def test_open_run_and_sweep(sixty_forty, deck_sweep):
     assert ds.seats.select(pl.len()).collect().item() == 2000
     sw = open_dataset(deck_sweep)
     assert sw.kind == "sweep" and sw.params == ["players", "rules.deck_size"]
-    per = sw.games.group_by("point").agg(pl.len(), pl.col("rules.deck_size").first(),
-                                         pl.col("players").first()).sort("point").collect()
+    per = (
+        sw.games.group_by("point")
+        .agg(pl.len(), pl.col("rules.deck_size").first(), pl.col("players").first())
+        .sort("point")
+        .collect()
+    )
     assert per["point"].to_list() == sorted(f"p{p}_d{d}" for p in (2, 3) for d in (35, 45, 54))
     assert per["len"].to_list() == [1200] * 3 + [1800] * 3
     assert (per["rules.deck_size"] == per["point"].str.extract(r"d(\d+)").cast(pl.Int64)).all()
@@ -95,14 +118,17 @@ def test_unfinished_points_are_reported(tmp_path):
 
 
 def test_strategy_labels_tell_parameters_apart():
-    seats = [{"strategy": "greedy", "params": {"risk": 1.0, "x": 2}},
-             {"strategy": "random", "params": {}},
-             {"strategy": "greedy", "params": {"risk": 3.0, "x": 2}}]
+    seats = [
+        {"strategy": "greedy", "params": {"risk": 1.0, "x": 2}},
+        {"strategy": "random", "params": {}},
+        {"strategy": "greedy", "params": {"risk": 3.0, "x": 2}},
+    ]
     assert strategy_labels(seats) == ["greedy(risk=1.0)", "random", "greedy(risk=3.0)"]
     assert strategy_labels(seats[:2]) is None
 
 
 # --- seats ---------------------------------------------------------------------------
+
 
 def test_seats_sixty_forty(sixty_forty):
     ds = open_dataset(sixty_forty)
@@ -121,8 +147,10 @@ def test_seats_sixty_forty(sixty_forty):
     # rotating lineup: each strategy sat 500 times in each seat
     by_strat = r["strategy_seat_win_share"]
     assert by_strat["games"].to_list() == [500] * 4
-    assert by_strat.group_by("seat").agg(pl.col("wins").sum()).sort("seat")["wins"].to_list() \
-        == [600.0, 400.0]
+    assert by_strat.group_by("seat").agg(pl.col("wins").sum()).sort("seat")["wins"].to_list() == [
+        600.0,
+        400.0,
+    ]
     heads = QUESTIONS["seats"].headlines(ds, r)
     assert "60.0%" in heads[0] and "+10.0 points" in heads[0] and "not equal" in heads[0]
 
@@ -140,6 +168,7 @@ def test_shared_wins_count_one_over_k(three_way):
 
 # --- cards ---------------------------------------------------------------------------
 
+
 def test_annex_built_only_by_winners_has_the_top_lift(three_way):
     ds = open_dataset(three_way)
     r = run_question(ds, "cards")
@@ -147,7 +176,7 @@ def test_annex_built_only_by_winners_has_the_top_lift(three_way):
     gardens = lift.filter(pl.col("annex") == "Gardens").row(0, named=True)
     assert gardens["builders_share"] == pytest.approx(1.0)
     assert gardens["lift_lo"] > 0.3
-    assert lift.row(0, named=True)["annex"] == "Gardens"       # ranked first
+    assert lift.row(0, named=True)["annex"] == "Gardens"  # ranked first
     butcher = lift.filter(pl.col("annex") == "Butcher's Shop").row(0, named=True)
     assert butcher["builders"] == 0 and butcher["lift"] is None
     # annexes built at random (independently of winning): lifts near 0, most intervals cover it
@@ -194,6 +223,7 @@ def test_rank_power_detects_cost_tracking_power(tmp_path):
 
 # --- deck ----------------------------------------------------------------------------
 
+
 def test_deck_finds_the_even_deck_and_marks_official(deck_sweep):
     ds = open_dataset(deck_sweep)
     r = run_question(ds, "deck")
@@ -201,7 +231,7 @@ def test_deck_finds_the_even_deck_and_marks_official(deck_sweep):
     assert cells.height == 6 and cells["games"].to_list() == [1200] * 3 + [1800] * 3
     even = cells.filter((pl.col("players") == 3) & (pl.col("deck_size") == 54)).row(0, named=True)
     assert even["imbalance"] == pytest.approx(0.0) and even["p_value"] == pytest.approx(1.0)
-    assert even["official"]                                   # BI-S2: long 3p -> 54
+    assert even["official"]  # BI-S2: long 3p -> 54
     assert cells.filter(pl.col("official"))["deck_size"].to_list() == [45, 54]  # 2p long -> 45
     skewed = cells.filter((pl.col("players") == 2) & (pl.col("deck_size") == 35)).row(0, named=True)
     assert skewed["seat0_share"] == pytest.approx(0.75)
@@ -218,6 +248,7 @@ def test_deck_question_skips_a_single_deck_size(sixty_forty):
 
 
 # --- strategies -------------------------------------------------------------------------
+
 
 def test_strategy_rating_recovers_the_ordering(three_way):
     ds = open_dataset(three_way)
@@ -244,6 +275,7 @@ def test_no_rating_when_every_seat_plays_the_same(sixty_forty, tmp_path):
 
 # --- duration ------------------------------------------------------------------------
 
+
 def test_duration_and_money_over_rounds(three_way):
     ds = open_dataset(three_way)
     r = run_question(ds, "duration")
@@ -260,6 +292,7 @@ def test_duration_and_money_over_rounds(three_way):
 
 # --- registry ------------------------------------------------------------------------
 
+
 def test_a_user_metric_registers_and_runs(sixty_forty):
     @register("duration")
     class LongestGame(Metric):
@@ -275,8 +308,9 @@ def test_a_user_metric_registers_and_runs(sixty_forty):
         out = run_question(ds, "duration")["test_longest_game"]
         assert out["rounds"][0] == ds.games.select(pl.col("rounds").max()).collect().item()
     finally:
-        QUESTIONS["duration"].metrics = [m for m in QUESTIONS["duration"].metrics
-                                         if m.name != "test_longest_game"]
+        QUESTIONS["duration"].metrics = [
+            m for m in QUESTIONS["duration"].metrics if m.name != "test_longest_game"
+        ]
 
 
 def test_unknown_question(sixty_forty):

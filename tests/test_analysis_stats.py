@@ -1,11 +1,12 @@
 """Statistics helpers against values computed independently (textbook formulas/tables)."""
+
 import math
 
 import numpy as np
 import pytest
 
-from analysis.stats import chi2_equal, chi2_sf, permutation_p, spearman, wilson
 from analysis.questions.strategies import fit_bradley_terry
+from analysis.stats import chi2_equal, chi2_sf, permutation_p, spearman, wilson
 
 
 def test_wilson_matches_the_closed_form():
@@ -28,10 +29,16 @@ def test_wilson_edges():
     assert np.isnan(lo[0]) and np.isnan(hi[0])
 
 
-@pytest.mark.parametrize("stat,df,p", [
-    (3.841458820694124, 1, 0.05), (6.634896601021214, 1, 0.01), (5.991464547107979, 2, 0.05),
-    (7.814727903251178, 3, 0.05), (0.11483180189911703, 3, 0.99),
-])
+@pytest.mark.parametrize(
+    "stat,df,p",
+    [
+        (3.841458820694124, 1, 0.05),
+        (6.634896601021214, 1, 0.01),
+        (5.991464547107979, 2, 0.05),
+        (7.814727903251178, 3, 0.05),
+        (0.11483180189911703, 3, 0.99),
+    ],
+)
 def test_chi2_sf_against_table_values(stat, df, p):
     assert chi2_sf(stat, df) == pytest.approx(p, rel=1e-7)
 
@@ -58,7 +65,7 @@ def test_spearman_and_permutation():
     assert spearman([1, 1, 2, 2], [1, 2, 3, 4]) == pytest.approx(0.894427, abs=1e-6)
     p1 = permutation_p(list(range(12)), list(range(12)))
     p2 = permutation_p(list(range(12)), list(range(12)))
-    assert p1 == p2 and p1 < 0.01          # same seed, same p; perfect order is rare
+    assert p1 == p2 and p1 < 0.01  # same seed, same p; perfect order is rare
     rng = np.random.default_rng(3)
     assert permutation_p(np.arange(20), rng.random(20)) > 0.05
 

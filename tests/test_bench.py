@@ -4,15 +4,16 @@ No timing is asserted (timings belong in benchmarks/README.md); the checks are o
 on consistency between fields, and on the one exact fact the bench reports: the JIT and the
 plain-Python run of the same kernels give the same rows.
 """
+
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 pytest.importorskip("sim.games.bloody_inn")
 
@@ -23,16 +24,16 @@ SIM = [str(BIN / "sim")] if (BIN / "sim").exists() else [sys.executable, "-m", "
 
 
 def sim(*args, cwd):
-    res = subprocess.run(SIM + [str(a) for a in args], cwd=cwd, capture_output=True, text=True,
-                         timeout=1800)
+    res = subprocess.run(SIM + [str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=1800)
     return res.returncode, res.stdout, res.stderr
 
 
 @pytest.fixture(scope="module")
 def result(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("bench")
-    code, out, err = sim("bench", "--game", "bloody_inn", "--players", 2, "--games", 64,
-                         "--py-games", 2, "--json", cwd=cwd)
+    code, out, err = sim(
+        "bench", "--game", "bloody_inn", "--players", 2, "--games", 64, "--py-games", 2, "--json", cwd=cwd
+    )
     assert code == 0, err
     return json.loads(out)
 
@@ -40,8 +41,18 @@ def result(tmp_path_factory):
 def test_json_describes_the_machine(result):
     m = result["machine"]
     assert result["format"] == "boardsim-bench"
-    for key in ("cpu", "logical_cpus", "usable_cpus", "memory_bytes", "numba_threads",
-                "versions", "git", "load_average", "time", "host"):
+    for key in (
+        "cpu",
+        "logical_cpus",
+        "usable_cpus",
+        "memory_bytes",
+        "numba_threads",
+        "versions",
+        "git",
+        "load_average",
+        "time",
+        "host",
+    ):
         assert key in m, key
     assert m["usable_cpus"] >= 1 and m["numba_threads"] >= 1
     assert m["versions"]["numba"] and len(m["load_average"]) == 3
@@ -52,7 +63,7 @@ def test_throughput_row_has_rates_and_the_time_split(result):
     (row,) = result["throughput"]
     assert (row["game"], row["players"], row["mix"]) == ("bloody_inn", 2, "mixed")
     assert row["lineup"] == bench.lineups("bloody_inn", 2)["mixed"]
-    assert len(set(row["lineup"])) == 2          # two different strategies in a mixed lineup
+    assert len(set(row["lineup"])) == 2  # two different strategies in a mixed lineup
     assert row["games"] == 64
     one, full = row["passes"][0], row["passes"][-1]
     assert one["threads"] == 1 and full["threads"] == row["threads"] == m_threads(result)
@@ -63,8 +74,9 @@ def test_throughput_row_has_rates_and_the_time_split(result):
     assert rounds == 3
     if m_threads(result) > 1:
         assert threads == [1, m_threads(result)] * rounds
-        ratios = [f["games_per_s"] / o["games_per_s"]
-                  for o, f in zip(row["passes"][0::2], row["passes"][1::2])]
+        ratios = [
+            f["games_per_s"] / o["games_per_s"] for o, f in zip(row["passes"][0::2], row["passes"][1::2])
+        ]
         assert row["speedups"] == pytest.approx(ratios, rel=1e-2)
         assert row["speedup"] == pytest.approx(sorted(ratios)[1], rel=1e-2)
     ones = sorted(p["games_per_s"] for p in row["passes"] if p["threads"] == 1)
@@ -92,8 +104,7 @@ def test_pure_python_run_gives_the_same_rows_as_the_jit(result):
     assert py["games"] == row["digest_games"] == 2
     assert py["digest"] == row["digest"]
     assert py["games_per_s"] > 0
-    assert any(c["check"].startswith("JIT and pure Python") and c["ok"]
-               for c in result["checks"])
+    assert any(c["check"].startswith("JIT and pure Python") and c["ok"] for c in result["checks"])
 
 
 def test_startup_counts_a_cold_compile(result):
@@ -110,8 +121,20 @@ def test_startup_counts_a_cold_compile(result):
 
 def test_table_renders_every_section(result):
     text = bench.render(result)
-    for header in ("throughput", "1 thread", "all cores", "speed-up", "cpu us 1t", "kernel us",
-                   "parquet us", "JIT speed-up", "same rows", "cold", "warm", "versions"):
+    for header in (
+        "throughput",
+        "1 thread",
+        "all cores",
+        "speed-up",
+        "cpu us 1t",
+        "kernel us",
+        "parquet us",
+        "JIT speed-up",
+        "same rows",
+        "cold",
+        "warm",
+        "versions",
+    ):
         assert header in text, header
 
 
@@ -123,20 +146,25 @@ def test_configs_written_as_toml_read_back_the_same():
 
 
 def test_targets_skip_a_missing_strategy(monkeypatch):
-    monkeypatch.setattr(bench, "TARGETS", [("nothing", {"game": "bloody_inn", "players": 3,
-                                                        "seats": [{"strategy": "nosuch"}]},
-                                            8.0)])
+    monkeypatch.setattr(
+        bench,
+        "TARGETS",
+        [("nothing", {"game": "bloody_inn", "players": 3, "seats": [{"strategy": "nosuch"}]}, 8.0)],
+    )
     (row,) = bench.targets(1000)
     assert "nosuch" in row["skipped"] and row["target_s"] == pytest.approx(0.008)
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["--game", "chess"], "--game = 'chess'"),
-    (["--game", "bloody_inn", "--players", "9"], "--players"),
-    (["--game", "bloody_inn", "--mix", "nosuch"], "--mix = 'nosuch'"),
-    (["--games", "1"], "--games = 1"),
-    (["--rounds", "0"], "--rounds = 0"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--game", "chess"], "--game = 'chess'"),
+        (["--game", "bloody_inn", "--players", "9"], "--players"),
+        (["--game", "bloody_inn", "--mix", "nosuch"], "--mix = 'nosuch'"),
+        (["--games", "1"], "--games = 1"),
+        (["--rounds", "0"], "--rounds = 0"),
+    ],
+)
 def test_bad_options_are_one_line(tmp_path, args, fragment):
     code, out, err = sim("bench", *args, cwd=tmp_path)
     assert code == 2 and fragment in err and "Traceback" not in err

@@ -12,6 +12,7 @@ Random batches: more than 200,000 games over 1-4 players, both lengths and every
 flag.  Then greedy and mixed batches, and reproducibility: same seed -> identical tables,
 1 thread vs 2 threads -> identical tables, and any chunking of a run -> identical tables.
 """
+
 from __future__ import annotations
 
 import numba
@@ -22,26 +23,40 @@ import pytest
 import sim
 from sim.api import play_range, simulate
 
-DECK = {("short", 1): 36, ("short", 2): 35, ("short", 3): 42, ("short", 4): 48,
-        ("long", 1): 44, ("long", 2): 45, ("long", 3): 54, ("long", 4): 64}
+DECK = {
+    ("short", 1): 36,
+    ("short", 2): 35,
+    ("short", 3): 42,
+    ("short", 4): 48,
+    ("long", 1): 44,
+    ("long", 2): 45,
+    ("long", 3): 54,
+    ("long", 4): 64,
+}
 OPEN = {1: 4, 2: 5, 3: 6, 4: 8}
 
 #: ruleset variants of the random batches (every BI-V flag's alternative at least once)
 FLAGS = [
-    {},                                                    # defaults: long, ...
-    {"length": "short"},                                   # BI-V1
-    {"deck_size": 12},                                     # BI-V2
-    {"deck_copies": 2, "length": "short"},                 # BI-V2
-    {"unique_annexes": False},                             # BI-V3
-    {"white_keys": "players"},                             # BI-V4
-    {"voluntary_dismissal": False},                        # BI-V5
-    {"final_round": "strict", "length": "short"},          # BI-V6
-    {"seasons": 1},                                        # BI-V7
-    {"tiebreak": "buried_under_own_annexes"},              # BI-V9
-    {"wealth_cap": 25},                                    # BI-V10
-    {"unlimited_wealth": True, "length": "short"},         # BI-V10
-    {"length": "short", "unique_annexes": False, "deck_copies": 3, "wealth_cap": 100,
-     "voluntary_dismissal": False, "white_keys": "players"},
+    {},  # defaults: long, ...
+    {"length": "short"},  # BI-V1
+    {"deck_size": 12},  # BI-V2
+    {"deck_copies": 2, "length": "short"},  # BI-V2
+    {"unique_annexes": False},  # BI-V3
+    {"white_keys": "players"},  # BI-V4
+    {"voluntary_dismissal": False},  # BI-V5
+    {"final_round": "strict", "length": "short"},  # BI-V6
+    {"seasons": 1},  # BI-V7
+    {"tiebreak": "buried_under_own_annexes"},  # BI-V9
+    {"wealth_cap": 25},  # BI-V10
+    {"unlimited_wealth": True, "length": "short"},  # BI-V10
+    {
+        "length": "short",
+        "unique_annexes": False,
+        "deck_copies": 3,
+        "wealth_cap": 100,
+        "voluntary_dismissal": False,
+        "white_keys": "players",
+    },
 ]
 GAMES = {1: 3500, 2: 4000, 3: 4000, 4: 4000}
 CASES = [(p, i) for p in (1, 2, 3, 4) for i in range(len(FLAGS))]
@@ -49,8 +64,12 @@ CASES = [(p, i) for p in (1, 2, 3, 4) for i in range(len(FLAGS))]
 
 def _cfg(players, rules, seats="random"):
     seats = seats if isinstance(seats, list) else [{"strategy": seats}]
-    return {"game": "bloody_inn", "players": players,
-            "rules": dict(rules, check_invariants=True), "seats": seats}
+    return {
+        "game": "bloody_inn",
+        "players": players,
+        "rules": dict(rules, check_invariants=True),
+        "seats": seats,
+    }
 
 
 def _col(table, name):
@@ -64,18 +83,21 @@ def check_batch(res, players, rules):
     n = games.num_rows
     err = _col(games, "invariant_error")
     bad = np.flatnonzero(err)
-    assert bad.size == 0, (f"invariant_error codes {np.unique(err[bad]).tolist()} in "
-                           f"{bad.size} games, first game {bad[0]} round "
-                           f"{_col(games, 'error_round')[bad[0]]}")
-    assert _col(games, "truncated").sum() == 0                         # every game ends
+    assert bad.size == 0, (
+        f"invariant_error codes {np.unique(err[bad]).tolist()} in "
+        f"{bad.size} games, first game {bad[0]} round "
+        f"{_col(games, 'error_round')[bad[0]]}"
+    )
+    assert _col(games, "truncated").sum() == 0  # every game ends
     rounds = _col(games, "rounds")
     assert rounds.min() >= 1
-    assert (_col(games, "turns") == 2 * players * rounds).all()        # BI-N1
+    assert (_col(games, "turns") == 2 * players * rounds).all()  # BI-N1
     length = resolved["length"]
     deck = rules.get("deck_size", DECK[(length, players)] * resolved["deck_copies"])
     assert (_col(games, "deck_size") == deck).all()
-    white = {1: 3, 2: 2, 3: 3, 4: 4}[players] if resolved["white_keys"] == "players" \
-        else OPEN[players] - players
+    white = (
+        {1: 3, 2: 2, 3: 3, 4: 4}[players] if resolved["white_keys"] == "players" else OPEN[players] - players
+    )
     assert (_col(games, "open_rooms") == players + white).all()
     sp = _col(games, "seasons_played")
     assert sp.min() >= 1 and sp.max() <= resolved["seasons"]
@@ -91,7 +113,7 @@ def check_batch(res, players, rules):
     place = _col(seats, "place").reshape(n, players)
     score = _col(seats, "score").reshape(n, players)
     if players > 1:
-        assert np.abs(win.sum(axis=1) - 1.0).max() < 1e-5              # shares sum to 1
+        assert np.abs(win.sum(axis=1) - 1.0).max() < 1e-5  # shares sum to 1
         assert ((win > 0) == (place == 1)).all()
         best = score.max(axis=1, keepdims=True)
         assert (score[place == 1] == np.broadcast_to(best, score.shape)[place == 1]).all()
@@ -107,7 +129,7 @@ def check_batch(res, players, rules):
     popcount = np.array([bin(m).count("1") for m in masks])
     builds = _col(seats, "builds")
     if resolved["unique_annexes"]:
-        assert (popcount == builds).all()                              # BI-V3
+        assert (popcount == builds).all()  # BI-V3
     else:
         assert (popcount <= builds).all()
     return games, seats
@@ -118,9 +140,11 @@ def test_random_batches_add_up_to_200000_games():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("players,flags", CASES,
-                         ids=[f"{p}p-{'-'.join(f'{k}={v}' for k, v in FLAGS[i].items()) or 'default'}"
-                              for p, i in CASES])
+@pytest.mark.parametrize(
+    "players,flags",
+    CASES,
+    ids=[f"{p}p-{'-'.join(f'{k}={v}' for k, v in FLAGS[i].items()) or 'default'}" for p, i in CASES],
+)
 def test_random_games_keep_every_invariant(players, flags):
     """Invariants (BI-C..BI-X, every flag) over random games at every decision."""
     rules = FLAGS[flags]
@@ -136,8 +160,11 @@ def test_greedy_games_keep_every_invariant(players, length):
     check_batch(res, players, rules)
 
 
-@pytest.mark.parametrize("flags", [i for i, f in enumerate(FLAGS) if f],
-                         ids=[f"{'-'.join(f'{k}={v}' for k, v in f.items())}" for f in FLAGS if f])
+@pytest.mark.parametrize(
+    "flags",
+    [i for i, f in enumerate(FLAGS) if f],
+    ids=[f"{'-'.join(f'{k}={v}' for k, v in f.items())}" for f in FLAGS if f],
+)
 def test_greedy_games_keep_every_invariant_under_every_flag(flags):
     rules = FLAGS[flags]
     players = 2 + flags % 3
@@ -147,8 +174,9 @@ def test_greedy_games_keep_every_invariant_under_every_flag(flags):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_mixed_greedy_and_random_games_keep_every_invariant(players):
-    seats = [{"strategy": "greedy"}, {"strategy": "random"}, {"strategy": "greedy"},
-             {"strategy": "random"}][:players]
+    seats = [{"strategy": "greedy"}, {"strategy": "random"}, {"strategy": "greedy"}, {"strategy": "random"}][
+        :players
+    ]
     rules = {"unique_annexes": False, "wealth_cap": 60}
     res = simulate(_cfg(players, rules, seats), games=3000, seed=5 + players)
     check_batch(res, players, rules)
@@ -171,13 +199,22 @@ def test_end_bonus_uncapped_games_keep_every_invariant():
 def test_end_bonus_uncapped_lifts_cash_above_the_cap_in_games():
     """BI-V8 in whole games: without the cap, some final cash exceeds 40; with it, none."""
     for capped in (True, False):
-        res = simulate({"game": "bloody_inn", "players": 3, "seats": [{"strategy": "greedy"}],
-                        "rules": {"end_bonus_capped": capped}}, games=3000, seed=21)
+        res = simulate(
+            {
+                "game": "bloody_inn",
+                "players": 3,
+                "seats": [{"strategy": "greedy"}],
+                "rules": {"end_bonus_capped": capped},
+            },
+            games=3000,
+            seed=21,
+        )
         top = _col(res.seats, "cash").max()
         assert (top <= 40) if capped else (top > 40)
 
 
 # -- reproducibility -----------------------------------------------------------------------
+
 
 def _tables(res):
     return [res.games, res.seats] + ([res.events] if res.events is not None else [])
@@ -187,9 +224,12 @@ def _equal(a, b):
     return all(x.equals(y) for x, y in zip(_tables(a), _tables(b)))
 
 
-MIXED = {"game": "bloody_inn", "players": 3,
-         "seats": [{"strategy": "greedy"}, {"strategy": "random"}, {"strategy": "random"}],
-         "rules": {"length": "short"}}
+MIXED = {
+    "game": "bloody_inn",
+    "players": 3,
+    "seats": [{"strategy": "greedy"}, {"strategy": "random"}, {"strategy": "random"}],
+    "rules": {"length": "short"},
+}
 
 
 def test_same_seed_same_tables_other_seed_other_tables():
@@ -211,8 +251,9 @@ def test_one_thread_and_two_threads_give_identical_tables(events):
     assert _equal(one, two)
     solo = {"game": "bloody_inn", "players": 1, "seats": [{"strategy": "greedy"}]}
     try:
-        assert _equal(simulate(solo, games=2000, seed=3, threads=1),
-                      simulate(solo, games=2000, seed=3, threads=2))
+        assert _equal(
+            simulate(solo, games=2000, seed=3, threads=1), simulate(solo, games=2000, seed=3, threads=2)
+        )
     finally:
         sim.api.set_threads(None)
 

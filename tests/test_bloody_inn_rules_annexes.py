@@ -1,8 +1,8 @@
 """Bloody Inn annexes (BI-C5, BI-N4): each of the 24 annex effects and the Barn — what it
 does when built ("immediately"), during later rounds ("from now on") and at scoring
 ("end of game").  Expected values are written out from the card texts."""
-import pytest
 
+import pytest
 from bloody_inn_harness import LOC, L, Table
 
 #: kind -> (annex, rank, immediate F with no other annex, extra F per morning, F at the end
@@ -56,14 +56,14 @@ def test_BI_C5_each_annex_immediately_from_now_on_and_end_of_game(kind):
     assert t.annexes(0) == [card] and t.hand(0) == [] and sorted(t.bistro()) == sorted(paid)
     assert t.cash(0) == now
     assert t.p(L.P_ANNEX_MASK, 0) == 1 << list(ANNEXES).index(kind)
-    for _ in range(2):                                     # two empty-inn mornings
+    for _ in range(2):  # two empty-inn mornings
         t.morning()
     assert t.cash(0) == now + 2 * per_morning
-    for c in range(rank):
+    for _ in range(rank):
         t.bury_direct(card)
     extra = t.to_corpse(0, "peasant")[0]
-    assert t.act_bury(0, (extra, card)) is False           # capacity = rank
-    assert t.act_bury(0, (extra, t.barn(0)))               # + 4 F
+    assert t.act_bury(0, (extra, card)) is False  # capacity = rank
+    assert t.act_bury(0, (extra, t.barn(0)))  # + 4 F
     t.to_exit("cultivator", "newsboy", "novice", "baron", "peacekeeper")
     before = t.cash(0)
     t.end_game()
@@ -73,11 +73,16 @@ def test_BI_C5_each_annex_immediately_from_now_on_and_end_of_game(kind):
 
 # -- "immediately": cash per own annex of a colour -------------------------------------
 
-@pytest.mark.parametrize("kind,same,other", [("cultivator", ["mechanic", "distiller"], "newsboy"),
-                                             ("newsboy", ["representative"], "novice"),
-                                             ("novice", ["abbot", "monk"], "cultivator")])
-def test_annex_vegetable_garden_kiosk_altar_pay_1_per_own_annex_of_their_colour(kind, same,
-                                                                               other):
+
+@pytest.mark.parametrize(
+    "kind,same,other",
+    [
+        ("cultivator", ["mechanic", "distiller"], "newsboy"),
+        ("newsboy", ["representative"], "novice"),
+        ("novice", ["abbot", "monk"], "cultivator"),
+    ],
+)
+def test_annex_vegetable_garden_kiosk_altar_pay_1_per_own_annex_of_their_colour(kind, same, other):
     """Vegetable Garden (red), Kiosk (blue), Altar (purple): immediately 1 F per own annex
     of the colour including this one; other colours and other players' annexes don't count."""
     t = Table(2).clear()
@@ -92,6 +97,7 @@ def test_annex_vegetable_garden_kiosk_altar_pay_1_per_own_annex_of_their_colour(
 
 # -- "from now on" -------------------------------------------------------------------------
 
+
 def test_annex_workshop_build_costs_one_card_less():
     """Workshop: Build costs rank - 1 (a rank-1 annex is free, a rank-3 costs 2)."""
     t = Table(2).clear()
@@ -100,7 +106,7 @@ def test_annex_workshop_build_costs_one_card_less():
     assert t.act_build(0, bed)
     duke = t.to_hand(0, "duke")[0]
     t.to_hand(0, "peasant")
-    assert t.act_build(0, duke) is False                   # needs 2 other cards
+    assert t.act_build(0, duke) is False  # needs 2 other cards
     t.to_hand(0, "peasant")
     assert t.act_build(0, duke) and len(t.bistro()) == 2
 
@@ -120,7 +126,7 @@ def test_annex_gardens_two_more_francs_when_travellers_leave():
     t = Table(2).clear()
     t.give_annex(1, "gardener")
     t.set_money(1, cash=3)
-    t.travellers_leave()                                   # empty inn: +2 anyway
+    t.travellers_leave()  # empty inn: +2 anyway
     assert t.cash(1) == 5
     t.to_room(1, "baron")
     t.travellers_leave()
@@ -152,7 +158,7 @@ def test_annex_room_service_token_on_a_keyed_room_pays_the_rank(seats):
         tokens = [r for r in range(8) if t[L.R_TOKENS + r * L.MAXP + 2]]
         assert len(tokens) == 1 and tokens[0] in t.open_rooms()
         if seats == "greedy":
-            assert tokens == [2]                           # greedy: its own room
+            assert tokens == [2]  # greedy: its own room
         room = tokens[0]
         for r in t.open_rooms():
             if r != room:
@@ -163,7 +169,7 @@ def test_annex_room_service_token_on_a_keyed_room_pays_the_rank(seats):
         t.travellers_leave()
         t.set_entrance("count", "baron", "viscount", "monk", "abbot", "mechanic")
         assert t.evening()
-        assert t.cash(2) == 3 + 1 + t.rank(t.room_card(room))   # + own room 2 occupied
+        assert t.cash(2) == 3 + 1 + t.rank(t.room_card(room))  # + own room 2 occupied
         assert t[L.G_ERR] == 0
 
 
@@ -181,14 +187,13 @@ def test_annex_store_bribes_several_travellers_at_once():
     t.give_annex(0, "shopkeeper")
     a, b = t.to_room(0, "baron"), t.to_room(4, "viscount")
     t.to_hand(0, "newsboy")
-    assert t.act_bribe(0, a, b) and sorted(t.kinds(t.hand(0))) == ["baron", "newsboy",
-                                                                   "viscount"]
+    assert t.act_bribe(0, a, b) and sorted(t.kinds(t.hand(0))) == ["baron", "newsboy", "viscount"]
 
 
 def test_annex_room_replaces_a_white_key_with_an_own_key():
     """Room (Monk): immediately one white key becomes the builder's key; that room then pays
     the builder at travellers leave.  With no white key left nothing happens."""
-    t = Table(2).clear()                                   # keys 0, 1, W, W, W
+    t = Table(2).clear()  # keys 0, 1, W, W, W
     t.give_annex(1, "monk")
     keys = t.keys()
     assert keys.count(L.WHITE) == 2 and keys.count(1) == 2 and keys.count(0) == 1
@@ -208,7 +213,7 @@ def test_annex_cellar_bury_costs_one_card_less():
     t.give_annex(0, "abbot")
     corpse = t.to_corpse(0, "duke")[0]
     t.to_hand(0, "peasant")
-    assert t.act_bury(0, (corpse, t.barn(0))) is False     # 3 - 1 = 2 cards
+    assert t.act_bury(0, (corpse, t.barn(0))) is False  # 3 - 1 = 2 cards
     t.to_hand(0, "peasant")
     assert t.act_bury(0, (corpse, t.barn(0))) and len(t.bistro()) == 2
 
@@ -235,11 +240,17 @@ def test_annex_crypt_buries_several_corpses_at_once():
 
 # -- "end of game" ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kind,colour_kinds", [
-    ("landscaper", ["cultivator", "mechanic"]), ("grocer", ["newsboy", "concierge"]),
-    ("bishop", ["novice", "abbot"]), ("duke", ["baron", "count"])])
-def test_annex_park_grocery_bishopric_stables_immediately_4_and_4_per_exit_card(kind,
-                                                                               colour_kinds):
+
+@pytest.mark.parametrize(
+    "kind,colour_kinds",
+    [
+        ("landscaper", ["cultivator", "mechanic"]),
+        ("grocer", ["newsboy", "concierge"]),
+        ("bishop", ["novice", "abbot"]),
+        ("duke", ["baron", "count"]),
+    ],
+)
+def test_annex_park_grocery_bishopric_stables_immediately_4_and_4_per_exit_card(kind, colour_kinds):
     t = Table(2).clear()
     t.set_money(0, cash=0)
     t.give_annex(0, kind, keep_money=False)
@@ -258,8 +269,7 @@ def test_annex_greenhouse_3_per_cheque_at_the_end_only():
     assert t.cash(0) == 15
 
 
-@pytest.mark.parametrize("kind,amount", [("baron", 4), ("viscount", 6), ("count", 9),
-                                         ("marquis", 18)])
+@pytest.mark.parametrize("kind,amount", [("baron", 4), ("viscount", 6), ("count", 9), ("marquis", 18)])
 def test_annex_nobles_immediately_earn(kind, amount):
     """Large Chandelier 4, King Size Bed 6, Dining Room 9, Detached House 18 — once."""
     t = Table(2).clear()
@@ -278,10 +288,10 @@ def test_annex_barn_capacity_one_no_effect():
     a, b = t.to_corpse(0, "baron", "baron")
     assert t.act_bury(0, (a, t.barn(0))) and t.cash(0) == 8
     assert t.act_bury(0, (b, t.barn(0))) is False
-    assert t.act_bury(0, (b, t.barn(1))) and t.cash(0) == 12   # the other Barn: split
+    assert t.act_bury(0, (b, t.barn(1))) and t.cash(0) == 12  # the other Barn: split
     t.to_exit("cultivator", "newsboy", "novice", "baron")
     t.end_game()
     assert t.cash(0) == 12
     assert t.loc(a) == LOC.buried + 0 and t.slot(a) == t.barn(0)
-    assert t.annexes(0) == [] and t.p(L.P_ANNEX_MASK, 0) == 0   # no card, no annex bit
+    assert t.annexes(0) == [] and t.p(L.P_ANNEX_MASK, 0) == 0  # no card, no annex bit
     t.check()

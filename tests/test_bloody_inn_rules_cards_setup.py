@@ -3,28 +3,37 @@
 Expected numbers are written out from the rules contract (``shared/rules/bloody-inn.md``),
 not read back from the card table the kernel uses.
 """
+
 import csv
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
+from bloody_inn_harness import ACTION, L, Table, recount
 
 import sim
-from bloody_inn_harness import ACTION, L, Table, recount
 from sim.errors import ConfigError
 
 TYPES = ("merchant", "artisan", "religious", "police", "noble", "peasant")
-AFFINITY = {"merchant": ACTION.bribe, "artisan": ACTION.build, "religious": ACTION.bury,
-            "police": ACTION.kill, "noble": -1, "peasant": -1}
+AFFINITY = {
+    "merchant": ACTION.bribe,
+    "artisan": ACTION.build,
+    "religious": ACTION.bury,
+    "police": ACTION.kill,
+    "noble": -1,
+    "peasant": -1,
+}
 POCKET = {0: 8, 1: 12, 2: 18, 3: 26}
 
 
 def _instances(t):
     st = t.st
     n = t.ncards
-    return [(TYPES[st[L.C_TYPE + c]], int(st[L.C_RANK + c]), int(st[L.C_AFF + c]),
-             int(st[L.C_POCKET + c])) for c in range(n)]
+    return [
+        (TYPES[st[L.C_TYPE + c]], int(st[L.C_RANK + c]), int(st[L.C_AFF + c]), int(st[L.C_POCKET + c]))
+        for c in range(n)
+    ]
 
 
 def test_BI_C1_five_types_of_14_cards_ranks_4_4_3_3_and_8_peasants():
@@ -34,8 +43,14 @@ def test_BI_C1_five_types_of_14_cards_ranks_4_4_3_3_and_8_peasants():
     inst = _instances(t)
     assert t.ncards == 78 and t[L.G_NTRAV] == 70
     by_type = Counter(ty for ty, *_ in inst)
-    assert by_type == {"merchant": 14, "artisan": 14, "religious": 14, "police": 14,
-                       "noble": 14, "peasant": 8}
+    assert by_type == {
+        "merchant": 14,
+        "artisan": 14,
+        "religious": 14,
+        "police": 14,
+        "noble": 14,
+        "peasant": 8,
+    }
     for ty in TYPES[:5]:
         ranks = Counter(r for t_, r, _, _ in inst if t_ == ty)
         assert ranks == {0: 4, 1: 4, 2: 3, 3: 3}, ty
@@ -54,8 +69,8 @@ def test_BI_C2_pocket_money_by_rank_and_nothing_paid_at_the_kill():
         assert pocket == (4 if ty == "peasant" else POCKET[rank])
     t.clear()
     t.set_money(0, cash=5, cheques=0)
-    victim = t.to_room(0, "count")                         # rank 2 noble, pocket 18
-    t.to_hand(0, "peacekeeper", "brigadier")               # police pay for Kill and return
+    victim = t.to_room(0, "count")  # rank 2 noble, pocket 18
+    t.to_hand(0, "peacekeeper", "brigadier")  # police pay for Kill and return
     assert t.act_kill(0, victim)
     assert t.cash(0) == 5 and t.cheques(0) == 0 and t.corpses(0) == [victim]
     t.check()
@@ -66,14 +81,13 @@ def test_BI_C2_bury_pays_pocket_money():
     t = Table(2).clear()
     t.set_money(0, cash=5)
     corpse = t.to_corpse(0, "count")[0]
-    t.to_hand(0, "novice", "monk")                         # religious: return after Bury
+    t.to_hand(0, "novice", "monk")  # religious: return after Bury
     assert t.act_bury(0, (corpse, t.barn(0)))
     assert t.cash(0) == 5 + 18
     t.check()
 
 
-@pytest.mark.parametrize("kind,rank", [("baron", 0), ("viscount", 1), ("count", 2),
-                                       ("marquis", 3)])
+@pytest.mark.parametrize("kind,rank", [("baron", 0), ("viscount", 1), ("count", 2), ("marquis", 3)])
 def test_BI_C3_rank_is_the_number_of_cards_paid(kind, rank):
     """BI-C3: bribing a card costs exactly its rank in cards: with rank - 1 cards in hand it
     is refused, with rank cards it succeeds and all of them are played."""
@@ -89,12 +103,11 @@ def test_BI_C3_rank_is_the_number_of_cards_paid(kind, rank):
     paid = t.to_hand(0, *(["peasant"] * rank))
     assert t.act_bribe(0, target)
     assert t.hand(0) == [target] and t.room_card(3) == -1
-    assert sorted(t.bistro()) == sorted(paid)              # paid peasants -> Bistro
+    assert sorted(t.bistro()) == sorted(paid)  # paid peasants -> Bistro
     t.check()
 
 
-@pytest.mark.parametrize("kind,capacity", [("baron", 0), ("viscount", 1), ("count", 2),
-                                           ("marquis", 3)])
+@pytest.mark.parametrize("kind,capacity", [("baron", 0), ("viscount", 1), ("count", 2), ("marquis", 3)])
 def test_BI_C3_annex_burial_capacity_is_its_rank(kind, capacity):
     """BI-C3: an annex holds as many corpses as its rank (a rank-0 annex none)."""
     t = Table(2).clear()
@@ -102,7 +115,7 @@ def test_BI_C3_annex_burial_capacity_is_its_rank(kind, capacity):
     for _ in range(capacity):
         t.bury_direct(a)
     t.check()
-    corpse = t.to_corpse(0, "peasant")[0]                  # a peasant corpse costs 0
+    corpse = t.to_corpse(0, "peasant")[0]  # a peasant corpse costs 0
     assert t.act_bury(0, (corpse, a)) is False
     assert t.corpses(0) == [corpse] and t.fill(a) == capacity
     if capacity:
@@ -116,8 +129,7 @@ def test_BI_C3_annex_burial_capacity_is_its_rank(kind, capacity):
         t3.check()
 
 
-@pytest.mark.parametrize("kind", ["peacekeeper", "brigadier", "brigadier_chief", "major",
-                                  "peasant"])
+@pytest.mark.parametrize("kind", ["peacekeeper", "brigadier", "brigadier_chief", "major", "peasant"])
 def test_BI_C3_police_and_peasants_cannot_become_annexes(kind):
     """BI-C3: police and peasants cannot be built, even with plenty of cards to pay."""
     t = Table(2).clear()
@@ -138,9 +150,9 @@ def test_BI_C4_every_player_starts_with_a_barn_of_capacity_one():
     t.set_money(1, cash=0)
     a, b = t.to_corpse(1, "peasant", "peasant")
     assert t.act_bury(1, (a, t.barn(1)))
-    assert t.cash(1) == 4 and t.p(L.P_BARN_FILL, 1) == 1    # peasant pocket 4, no bonus
-    assert t.act_bury(1, (b, t.barn(1))) is False          # full
-    assert t.act_bury(1, (b, t.barn(2)))                   # another player's Barn is free
+    assert t.cash(1) == 4 and t.p(L.P_BARN_FILL, 1) == 1  # peasant pocket 4, no bonus
+    assert t.act_bury(1, (b, t.barn(1))) is False  # full
+    assert t.act_bury(1, (b, t.barn(2)))  # another player's Barn is free
     t.check()
 
 
@@ -149,12 +161,12 @@ def test_BI_C5_immediately_fires_once_from_now_on_lasts_end_of_game_at_scoring()
     "from now on" effect keeps working, an "end of game" effect pays only at scoring."""
     t = Table(2).clear()
     t.set_money(0, cash=0, cheques=0)
-    t.give_annex(0, "marquis", keep_money=False)           # immediately 18
+    t.give_annex(0, "marquis", keep_money=False)  # immediately 18
     assert t.cash(0) == 18
-    t.give_annex(0, "gardener")                            # from now on +2 at travellers leave
-    t.give_annex(0, "prince")                              # end of game: 3 per cheque
+    t.give_annex(0, "gardener")  # from now on +2 at travellers leave
+    t.give_annex(0, "prince")  # end of game: 3 per cheque
     t.set_money(0, cheques=2)
-    for _ in range(2):                                     # two mornings: +2 each, no +18
+    for _ in range(2):  # two mornings: +2 each, no +18
         t.travellers_leave()
     assert t.cash(0) == 18 + 4
     t.end_game()
@@ -179,8 +191,16 @@ def test_BI_S1_keys_and_open_rooms(players, white, open_):
     t.check()
 
 
-DECK = {("short", 1): 36, ("short", 2): 35, ("short", 3): 42, ("short", 4): 48,
-        ("long", 1): 44, ("long", 2): 45, ("long", 3): 54, ("long", 4): 64}
+DECK = {
+    ("short", 1): 36,
+    ("short", 2): 35,
+    ("short", 3): 42,
+    ("short", 4): 48,
+    ("long", 1): 44,
+    ("long", 2): 45,
+    ("long", 3): 54,
+    ("long", 4): 64,
+}
 
 
 @pytest.mark.parametrize("length,players", sorted(DECK))
@@ -203,7 +223,7 @@ def test_BI_S2_the_entrance_is_a_uniform_shuffle():
     n_games = 3000
     in_deck = np.zeros(70)
     on_top = np.zeros(70)
-    t = Table(2)                                           # long, 45 cards
+    t = Table(2)  # long, 45 cards
     firsts = set()
     for g in range(n_games):
         t.reset(seed=99, game_id=g)
@@ -217,7 +237,7 @@ def test_BI_S2_the_entrance_is_a_uniform_shuffle():
     sd = (n_games * p * (1 - p)) ** 0.5
     assert np.all(np.abs(in_deck - expect) < 5 * sd)
     expect_top = n_games / 70
-    assert np.all(np.abs(on_top - expect_top) < 5 * expect_top ** 0.5 + 1)
+    assert np.all(np.abs(on_top - expect_top) < 5 * expect_top**0.5 + 1)
 
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
@@ -251,15 +271,14 @@ def test_BI_S4_seat_0_is_first_player_and_the_lineup_rotates():
         assert [t.p(L.P_STRAT, p) for p in range(3)] == [t[L.L_STRAT + li] for li in lineup]
         starts[lineup[0]] += 1
     assert starts == {0: 2, 1: 2, 2: 2}
-    for g in range(3):                                     # rotate = false: fixed seats
+    for g in range(3):  # rotate = false: fixed seats
         t = Table(3, seats=seats, game_id=g, rotate=False)
         assert [t.p(L.P_LINEUP, p) for p in range(3)] == [0, 1, 2]
 
 
 # -- the card table and what-if edits (BI-C1..C5 data) -------------------------------------
 
-REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / \
-    "bloody_inn_cards.csv"
+REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "bloody_inn_cards.csv"
 
 
 @pytest.mark.skipif(not REFERENCE.exists(), reason="shared reference table not present")
@@ -267,6 +286,7 @@ def test_BI_C1_C5_card_table_matches_the_reference_row_for_row():
     """BI-C1..C5: ``configs/bloody_inn/cards.csv`` is the reference card table, row for row
     (the Barn row is the player aid of BI-C4)."""
     from sim.games.bloody_inn_cards import CARDS_CSV
+
     with open(REFERENCE, newline="", encoding="utf-8") as fh:
         ref = list(csv.DictReader(fh))
     with open(CARDS_CSV, newline="", encoding="utf-8") as fh:
@@ -293,8 +313,7 @@ def test_BI_C3_card_edit_rank_changes_cost_and_capacity_not_pocket():
 
 def test_BI_C5_card_edit_effect_and_pocket():
     """What-if edits of an effect amount and of the peasants' pocket money."""
-    t = Table(2, cards={"marquis": {"effect": "on_build_cash(12)"},
-                        "peasant": {"pocket": 6}}).clear()
+    t = Table(2, cards={"marquis": {"effect": "on_build_cash(12)"}, "peasant": {"pocket": 6}}).clear()
     t.set_money(0, cash=0)
     t.give_annex(0, "marquis", keep_money=False)
     assert t.cash(0) == 12
@@ -311,11 +330,16 @@ def test_BI_C1_card_edit_copies():
     t.check()
 
 
-@pytest.mark.parametrize("edit,key", [({"major": {"effect": "on_build_cash(4)"}}, "cards.major"),
-                                      ({"marquis": {"rank": 5}}, "cards.marquis.rank"),
-                                      ({"peasant": {"rank": 1}}, "cards.peasant.rank"),
-                                      ({"dragon": {"rank": 1}}, "cards"),
-                                      ({"duke": {"effect": "teleport(3)"}}, "cards.duke.effect")])
+@pytest.mark.parametrize(
+    "edit,key",
+    [
+        ({"major": {"effect": "on_build_cash(4)"}}, "cards.major"),
+        ({"marquis": {"rank": 5}}, "cards.marquis.rank"),
+        ({"peasant": {"rank": 1}}, "cards.peasant.rank"),
+        ({"dragon": {"rank": 1}}, "cards"),
+        ({"duke": {"effect": "teleport(3)"}}, "cards.duke.effect"),
+    ],
+)
 def test_BI_C3_bad_card_edits_name_the_key(edit, key):
     with pytest.raises(ConfigError) as err:
         sim.resolve({"game": "bloody_inn", "cards": edit})

@@ -1,12 +1,25 @@
 """Bloody Inn rules BI-E (evening): placement, Room Service, season change, end trigger."""
+
 import polars as pl
 import pytest
-
 from bloody_inn_harness import LOC, L, Table
+
 from sim.api import simulate
 
-TRAVELLERS = ["baron", "viscount", "count", "newsboy", "representative", "concierge",
-              "novice", "monk", "abbot", "cultivator", "mechanic", "distiller"]
+TRAVELLERS = [
+    "baron",
+    "viscount",
+    "count",
+    "newsboy",
+    "representative",
+    "concierge",
+    "novice",
+    "monk",
+    "abbot",
+    "cultivator",
+    "mechanic",
+    "distiller",
+]
 
 
 def _placements(t):
@@ -16,14 +29,14 @@ def _placements(t):
 def test_BI_E1_first_player_fills_every_open_room_in_entrance_order():
     """BI-E1: the first player draws the top Entrance card and places it in an empty open
     room, until every open room holds a traveller; closed rooms stay empty."""
-    t = Table(3, events=True).clear()                      # 6 open rooms
+    t = Table(3, events=True).clear()  # 6 open rooms
     t[L.G_FIRST] = 2
     ent = t.set_entrance(*TRAVELLERS[:8])
     t.log_events()
     assert t.evening() is True
     placed = _placements(t)
-    assert [c for c, _, _ in placed] == ent[:6]            # drawn from the top, in order
-    assert all(seat == 2 for _, _, seat in placed)         # the first player places
+    assert [c for c, _, _ in placed] == ent[:6]  # drawn from the top, in order
+    assert all(seat == 2 for _, _, seat in placed)  # the first player places
     assert sorted(r for _, r, _ in placed) == t.open_rooms()
     for c, r, _ in placed:
         assert t.room_card(r) == c and t.loc(c) == LOC.room and t.slot(c) == r
@@ -54,13 +67,12 @@ def _inn_with_one_empty_room(players=2, empty=4):
     return t
 
 
-@pytest.mark.parametrize("kind,rank", [("baron", 0), ("viscount", 1), ("count", 2),
-                                       ("duke", 3)])
+@pytest.mark.parametrize("kind,rank", [("baron", 0), ("viscount", 1), ("count", 2), ("duke", 3)])
 def test_BI_E2_room_service_pays_the_token_owner_the_rank(kind, rank):
     """BI-E2: a traveller placed in a room with a Room-Service token pays the token's owner
     its rank at once (rank 0: nothing); the other player gains nothing."""
     t = _inn_with_one_empty_room()
-    t[L.R_TOKENS + 4 * L.MAXP + 1] = 1                     # seat 1's token on room 4
+    t[L.R_TOKENS + 4 * L.MAXP + 1] = 1  # seat 1's token on room 4
     t.set_money(0, cash=5)
     t.set_money(1, cash=5)
     t.set_entrance(kind, "baron")
@@ -87,7 +99,7 @@ def test_BI_E2_a_token_pays_only_for_placements_in_its_own_room():
     """BI-E2: travellers placed in other rooms pay nothing to the token owner."""
     t = Table(2).clear()
     t[L.R_TOKENS + 0 * L.MAXP + 1] = 1
-    t.to_room(0, "baron")                                  # token room already occupied
+    t.to_room(0, "baron")  # token room already occupied
     t.set_money(1, cash=7)
     t.set_entrance("marquis", "duke", "prince", "bishop")
     assert t.evening()
@@ -98,7 +110,7 @@ def test_BI_E2_a_token_pays_only_for_placements_in_its_own_room():
 def test_BI_E3_season_change_mid_evening_keeps_placing():
     """BI-E3: when the Entrance runs out during placement (first time), the Exit is
     shuffled into a new Entrance, placing goes on, and the Exit restarts empty."""
-    t = Table(2, events=True).clear()                      # 5 open rooms
+    t = Table(2, events=True).clear()  # 5 open rooms
     old = t.set_entrance("marquis", "duke")
     exit_cards = t.to_exit(*TRAVELLERS[:10])
     t.log_events()
@@ -112,7 +124,7 @@ def test_BI_E3_season_change_mid_evening_keeps_placing():
     new_ent = t.entrance()
     assert sorted(new_ent + placed[2:]) == sorted(exit_cards)
     kinds = [e["kind"] for e in t.events()]
-    assert kinds.index("season") > kinds.index("place")    # the change happened mid-placement
+    assert kinds.index("season") > kinds.index("place")  # the change happened mid-placement
     t.check()
 
 
@@ -136,7 +148,7 @@ def test_BI_E3_no_season_change_while_the_entrance_still_has_cards():
     t.to_exit("duke", "prince", "marquis", "bishop", "grocer", "brewer")
     assert t.evening()
     assert t[L.G_SEASON] == 1 and t.entrance() == [] and len(t.exit()) == 6
-    t.travellers_leave()                                   # the 5 travellers go to the Exit
+    t.travellers_leave()  # the 5 travellers go to the Exit
     assert t.evening()
     assert t[L.G_SEASON] == 2 and len(t.entrance()) == 11 - 5 and t.exit() == []
     t.check()
@@ -148,7 +160,7 @@ def test_BI_E4_final_round_skipped_with_fewer_travellers_than_players():
     t = Table(3).clear()
     t[L.G_SEASON] = 2
     t.set_entrance("duke", "marquis")
-    t.to_exit("prince")                                    # no third season
+    t.to_exit("prince")  # no third season
     assert t.evening() is False
     assert t[L.G_LAST_ROUND] == 1 and t[L.G_SEASON] == 2
     assert sum(c >= 0 for c in t.rooms()) == 2
@@ -183,12 +195,13 @@ def test_BI_E4_skipped_final_round_in_whole_games():
     """BI-E4 through whole games (event log): when the trigger round is not played there is
     no night action after it, the game goes straight to the end (travellers discarded,
     final investigation) and the round is not counted; when it is played, it has its night."""
-    res = simulate({"game": "bloody_inn", "players": 4, "rules": {"length": "short"}},
-                   games=400, seed=11, events=True)
+    res = simulate(
+        {"game": "bloody_inn", "players": 4, "rules": {"length": "short"}}, games=400, seed=11, events=True
+    )
     ev = pl.from_arrow(res.events)
     games = pl.from_arrow(res.games)
     last = ev.filter(pl.col("kind") == "last_round")
-    assert last.height == 400                              # every game ends by BI-E4 here
+    assert last.height == 400  # every game ends by BI-E4 here
     skipped = last.filter(pl.col("b") == 0)["game_id"].to_list()
     played = last.filter(pl.col("b") == 1)["game_id"].to_list()
     assert skipped and played
@@ -199,7 +212,7 @@ def test_BI_E4_skipped_final_round_in_whole_games():
         g = ev.filter(pl.col("game_id") == gid)
         kinds = g["kind"].to_list()
         i = kinds.index("last_round")
-        after = kinds[i + 1:]
+        after = kinds[i + 1 :]
         n_rounds = kinds.count("round")
         rounds = games.filter(pl.col("game_id") == gid)["rounds"][0]
         if gid in skipped:

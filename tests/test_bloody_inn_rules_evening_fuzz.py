@@ -3,10 +3,10 @@ rules: random inns (some rooms taken), Entrances, Exits, seasons, Room-Service t
 money and flags; the kernel's ``evening`` must place exactly the cards the rules draw, in
 order, into empty open rooms, change season at most once and only when the Entrance runs
 out, pay Room Service (capped) and say whether the round is played."""
+
 import random
 
 import pytest
-
 from bloody_inn_harness import L, Table
 
 
@@ -47,8 +47,7 @@ def test_BI_E1_to_E4_fuzzed_evenings_agree_with_the_oracle(players, flag):
         before_rooms = t.rooms()
         empty = [r for r in t.open_rooms() if before_rooms[r] < 0]
         cash0 = [t.cash(q) for q in range(players)]
-        tokens = {r: [t[L.R_TOKENS + r * L.MAXP + q] for q in range(players)]
-                  for r in range(8)}
+        tokens = {r: [t[L.R_TOKENS + r * L.MAXP + q] for q in range(players)] for r in range(8)}
         t.log_events()
         played = t.evening()
         placed = [(e["card"], e["a"], e["seat"]) for e in t.events() if e["kind"] == "place"]
@@ -56,23 +55,22 @@ def test_BI_E1_to_E4_fuzzed_evenings_agree_with_the_oracle(players, flag):
         n_place = min(len(empty), len(ent) + (len(ex) if change else 0))
         assert len(placed) == n_place
         cards = [c for c, _, _ in placed]
-        assert cards[:len(ent)] == ent[:len(cards)]           # the Entrance, in order
-        assert set(cards[len(ent):]) <= set(ex)               # then the shuffled Exit
-        assert {r for _, r, _ in placed} <= set(empty) and len({r for _, r, _ in placed}) == \
-            n_place
+        assert cards[: len(ent)] == ent[: len(cards)]  # the Entrance, in order
+        assert set(cards[len(ent) :]) <= set(ex)  # then the shuffled Exit
+        assert {r for _, r, _ in placed} <= set(empty) and len({r for _, r, _ in placed}) == n_place
         assert all(seat == t[L.G_FIRST] for _, _, seat in placed)
-        for r in range(8):                                    # taken rooms kept their guest
+        for r in range(8):  # taken rooms kept their guest
             if before_rooms[r] >= 0:
                 assert t.room_card(r) == before_rooms[r]
         assert t[L.G_SEASON] == season + int(change)
         if change:
-            assert t.exit() == [] and sorted(t.entrance() + cards[len(ent):]) == sorted(ex)
+            assert t.exit() == [] and sorted(t.entrance() + cards[len(ent) :]) == sorted(ex)
         last = n_place < len(empty)
         assert t[L.G_LAST_ROUND] == int(last)
         in_inn = sum(c >= 0 for c in t.rooms())
         assert played == (not last or (not strict and in_inn >= players))
         cash = list(cash0)
-        for c, r, _ in placed:                                # BI-E2, capped (BI-N8)
+        for c, r, _ in placed:  # BI-E2, capped (BI-N8)
             for q in range(players):
                 cash[q] = min(40, cash[q] + t.rank(c) * tokens[r][q])
         assert [t.cash(q) for q in range(players)] == cash

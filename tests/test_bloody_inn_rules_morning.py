@@ -1,7 +1,7 @@
 """Bloody Inn rules BI-M (morning, in order): investigation, travellers leave, wages,
 first player passes."""
-import pytest
 
+import pytest
 from bloody_inn_harness import LOC, L, Table
 
 NO_DISMISS = {"voluntary_dismissal": False}
@@ -9,18 +9,21 @@ NO_DISMISS = {"voluntary_dismissal": False}
 
 # -- BI-M1 ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("cash,cheques,corpses,after", [
-    (5, 1, 1, (5, 0)),        # the issue's example: the cheque is taken, the 5 F stay
-    (25, 3, 2, (5, 3)),       # whole tens from cash first
-    (15, 0, 2, (0, 0)),       # 10 from cash, no cheque, then the remaining 5
-    (12, 1, 2, (2, 0)),       # 10 from cash, then a cheque
-    (3, 0, 1, (0, 0)),        # short: pays what they can
-    (0, 2, 3, (0, 0)),        # cheques only, still short
-    (40, 5, 1, (30, 5)),
-    (9, 2, 1, (9, 1)),
-])
-def test_BI_M1_fine_10_per_corpse_cash_tens_then_cheques_then_cash(cash, cheques, corpses,
-                                                                   after):
+
+@pytest.mark.parametrize(
+    "cash,cheques,corpses,after",
+    [
+        (5, 1, 1, (5, 0)),  # the issue's example: the cheque is taken, the 5 F stay
+        (25, 3, 2, (5, 3)),  # whole tens from cash first
+        (15, 0, 2, (0, 0)),  # 10 from cash, no cheque, then the remaining 5
+        (12, 1, 2, (2, 0)),  # 10 from cash, then a cheque
+        (3, 0, 1, (0, 0)),  # short: pays what they can
+        (0, 2, 3, (0, 0)),  # cheques only, still short
+        (40, 5, 1, (30, 5)),
+        (9, 2, 1, (9, 1)),
+    ],
+)
+def test_BI_M1_fine_10_per_corpse_cash_tens_then_cheques_then_cash(cash, cheques, corpses, after):
     """BI-M1: with police in the inn, 10 F per unburied corpse: whole tens from cash, then
     cheques, then the remaining cash; a short player pays what they can; the corpses go to
     the box whatever was paid."""
@@ -53,25 +56,25 @@ def test_BI_M1_no_police_in_the_inn_no_investigation():
     """BI-M1: without a police traveller in a room, corpses stay and nobody pays."""
     t = Table(2, rules=NO_DISMISS).clear()
     t.to_room(3, "duke")
-    t.to_exit("major")                                     # police elsewhere do not count
+    t.to_exit("major")  # police elsewhere do not count
     t.to_hand(1, "brigadier")
     t.set_money(1, cash=5)
     body = t.to_corpse(0, "count")[0]
     t.set_money(0, cash=15, cheques=1)
     t.morning()
     assert t.corpses(0) == [body] and (t.cash(0), t.cheques(0)) == (15, 1)
-    assert t.cash(1) == 4                                  # only the wage for the brigadier
+    assert t.cash(1) == 4  # only the wage for the brigadier
     t.check()
 
 
 # -- BI-M2 ------------------------------------------------------------------------------
 
+
 def test_BI_M2_one_franc_per_own_keyed_room_holding_a_traveller_then_the_inn_empties():
     """BI-M2: 1 F per own-keyed occupied room; white-keyed rooms pay nobody; every traveller
     then goes to the Exit."""
-    t = Table(3).clear()                                   # keys: 0, 1, 2, W, W, W
-    travellers = [t.to_room(0, "baron"), t.to_room(2, "duke"), t.to_room(3, "count"),
-                  t.to_room(4, "major")]
+    t = Table(3).clear()  # keys: 0, 1, 2, W, W, W
+    travellers = [t.to_room(0, "baron"), t.to_room(2, "duke"), t.to_room(3, "count"), t.to_room(4, "major")]
     for p in range(3):
         t.set_money(p, cash=10)
     t.travellers_leave()
@@ -90,6 +93,7 @@ def test_BI_M2_income_respects_the_cap():
 
 
 # -- BI-M3 ------------------------------------------------------------------------------
+
 
 def test_BI_M3_wages_one_franc_per_card_in_hand():
     t = Table(2, rules=NO_DISMISS).clear()
@@ -135,6 +139,7 @@ def test_BI_M3_empty_hand_pays_nothing():
 
 # -- BI-M4 ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
 def test_BI_M4_first_player_passes_to_the_next_seat(players):
     t = Table(players).clear()
@@ -147,11 +152,12 @@ def test_BI_M4_first_player_passes_to_the_next_seat(players):
 
 # -- order ------------------------------------------------------------------------------
 
+
 def test_BI_M_order_investigation_then_income_then_wages():
     """BI-M1..M3 in this order: the fine takes the 10 F, the room income then pays the
     one wage, so the accomplice stays (wages first would have dismissed it)."""
     t = Table(2, rules=NO_DISMISS, events=True).clear()
-    t.to_room(0, "major")                                  # police in seat 0's own room
+    t.to_room(0, "major")  # police in seat 0's own room
     t.to_corpse(0, "baron")
     card = t.to_hand(0, "newsboy")[0]
     t.set_money(0, cash=10, cheques=0)
@@ -159,7 +165,6 @@ def test_BI_M_order_investigation_then_income_then_wages():
     t.morning()
     assert t.cash(0) == 0 and t.hand(0) == [card] and t.corpses(0) == []
     kinds = [e["kind"] for e in t.events() if e["seat"] == 0 or e["kind"] == "to_exit"]
-    order = [k for k in kinds if k in ("investigation", "leave_income", "to_exit", "wages",
-                                       "first_player")]
+    order = [k for k in kinds if k in ("investigation", "leave_income", "to_exit", "wages", "first_player")]
     assert order == ["investigation", "leave_income", "to_exit", "wages"]
     t.check()

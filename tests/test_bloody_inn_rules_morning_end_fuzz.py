@@ -4,16 +4,38 @@ hands, corpses, money, burials, first player), then the kernel's ``morning`` or
 ``end_game``, compared with what the contract says must happen to every player's money,
 cards, places and wins.  Wages use ``voluntary_dismissal = false`` so how many cards stay
 is fixed by the rules (which ones is the player's choice)."""
+
 import random
 
 import pytest
-
 from bloody_inn_harness import LOC, L, Table
 
-ANNEX_KINDS = ["cultivator", "mechanic", "distiller", "gardener", "landscaper", "butcher",
-               "newsboy", "representative", "concierge", "brewer", "grocer", "shopkeeper",
-               "novice", "monk", "abbot", "priest", "archbishop", "bishop", "baron",
-               "viscount", "count", "duke", "prince", "marquis"]
+ANNEX_KINDS = [
+    "cultivator",
+    "mechanic",
+    "distiller",
+    "gardener",
+    "landscaper",
+    "butcher",
+    "newsboy",
+    "representative",
+    "concierge",
+    "brewer",
+    "grocer",
+    "shopkeeper",
+    "novice",
+    "monk",
+    "abbot",
+    "priest",
+    "archbishop",
+    "bishop",
+    "baron",
+    "viscount",
+    "count",
+    "duke",
+    "prince",
+    "marquis",
+]
 END_COLOUR = {"landscaper": "red", "grocer": "blue", "bishop": "purple", "duke": "green"}
 CAP = 40
 
@@ -58,8 +80,8 @@ def _random_table(t, rng):
                 t.to_corpse(p, pool.pop())
         t.set_money(p, cash=rng.randrange(0, CAP + 1), cheques=rng.randrange(0, 5))
         t[L.P_BURIED + p] = rng.randrange(0, 3)
-    left = [c for c in pool if t.kind(c) != "peasant"]      # peasants never enter the Exit
-    t.to_exit(*left[:rng.randrange(0, 8)])
+    left = [c for c in pool if t.kind(c) != "peasant"]  # peasants never enter the Exit
+    t.to_exit(*left[: rng.randrange(0, 8)])
     t[L.G_FIRST] = rng.randrange(t.np)
     t.check()
 
@@ -84,8 +106,7 @@ def _morning_oracle(t):
                 else:
                     cash[p], cheques[p] = _fine(cash[p], cheques[p], corpses[p])
     if lost:
-        return dict(cash=cash, cheques=cheques, hands=hands, lost=True,
-                    corpses=corpses, first=t[L.G_FIRST])
+        return dict(cash=cash, cheques=cheques, hands=hands, lost=True, corpses=corpses, first=t[L.G_FIRST])
     keys = t.keys()
     for p in range(np_):
         rooms = sum(1 for r, c in enumerate(t.rooms()) if c >= 0 and keys[r] == p)
@@ -95,15 +116,20 @@ def _morning_oracle(t):
         kept = min(hands[p], cash[p] + free)
         cash[p] -= max(0, kept - free)
         hands[p] = kept
-    return dict(cash=cash, cheques=cheques, hands=hands, lost=False,
-                corpses=[0] * np_ if police else corpses, first=(t[L.G_FIRST] + 1) % np_)
+    return dict(
+        cash=cash,
+        cheques=cheques,
+        hands=hands,
+        lost=False,
+        corpses=[0] * np_ if police else corpses,
+        first=(t[L.G_FIRST] + 1) % np_,
+    )
 
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
 def test_BI_M1_to_M4_fuzzed_mornings_agree_with_the_oracle(players):
     rng = random.Random(50 + players)
-    t = Table(players, rules={"voluntary_dismissal": False},
-              seats=rng.choice(["random", "greedy"]))
+    t = Table(players, rules={"voluntary_dismissal": False}, seats=rng.choice(["random", "greedy"]))
     fined = lost = 0
     for _ in range(400):
         _random_table(t, rng)
@@ -125,7 +151,7 @@ def test_BI_M1_to_M4_fuzzed_mornings_agree_with_the_oracle(players):
         assert all(c < 0 for c in t.rooms()) and set(in_rooms) <= set(t.exit())
         for p in range(players):
             assert set(t.hand(p)) <= set(hands0[p])
-            for c in set(hands0[p]) - set(t.hand(p)):       # dismissed accomplices
+            for c in set(hands0[p]) - set(t.hand(p)):  # dismissed accomplices
                 assert t.loc(c) == (LOC.bistro if t.kind(c) == "peasant" else LOC.exit)
         assert exit0 <= set(t.exit()) and bistro0 <= set(t.bistro())
         t.check()
@@ -163,6 +189,7 @@ def _end_oracle(t):
 
     def beats(q, p):
         return score[q] > score[p] or (score[q] == score[p] and buried[q] > buried[p])
+
     place = [1 + sum(beats(q, p) for q in range(np_)) for p in range(np_)]
     if np_ == 1:
         winner = [0 if lost[0] else 1]
@@ -178,7 +205,7 @@ def test_BI_G1_to_G3_fuzzed_endings_agree_with_the_oracle(players):
     ties = 0
     for _ in range(400):
         _random_table(t, rng)
-        if rng.random() < 0.3 and players > 1:             # force score ties
+        if rng.random() < 0.3 and players > 1:  # force score ties
             for p in range(1, players):
                 t.set_money(p, cash=t.cash(0), cheques=t.cheques(0))
         cash, cheques, score, place, winner, lost = _end_oracle(t)
@@ -189,8 +216,7 @@ def test_BI_G1_to_G3_fuzzed_endings_agree_with_the_oracle(players):
         assert [t.p(L.P_PLACE, p) for p in range(players)] == place
         assert [t.p(L.P_WINNER, p) for p in range(players)] == winner
         assert [t.p(L.P_SOLO_LOST, p) for p in range(players)] == [int(x) for x in lost]
-        assert all(c < 0 for c in t.rooms()) and all(t.corpses(p) == [] or lost[p]
-                                                     for p in range(players))
+        assert all(c < 0 for c in t.rooms()) and all(t.corpses(p) == [] or lost[p] for p in range(players))
         ties += sum(winner) > 1
         t.check()
     assert ties > 5 or players == 1

@@ -1,22 +1,24 @@
 """Bloody Inn rules BI-N (night): the five actions, payment and its returns, discounts,
 multi-target annexes, peasants and the Bistro, the 40 cap, protected hands and annexes."""
+
 import random
 
 import polars as pl
 import pytest
-from kernels.bloody_inn import strategies
-
 from bloody_inn_harness import ACTION, LOC, L, Table, decision_scratch
+
+from kernels.bloody_inn import strategies
 from sim.api import simulate
 
-
 # -- BI-N1 ------------------------------------------------------------------------------
+
 
 def test_BI_N1_two_passes_from_the_first_player_clockwise():
     """BI-N1: each round, from the first player clockwise, each player takes one action,
     then a second pass: the acting seats are fp, fp+1, .., fp, fp+1, .. (event log)."""
-    res = simulate({"game": "bloody_inn", "players": 3, "rules": {"length": "short"}},
-                   games=60, seed=5, events=True)
+    res = simulate(
+        {"game": "bloody_inn", "players": 3, "rules": {"length": "short"}}, games=60, seed=5, events=True
+    )
     ev = pl.from_arrow(res.events).filter(pl.col("kind") != "bury_share")
     checked = 0
     for (gid,), g in ev.group_by(["game_id"], maintain_order=True):
@@ -25,7 +27,7 @@ def test_BI_N1_two_passes_from_the_first_player_clockwise():
             night = g.filter((pl.col("round") == rnd) & (pl.col("phase") == "night"))
             seats = night["seat"].to_list()
             if not seats:
-                continue                                   # the unplayed final round
+                continue  # the unplayed final round
             runs = [s for i, s in enumerate(seats) if i == 0 or seats[i - 1] != s]
             assert runs == [(fp + i) % 3 for i in range(3)] * 2, (gid, rnd)
             checked += 1
@@ -46,6 +48,7 @@ def test_BI_N1_the_same_action_may_be_taken_twice():
 
 # -- BI-N2 ------------------------------------------------------------------------------
 
+
 def test_BI_N2_matching_affinity_returns_other_cards_to_the_exit():
     """BI-N2: paying a Kill of rank 2 with a police officer (affinity kill) and a merchant:
     the officer comes back to hand, the merchant goes face up to the Exit."""
@@ -60,7 +63,7 @@ def test_BI_N2_matching_affinity_returns_other_cards_to_the_exit():
 def test_BI_N2_paid_peasants_go_to_the_bistro():
     """BI-N2: discarded peasants go to the Bistro, never to the Exit."""
     t = Table(2).clear()
-    target = t.to_room(2, "abbot")                         # rank 2
+    target = t.to_room(2, "abbot")  # rank 2
     peasants = t.to_hand(1, "peasant", "peasant")
     assert t.act_bribe(1, target)
     assert t.bistro() == sorted(peasants) and t.exit() == [] and t.hand(1) == [target]
@@ -97,7 +100,7 @@ def test_BI_N2_payment_choice_events_match_the_returns():
     its affinity matches the action (pay events), the rest are discarded."""
     for g in range(20):
         t = Table(2, events=True, game_id=g).clear()
-        target = t.to_room(0, "major")                     # rank 3 police
+        target = t.to_room(0, "major")  # rank 3 police
         hand = t.to_hand(0, "peacekeeper", "newsboy", "novice", "brigadier", "peasant")
         t.log_events()
         assert t.act_kill(0, target)
@@ -151,23 +154,24 @@ def test_BI_N2_discount_is_per_player_and_per_action():
     t.give_annex(0, "representative")
     t.to_room(0, "viscount")
     t.to_room(1, "monk")
-    assert t.act_kill(0, t.room_card(0)) is False          # kill still costs 1
-    assert t.act_bribe(1, t.room_card(1)) is False         # seat 1 has no Parlor
+    assert t.act_kill(0, t.room_card(0)) is False  # kill still costs 1
+    assert t.act_bribe(1, t.room_card(1)) is False  # seat 1 has no Parlor
     assert t.act_bribe(0, t.room_card(1))
 
 
 # -- BI-N3 ------------------------------------------------------------------------------
 
+
 def test_BI_N3_bribe_takes_a_traveller_from_a_room_into_hand():
     """BI-N3: the traveller leaves its room for the briber's hand; cost = rank."""
     t = Table(2).clear()
     target = t.to_room(3, "count")
-    t.to_hand(1, "newsboy", "grocer")                      # merchants: affinity bribe
+    t.to_hand(1, "newsboy", "grocer")  # merchants: affinity bribe
     assert t.act_bribe(1, target)
     assert t.room_card(3) == -1 and t.loc(target) == LOC.hand + 1
     assert sorted(t.kinds(t.hand(1))) == ["count", "grocer", "newsboy"]
     assert t.p(L.P_BRIBES, 1) == 1
-    assert t[L.P_BRIBED_R + 1 * 4 + 2] == 1                # seat 1 bribed one rank-2 card
+    assert t[L.P_BRIBED_R + 1 * 4 + 2] == 1  # seat 1 bribed one rank-2 card
     t.check()
 
 
@@ -179,8 +183,9 @@ def test_BI_N3_the_bribed_card_cannot_pay_for_its_own_bribe():
     assert t.room_card(0) == target and t.hand(0) == []
 
 
-@pytest.mark.parametrize("n,bistro,ok", [(1, 2, True), (2, 2, True), (2, 3, True),
-                                         (3, 4, False), (2, 1, False), (0, 2, False)])
+@pytest.mark.parametrize(
+    "n,bistro,ok", [(1, 2, True), (2, 2, True), (2, 3, True), (3, 4, False), (2, 1, False), (0, 2, False)]
+)
 def test_BI_N3_bribe_one_or_two_peasants_from_the_bistro_for_free(n, bistro, ok):
     """BI-N3: 1 or 2 peasants from the Bistro, free of charge; never more than 2 without the
     Brewery, never more than the Bistro holds."""
@@ -189,7 +194,7 @@ def test_BI_N3_bribe_one_or_two_peasants_from_the_bistro_for_free(n, bistro, ok)
     t.set_money(0, cash=5, cheques=1)
     assert t.act_bribe(0, peasants=n) is ok
     assert len(t.hand(0)) == (n if ok else 0) and set(t.hand(0)) <= set(peasants)
-    assert (t.cash(0), t.cheques(0)) == (5, 1)             # free
+    assert (t.cash(0), t.cheques(0)) == (5, 1)  # free
     assert len(t.bistro()) == bistro - (n if ok else 0)
     if ok:
         assert t.p(L.P_PEAS_BRIBED, 0) == n
@@ -204,7 +209,7 @@ def test_BI_N3_store_bribes_several_travellers_for_the_sum_of_ranks():
     b = t.to_room(3, "count")
     c = t.to_room(4, "baron")
     t.to_hand(0, "peasant", "peasant", "peasant")
-    assert t.act_bribe(0, a, b) is False                   # no Store
+    assert t.act_bribe(0, a, b) is False  # no Store
     t.give_annex(0, "shopkeeper")
     assert t.act_bribe(0, a, b, c)
     assert sorted(t.hand(0)) == sorted([a, b, c]) and len(t.bistro()) == 3
@@ -231,6 +236,7 @@ def test_BI_N3_only_travellers_in_rooms_can_be_bribed_or_killed(where):
 
 
 # -- BI-N4 ------------------------------------------------------------------------------
+
 
 def test_BI_N4_build_puts_a_hand_card_face_up_paid_with_other_cards():
     """BI-N4: the card leaves the hand for the player's annexes, its rank is paid with other
@@ -278,6 +284,7 @@ def test_BI_N4_artisans_paying_a_build_return_to_hand():
 
 # -- BI-N5 ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("kind", ["baron", "brigadier", "abbot", "marquis"])
 def test_BI_N5_kill_makes_an_unburied_corpse_without_money(kind):
     """BI-N5: the traveller leaves its room and lies face down in front of the killer
@@ -323,29 +330,30 @@ def test_BI_N5_killing_every_police_officer_stops_the_investigation():
     for officers, fined in ((1, False), (2, True)):
         t = Table(2).clear()
         cops = [t.to_room(r, "brigadier") for r in (2, 3)[:officers]]
-        t.to_room(0, "baron")                              # seat 0's own room
+        t.to_room(0, "baron")  # seat 0's own room
         t.to_hand(0, "peasant")
         t.set_money(0, cash=20, cheques=0)
         t.to_corpse(0, "count")
         assert t.act_kill(0, cops[0])
         t.morning()
         assert (t.corpses(0) == []) == fined
-        assert t.cash(0) == (20 - 20 if fined else 20) + 1   # 2 corpses; + own room income
+        assert t.cash(0) == (20 - 20 if fined else 20) + 1  # 2 corpses; + own room income
         t.check()
 
 
 # -- BI-N6 ------------------------------------------------------------------------------
 
+
 def test_BI_N6_bury_under_own_annex_pays_the_whole_pocket_money():
     t = Table(2).clear()
-    annex = t.give_annex(0, "count")                       # rank 2 annex
+    annex = t.give_annex(0, "count")  # rank 2 annex
     corpse = t.to_corpse(0, "duke")[0]
     t.to_hand(0, "novice", "monk", "abbot")
     t.set_money(0, cash=4)
     assert t.act_bury(0, (corpse, annex))
     assert t.cash(0) == 30 and t.fill(annex) == 1 and t.loc(corpse) == LOC.buried + 0
     assert t.p(L.P_BURIED, 0) == 1 and t.p(L.P_BURIED_OWN, 0) == 1
-    assert sorted(t.kinds(t.hand(0))) == ["abbot", "monk", "novice"]   # religious return
+    assert sorted(t.kinds(t.hand(0))) == ["abbot", "monk", "novice"]  # religious return
     t.check()
 
 
@@ -354,7 +362,7 @@ def test_BI_N6_burying_under_another_players_annex_splits_the_money(dest):
     """BI-N6: under another player's annex (or Barn) the pocket money is split in half."""
     t = Table(3).clear()
     d = t.give_annex(2, "count") if dest == "annex" else t.barn(2)
-    corpse = t.to_corpse(0, "major")[0]                    # pocket 26
+    corpse = t.to_corpse(0, "major")[0]  # pocket 26
     t.to_hand(0, "novice", "monk", "abbot")
     t.set_money(0, cash=1)
     t.set_money(2, cash=2)
@@ -386,8 +394,7 @@ def test_BI_N6_a_peasant_corpse_costs_nothing_to_bury():
     t.check()
 
 
-@pytest.mark.parametrize("case", ["other_corpse", "room", "exit_dest", "bad_barn",
-                                  "hand_dest"])
+@pytest.mark.parametrize("case", ["other_corpse", "room", "exit_dest", "bad_barn", "hand_dest"])
 def test_BI_N6_only_own_corpses_into_existing_burial_places(case):
     """BI-N6: one's own unburied corpse, into an annex or a Barn of a player in the game."""
     t = Table(2).clear()
@@ -399,11 +406,11 @@ def test_BI_N6_only_own_corpses_into_existing_burial_places(case):
     elif case == "room":
         pair = (t.to_room(0, "baron"), t.barn(0))
     elif case == "exit_dest":
-        pair = (corpse, t.to_exit("major")[0])             # not an annex
+        pair = (corpse, t.to_exit("major")[0])  # not an annex
     elif case == "bad_barn":
-        pair = (corpse, t.barn(3))                         # no seat 3 in a 2-player game
+        pair = (corpse, t.barn(3))  # no seat 3 in a 2-player game
     else:
-        pair = (corpse, t.to_hand(1, "duke")[0])           # a card in hand is no annex
+        pair = (corpse, t.to_hand(1, "duke")[0])  # a card in hand is no annex
     assert t.act_bury(0, pair) is False
     assert t.corpses(0) == [corpse] and len(t.hand(0)) == 3
     t.check()
@@ -418,13 +425,13 @@ def test_BI_N6_crypt_buries_several_corpses_for_the_sum_of_ranks():
     t.set_money(0, cash=0)
     t.set_money(1, cash=0)
     assert t.act_bury(0, (a, t.barn(0)), (b, t.barn(1))) is False
-    t.give_annex(0, "archbishop")                          # Crypt: rank 3, capacity 3
+    t.give_annex(0, "archbishop")  # Crypt: rank 3, capacity 3
     crypt = t.annexes(0)[0]
     # two corpses into one Barn: refused as a whole
     assert t.act_bury(0, (a, t.barn(0)), (b, t.barn(0))) is False
     assert len(t.corpses(0)) == 3 and len(t.hand(0)) == 3
     assert t.act_bury(0, (a, t.barn(0)), (b, crypt), (c, t.barn(1)))
-    assert t.corpses(0) == [] and len(t.bistro()) == 3     # cost 1 + 2 + 0
+    assert t.corpses(0) == [] and len(t.bistro()) == 3  # cost 1 + 2 + 0
     assert t.cash(0) == 12 + 18 + 2 and t.cash(1) == 2
     assert t.fill(crypt) == 1 and t.p(L.P_BARN_FILL, 0) == 1 and t.p(L.P_BARN_FILL, 1) == 1
     assert t.p(L.P_BURIED, 0) == 3
@@ -453,27 +460,31 @@ def test_BI_N6_buried_corpses_stay_until_the_end():
     t = Table(2).clear()
     corpse = t.to_corpse(0, "baron")[0]
     assert t.act_bury(0, (corpse, t.barn(0)))
-    t.to_room(0, "major")                                  # police in the inn
+    t.to_room(0, "major")  # police in the inn
     cash = t.cash(0)
     t.morning()
     t.end_game()
     assert t.loc(corpse) == LOC.buried + 0 and t.p(L.P_FINES, 0) == 0
-    assert t.cash(0) == cash + 1                           # only the room income
+    assert t.cash(0) == cash + 1  # only the room income
     t.check()
 
 
 # -- BI-N7 ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("cash,cheques,k,ok,after", [
-    (25, 0, 2, True, (5, 2)),
-    (25, 0, 3, False, (25, 0)),
-    (15, 2, -2, True, (35, 0)),
-    (15, 3, -3, False, (15, 3)),                           # 45 > 40
-    (31, 1, -1, False, (31, 1)),
-    (30, 1, -1, True, (40, 0)),
-    (9, 1, 0, True, (9, 1)),                               # plain pass
-    (40, 0, 4, True, (0, 4)),
-])
+
+@pytest.mark.parametrize(
+    "cash,cheques,k,ok,after",
+    [
+        (25, 0, 2, True, (5, 2)),
+        (25, 0, 3, False, (25, 0)),
+        (15, 2, -2, True, (35, 0)),
+        (15, 3, -3, False, (15, 3)),  # 45 > 40
+        (31, 1, -1, False, (31, 1)),
+        (30, 1, -1, True, (40, 0)),
+        (9, 1, 0, True, (9, 1)),  # plain pass
+        (40, 0, 4, True, (0, 4)),
+    ],
+)
 def test_BI_N7_launder_whole_tens_and_cash_cheques_up_to_the_cap(cash, cheques, k, ok, after):
     """BI-N7: buy cheques with whole tens of cash, or cash cheques while cash stays <= 40."""
     t = Table(2)
@@ -485,6 +496,7 @@ def test_BI_N7_launder_whole_tens_and_cash_cheques_up_to_the_cap(cash, cheques, 
 
 # -- BI-N8 ------------------------------------------------------------------------------
 
+
 def test_BI_N8_cash_is_capped_at_40_and_the_excess_is_lost():
     """BI-N8: every gain above 40 is lost (burial, burial share, build bonus)."""
     t = Table(2).clear()
@@ -495,15 +507,16 @@ def test_BI_N8_cash_is_capped_at_40_and_the_excess_is_lost():
     t.set_money(1, cash=35)
     corpse = t.to_corpse(0, "marquis")[0]
     t.to_hand(0, "novice", "monk", "abbot")
-    assert t.act_bury(0, (corpse, t.barn(1)))              # 13 each
+    assert t.act_bury(0, (corpse, t.barn(1)))  # 13 each
     assert t.cash(0) == 40 and t.cash(1) == 40
     t.set_money(1, cash=35)
-    t.give_annex(1, "count", keep_money=False)             # Dining Room: +9
+    t.give_annex(1, "count", keep_money=False)  # Dining Room: +9
     assert t.cash(1) == 40
     t.check()
 
 
 # -- BI-N9 ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("where", ["own_hand", "other_hand", "other_annex", "own_annex"])
 def test_BI_N9_hands_and_annexes_cannot_be_killed_or_bribed(where):
@@ -527,6 +540,7 @@ def test_BI_N9_hands_and_annexes_cannot_be_killed_or_bribed(where):
 
 # -- what a strategy may see ---------------------------------------------------------------
 
+
 @pytest.mark.parametrize("seats", ["random", "greedy"])
 def test_BI_N_strategies_decide_from_own_hand_public_table_and_top_card_only(seats):
     """BI-E1 (the top Entrance card is public, the rest is not), BI-N2 (own hand), BI-N9:
@@ -537,7 +551,7 @@ def test_BI_N_strategies_decide_from_own_hand_public_table_and_top_card_only(sea
     checked = 0
     for g in range(4):
         t = Table(3, seats=seats, game_id=g, rules={"length": "short"})
-        for _ in range(6):                                 # six rounds
+        for _ in range(6):  # six rounds
             fp = t[L.G_FIRST]
             top = t.entrance()[0] if t.entrance() else -1
             if top >= 0:
@@ -557,7 +571,7 @@ def test_BI_N_strategies_decide_from_own_hand_public_table_and_top_card_only(sea
                 cost = min(2, t.p(L.P_HAND_N, p))
                 strategies.decide_payment(a_st, t.pr, p, ACTION.kill, cost, -1)
                 strategies.decide_payment(b_st, b.pr, p, ACTION.kill, cost, -1)
-                assert list(a_st[L.D_PAY:L.D_PAY + cost]) == list(b_st[L.D_PAY:L.D_PAY + cost])
+                assert list(a_st[L.D_PAY : L.D_PAY + cost]) == list(b_st[L.D_PAY : L.D_PAY + cost])
                 checked += 1
                 t.take_action(p)
             for p in range(3):
@@ -568,7 +582,7 @@ def test_BI_N_strategies_decide_from_own_hand_public_table_and_top_card_only(sea
                 strategies.decide_wages(b_st, b.pr, p, keep)
                 n = int(a_st[L.D_NT])
                 assert n == b_st[L.D_NT]
-                assert list(a_st[L.D_T:L.D_T + n]) == list(b_st[L.D_T:L.D_T + n])
+                assert list(a_st[L.D_T : L.D_T + n]) == list(b_st[L.D_T : L.D_T + n])
             t.morning()
             assert t[L.G_ERR] == 0
     assert checked >= 60

@@ -12,22 +12,52 @@ must do; the kernel's rule function must agree:
   Bury) and the others discarded (peasants to the Bistro, others to the Exit), the money
   moved as the rule says with the cap, and every invariant holds.
 """
+
 import random
 
 import numpy as np
 import pytest
-
 from bloody_inn_harness import LOC, L, Table
 
-ANNEX_KINDS = ["cultivator", "mechanic", "distiller", "gardener", "landscaper", "butcher",
-               "newsboy", "representative", "concierge", "brewer", "grocer", "shopkeeper",
-               "novice", "monk", "abbot", "priest", "archbishop", "bishop", "baron",
-               "viscount", "count", "duke", "prince", "marquis"]
+ANNEX_KINDS = [
+    "cultivator",
+    "mechanic",
+    "distiller",
+    "gardener",
+    "landscaper",
+    "butcher",
+    "newsboy",
+    "representative",
+    "concierge",
+    "brewer",
+    "grocer",
+    "shopkeeper",
+    "novice",
+    "monk",
+    "abbot",
+    "priest",
+    "archbishop",
+    "bishop",
+    "baron",
+    "viscount",
+    "count",
+    "duke",
+    "prince",
+    "marquis",
+]
 POLICE = ["peacekeeper", "brigadier", "brigadier_chief", "major"]
 AFFINITY = {"merchant": "bribe", "artisan": "build", "religious": "bury", "police": "kill"}
 #: immediately-earned francs (fixed part) and colour counted, from the card texts
-NOW = {"landscaper": 4, "grocer": 4, "bishop": 4, "baron": 4, "viscount": 6, "count": 9,
-       "duke": 4, "marquis": 18}
+NOW = {
+    "landscaper": 4,
+    "grocer": 4,
+    "bishop": 4,
+    "baron": 4,
+    "viscount": 6,
+    "count": 9,
+    "duke": 4,
+    "marquis": 18,
+}
 PER_COLOUR = {"cultivator": "red", "newsboy": "blue", "novice": "purple"}
 
 
@@ -211,8 +241,7 @@ def _one_trial(t, rng):
             targets = [_some_card(t, rng, p) for _ in range(k)]
             expect = o.bribe(p, targets, 0) if action == "bribe" else o.kill(p, targets, False)
     elif action == "build":
-        card = rng.choice(t.hand(p)) if t.hand(p) and rng.random() < 0.8 else \
-            _some_card(t, rng, p)
+        card = rng.choice(t.hand(p)) if t.hand(p) and rng.random() < 0.8 else _some_card(t, rng, p)
         expect = o.build(p, card)
     elif action == "bury":
         corpses = t.corpses(p)
@@ -220,10 +249,12 @@ def _one_trial(t, rng):
         pairs = []
         for _ in range(k):
             c = rng.choice(corpses) if corpses and rng.random() < 0.85 else _some_card(t, rng, p)
-            places = [t.barn(q) for q in range(t.np)] + \
-                [a for q in range(t.np) for a in t.annexes(q)]
-            d = rng.choice(places) if rng.random() < 0.85 else \
-                rng.choice([t.barn(3), t.barn(-1), rng.randrange(-20, t.ncards + 2)])
+            places = [t.barn(q) for q in range(t.np)] + [a for q in range(t.np) for a in t.annexes(q)]
+            d = (
+                rng.choice(places)
+                if rng.random() < 0.85
+                else rng.choice([t.barn(3), t.barn(-1), rng.randrange(-20, t.ncards + 2)])
+            )
             pairs.append((c, d))
         expect = o.bury(p, pairs)
     else:
@@ -231,10 +262,9 @@ def _one_trial(t, rng):
         expect = o.launder(p, k)
 
     t.log_events()
-    snapshot = st[:L.D_ACTION].copy()
+    snapshot = st[: L.D_ACTION].copy()
     if action == "bribe":
-        ok = t.act_bribe(p, *targets, peasants=n) if n or not targets else \
-            t.act_bribe(p, *targets)
+        ok = t.act_bribe(p, *targets, peasants=n) if n or not targets else t.act_bribe(p, *targets)
     elif action == "kill":
         ok = t.act_kill(p, peasant=True) if not targets else t.act_kill(p, *targets)
     elif action == "build":
@@ -245,7 +275,7 @@ def _one_trial(t, rng):
         ok = t.act_launder(p, k)
     assert ok == (expect is not None), (action, expect)
     if not ok:
-        changed = np.flatnonzero(st[:L.D_ACTION] != snapshot)
+        changed = np.flatnonzero(st[: L.D_ACTION] != snapshot)
         assert changed.size == 0, f"refused {action} changed state offsets {changed[:10]}"
         return action, False
     ev = t.events()
@@ -289,8 +319,7 @@ def _one_trial(t, rng):
         assert (t.cash(p), t.cheques(p)) == (cash0[p] - 10 * k, cheq0[p] + k)
     if action != "launder":
         assert t.cheques(p) == cheq0[p]
-    assert [t.cheques(q) for q in range(t.np) if q != p] == \
-        [cheq0[q] for q in range(t.np) if q != p]
+    assert [t.cheques(q) for q in range(t.np) if q != p] == [cheq0[q] for q in range(t.np) if q != p]
     t.check()
     return action, True
 

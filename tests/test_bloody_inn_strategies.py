@@ -2,15 +2,16 @@
 every decision of every strategy under every ruleset flag), parameters that move behaviour
 the expected way, archetypes that really differ, decisions that ignore hidden information,
 and the checked-in expert parameters."""
+
 from __future__ import annotations
 
 import math
-import tomllib
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
+import tomllib
 
 from kernels.bloody_inn import layout as L
 from kernels.bloody_inn import strat_heuristic as heur
@@ -23,9 +24,15 @@ ARCHETYPES = ("killer", "builder", "briber", "banker")
 
 
 def play(players, seats, games, seed=11, rules=None):
-    cfg = {"game": "bloody_inn", "players": players, "games": games, "seed": seed,
-           "rotate": True, "rules": {"check_invariants": True, **(rules or {})},
-           "seats": seats}
+    cfg = {
+        "game": "bloody_inn",
+        "players": players,
+        "games": games,
+        "seed": seed,
+        "rotate": True,
+        "rules": {"check_invariants": True, **(rules or {})},
+        "seats": seats,
+    }
     r = api.simulate(cfg)
     return pl.from_arrow(r.games), pl.from_arrow(r.seats)
 
@@ -41,6 +48,7 @@ def mean_ci(x):
 
 
 # --- registry -------------------------------------------------------------------------
+
 
 def test_registry_has_the_library_and_presets_stay_in_range():
     for name in ("random", "greedy", "heuristic", "expert", *ARCHETYPES):
@@ -70,6 +78,7 @@ def test_expert_parameters_are_the_checked_in_file():
 
 
 # --- legality -------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
 def test_every_strategy_makes_only_legal_choices(players):
@@ -119,19 +128,23 @@ def test_extreme_parameters_stay_legal():
 
 # --- parameters move behaviour the expected way ------------------------------------------
 
+
 def _stat(players, params, col, games=3000, opponents=("killer", "builder")):
-    seats = [seat("heuristic", **params)] + [seat(o) for o in opponents[:players - 1]]
+    seats = [seat("heuristic", **params)] + [seat(o) for o in opponents[: players - 1]]
     _, s = play(players, seats, games, seed=21)
     return s.filter(pl.col("lineup") == 0)[col].to_numpy()
 
 
-@pytest.mark.parametrize("col,low,high", [
-    ("fines", {"police_risk": 3.0}, {"police_risk": 0.0}),
-    ("kills", {"kill_bias": -6.0}, {"kill_bias": 6.0}),
-    ("builds", {"build_bias": -6.0}, {"build_bias": 6.0}),
-    ("bribes", {"bribe_bias": -6.0}, {"bribe_bias": 6.0}),
-    ("cheques", {"launder_above": 40.0}, {"launder_above": 5.0}),
-])
+@pytest.mark.parametrize(
+    "col,low,high",
+    [
+        ("fines", {"police_risk": 3.0}, {"police_risk": 0.0}),
+        ("kills", {"kill_bias": -6.0}, {"kill_bias": 6.0}),
+        ("builds", {"build_bias": -6.0}, {"build_bias": 6.0}),
+        ("bribes", {"bribe_bias": -6.0}, {"bribe_bias": 6.0}),
+        ("cheques", {"launder_above": 40.0}, {"launder_above": 5.0}),
+    ],
+)
 def test_parameter_moves_behaviour(col, low, high):
     """e.g. a higher police-risk weight lowers the fines paid (3 players, same deals)."""
     a = _stat(3, low, col)
@@ -143,8 +156,7 @@ def test_archetypes_really_differ():
     """Mixed 4-player tables: each archetype leads the statistic its plan is about."""
     _, s = play(4, [seat(n) for n in ARCHETYPES], 4000, seed=9)
     s = s.with_columns(travellers_bribed=pl.col("bribes") - pl.col("peasants_bribed"))
-    by = s.group_by("strategy").agg(
-        pl.col("kills", "builds", "travellers_bribed", "cheques").mean())
+    by = s.group_by("strategy").agg(pl.col("kills", "builds", "travellers_bribed", "cheques").mean())
     m = {r["strategy"]: r for r in by.iter_rows(named=True)}
     assert max(m, key=lambda k: m[k]["kills"]) == "killer"
     assert max(m, key=lambda k: m[k]["builds"]) == "builder"
@@ -154,6 +166,7 @@ def test_archetypes_really_differ():
 
 # --- strength ---------------------------------------------------------------------------
 
+
 def test_expert_beats_random_heads_up():
     _, s = play(2, [seat("expert"), seat("random")], 2000, seed=3)
     w = s.filter(pl.col("strategy") == "expert")["win"].mean()
@@ -161,6 +174,7 @@ def test_expert_beats_random_heads_up():
 
 
 # --- information ------------------------------------------------------------------------
+
 
 def _midgame_state(players, lineup, seed, rounds):
     """A real game advanced by the kernel's own phases to the night of ``rounds``."""
@@ -170,8 +184,16 @@ def _midgame_state(players, lineup, seed, rounds):
     from kernels.bloody_inn.setup import setup_game
     from kernels.rng import stream_key
     from sim.games.bloody_inn import ADAPTER
-    resolved = api.resolve({"game": "bloody_inn", "players": players, "games": 1,
-                            "seed": seed, "seats": [seat(n) for n in lineup]})
+
+    resolved = api.resolve(
+        {
+            "game": "bloody_inn",
+            "players": players,
+            "games": 1,
+            "seed": seed,
+            "seats": [seat(n) for n in lineup],
+        }
+    )
     tmpl, params, _, _ = ADAPTER.build_template(resolved)
     st = tmpl.copy()
     st[L.G_GAME_ID] = 0
@@ -211,9 +233,9 @@ def _hide_and_shuffle(st, p, rng):
             t[L.C_SLOT + b], t[L.C_SLOT + c] = t[L.C_SLOT + c], 0
     pos, end = t[L.G_ENT_POS], t[L.G_ENT_N]
     if end - pos > 2:
-        rest = t[L.ENT + pos + 1:L.ENT + end].copy()
+        rest = t[L.ENT + pos + 1 : L.ENT + end].copy()
         rng.shuffle(rest)
-        t[L.ENT + pos + 1:L.ENT + end] = rest
+        t[L.ENT + pos + 1 : L.ENT + end] = rest
         for i in range(pos + 1, end):
             t[L.C_SLOT + t[L.ENT + i]] = i
     assert n == t[L.G_NCARDS]
@@ -235,14 +257,14 @@ def test_decisions_ignore_hidden_information(name):
             s_[L.D_NT] = 0
             s_[L.D_PEASANTS] = 0
             s_[L.D_LAUNDER] = 0
-            s_[L.D_DEST:L.D_DEST + 8] = 0
+            s_[L.D_DEST : L.D_DEST + 8] = 0
         decide_action(a, pr, p)
         decide_action(b, pr, p)
         # (greedy's random tie-breaks draw from the same stream state in both twins)
         nt = a[L.D_NT]
         assert a[L.D_ACTION] == b[L.D_ACTION] and nt == b[L.D_NT]
-        assert (a[L.D_T:L.D_T + nt] == b[L.D_T:L.D_T + nt]).all()
-        assert (a[L.D_DEST:L.D_DEST + nt] == b[L.D_DEST:L.D_DEST + nt]).all()
+        assert (a[L.D_T : L.D_T + nt] == b[L.D_T : L.D_T + nt]).all()
+        assert (a[L.D_DEST : L.D_DEST + nt] == b[L.D_DEST : L.D_DEST + nt]).all()
         assert a[L.D_LAUNDER] == b[L.D_LAUNDER] and a[L.D_PEASANTS] == b[L.D_PEASANTS]
         checked += 1
     assert checked >= 8

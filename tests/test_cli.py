@@ -1,18 +1,18 @@
 """The ``sim`` CLI through Typer's runner and real subprocesses (with the fake game)."""
+
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import fake_adapter
 import pytest
 from typer.testing import CliRunner
 
-import fake_adapter
 from sim import dataset, registry
 from sim.cli import app
 
@@ -34,6 +34,7 @@ def cli(tmp_path, monkeypatch):
 
     def invoke(*args):
         return runner.invoke(app, [str(a) for a in args])
+
     return invoke
 
 
@@ -67,8 +68,20 @@ def test_run_prints_summary_and_writes_dataset(cli, tmp_path):
 
 def test_run_json_and_overrides(cli, tmp_path):
     write("r.toml", RUN)
-    res = cli("run", "r.toml", "--games", 500, "--seed", 3, "--out", "elsewhere", "--json",
-              "--threads", 1, "--events")
+    res = cli(
+        "run",
+        "r.toml",
+        "--games",
+        500,
+        "--seed",
+        3,
+        "--out",
+        "elsewhere",
+        "--json",
+        "--threads",
+        1,
+        "--events",
+    )
     assert res.exit_code == 0, res.stderr
     s = json.loads(res.stdout)
     assert s["games"] == s["games_played"] == 500 and s["seed"] == 3
@@ -80,8 +93,9 @@ def test_run_json_and_overrides(cli, tmp_path):
 def test_refusal_resume_and_force(cli):
     write("r.toml", RUN)
     assert cli("run", "r.toml").exit_code == 0
-    one_error_line(cli("run", "r.toml"), "results/r", "already holds a complete dataset",
-                   "--resume", "--force")
+    one_error_line(
+        cli("run", "r.toml"), "results/r", "already holds a complete dataset", "--resume", "--force"
+    )
     res = cli("run", "r.toml", "--resume")
     assert res.exit_code == 0 and "already complete" in res.stdout
     one_error_line(cli("run", "r.toml", "--resume", "--force"), "exclude each other")
@@ -89,44 +103,53 @@ def test_refusal_resume_and_force(cli):
     assert res.exit_code == 0 and json.loads(res.stdout)["seed"] == 2
 
 
-@pytest.mark.parametrize("text, fragments", [
-    ("colour = 1\n" + RUN, ["bad.toml", "colour = 1", "allowed: one of the keys"]),
-    (RUN.replace("players = 3", "players = 7"), ["bad.toml", "players = 7",
-                                                 "an integer from 1 to 4"]),
-    (RUN.replace("players = 3", 'players = "three"'), ["players = 'three'", "an integer"]),
-    (RUN.replace("games = 3000", "games = 0"), ["games = 0", "an integer from 1"]),
-    (RUN.replace("seed = 9", "seed = -1"), ["seed = -1"]),
-    (RUN.replace('game = "fakegame"', 'game = "chess"'), ["game = 'chess'", "'fakegame'"]),
-    ("rotate = 1\n" + RUN, ["bad.toml: rotate = 1", "true or false"]),
-    (RUN.replace("deck_size = 30", "deck_size = 5"), ["rules.deck_size = 5", "10 to 80"]),
-    (RUN.replace("deck_size = 30", "decksize = 30"), ["rules.decksize", "deck_size"]),
-    (RUN + '[[seats]]\nstrategy = "psychic"\n', ["seats.0.strategy = 'psychic'", "'random'"]),
-    (RUN + '[[seats]]\nstrategy = "random"\nparams = { aggression = 2.0 }\n',
-     ["seats.0.params.aggression = 2.0", "0.0 to 1.0"]),
-    (RUN + '[[seats]]\nstrategy = "random"\n[[seats]]\nstrategy = "random"\n',
-     ["seats = '2 entries'", "1 or 3"]),
-    (RUN + "[cards.joker]\nrank = 2\n", ["cards.joker"]),
-    (RUN + "[cards.marquis]\nrank = 9\n", ["cards.marquis.rank = 9"]),
-    ('game = "fakegame"\nplayers = = 3\n', ["bad.toml", "invalid TOML", "line 2"]),
-    ('game = "fakegame"\n[rules\n', ["invalid TOML", "line 2"]),
-])
+@pytest.mark.parametrize(
+    "text, fragments",
+    [
+        ("colour = 1\n" + RUN, ["bad.toml", "colour = 1", "allowed: one of the keys"]),
+        (RUN.replace("players = 3", "players = 7"), ["bad.toml", "players = 7", "an integer from 1 to 4"]),
+        (RUN.replace("players = 3", 'players = "three"'), ["players = 'three'", "an integer"]),
+        (RUN.replace("games = 3000", "games = 0"), ["games = 0", "an integer from 1"]),
+        (RUN.replace("seed = 9", "seed = -1"), ["seed = -1"]),
+        (RUN.replace('game = "fakegame"', 'game = "chess"'), ["game = 'chess'", "'fakegame'"]),
+        ("rotate = 1\n" + RUN, ["bad.toml: rotate = 1", "true or false"]),
+        (RUN.replace("deck_size = 30", "deck_size = 5"), ["rules.deck_size = 5", "10 to 80"]),
+        (RUN.replace("deck_size = 30", "decksize = 30"), ["rules.decksize", "deck_size"]),
+        (RUN + '[[seats]]\nstrategy = "psychic"\n', ["seats.0.strategy = 'psychic'", "'random'"]),
+        (
+            RUN + '[[seats]]\nstrategy = "random"\nparams = { aggression = 2.0 }\n',
+            ["seats.0.params.aggression = 2.0", "0.0 to 1.0"],
+        ),
+        (
+            RUN + '[[seats]]\nstrategy = "random"\n[[seats]]\nstrategy = "random"\n',
+            ["seats = '2 entries'", "1 or 3"],
+        ),
+        (RUN + "[cards.joker]\nrank = 2\n", ["cards.joker"]),
+        (RUN + "[cards.marquis]\nrank = 9\n", ["cards.marquis.rank = 9"]),
+        ('game = "fakegame"\nplayers = = 3\n', ["bad.toml", "invalid TOML", "line 2"]),
+        ('game = "fakegame"\n[rules\n', ["invalid TOML", "line 2"]),
+    ],
+)
 def test_each_kind_of_bad_config_is_one_line_exit_2(cli, text, fragments):
     write("bad.toml", text)
     one_error_line(cli("run", "bad.toml"), *fragments)
     one_error_line(cli("validate", "bad.toml"), *fragments)
 
 
-@pytest.mark.parametrize("args, fragments", [
-    (["run", "missing.toml"], ["missing.toml", "an existing TOML file"]),
-    (["run", "r.toml", "--games", "-5"], ["--games = -5"]),
-    (["run", "r.toml", "--seed", "-1"], ["--seed = -1"]),
-    (["run", "r.toml", "--chunk-games", "0"], ["chunk-games = 0"]),
-    (["run", "r.toml", "--threads", "999"], ["threads = 999"]),
-    (["run", "r.toml", "--backend", "cloud"], ["backend = 'cloud'", "'local'"]),
-    (["strategies", "chess"], ["game = 'chess'"]),
-    (["sweep", "r.toml"], ["r.toml", "a sweep config", "sim run r.toml"]),
-    (["run", "s.toml"], ["s.toml", "a run config", "sim sweep s.toml"]),
-])
+@pytest.mark.parametrize(
+    "args, fragments",
+    [
+        (["run", "missing.toml"], ["missing.toml", "an existing TOML file"]),
+        (["run", "r.toml", "--games", "-5"], ["--games = -5"]),
+        (["run", "r.toml", "--seed", "-1"], ["--seed = -1"]),
+        (["run", "r.toml", "--chunk-games", "0"], ["chunk-games = 0"]),
+        (["run", "r.toml", "--threads", "999"], ["threads = 999"]),
+        (["run", "r.toml", "--backend", "cloud"], ["backend = 'cloud'", "'local'"]),
+        (["strategies", "chess"], ["game = 'chess'"]),
+        (["sweep", "r.toml"], ["r.toml", "a sweep config", "sim run r.toml"]),
+        (["run", "s.toml"], ["s.toml", "a run config", "sim sweep s.toml"]),
+    ],
+)
 def test_bad_arguments_are_one_line_exit_2(cli, args, fragments):
     write("r.toml", RUN)
     write("s.toml", 'base = "r.toml"\n[grid]\nplayers = [2]\n')
@@ -175,8 +198,12 @@ def test_sweep_command(cli, tmp_path):
 def test_games_and_strategies(cli):
     res = cli("games", "--json")
     assert res.exit_code == 0
-    assert {"game": "fakegame", "title": "Fake game (tests only)", "min_players": 1,
-            "max_players": 4} in json.loads(res.stdout)
+    assert {
+        "game": "fakegame",
+        "title": "Fake game (tests only)",
+        "min_players": 1,
+        "max_players": 4,
+    } in json.loads(res.stdout)
     assert "fakegame" in cli("games").stdout
     res = cli("strategies", "fakegame")
     assert res.exit_code == 0 and "greedy" in res.stdout and "aggression = 1.0" in res.stdout
@@ -186,14 +213,15 @@ def test_games_and_strategies(cli):
 
 # --- real subprocesses ----------------------------------------------------------------
 
-LAUNCH = ("import sys; sys.path.insert(0, {tests!r}); import fake_adapter; "
-          "fake_adapter.install(); from sim.cli import main; main()")
+LAUNCH = (
+    "import sys; sys.path.insert(0, {tests!r}); import fake_adapter; "
+    "fake_adapter.install(); from sim.cli import main; main()"
+)
 
 
 def sim_proc(args, cwd, **kw):
     cmd = [sys.executable, "-c", LAUNCH.format(tests=str(TESTS))] + [str(a) for a in args]
-    return subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, **kw)
+    return subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 
 def sim_run(args, cwd):
@@ -213,14 +241,14 @@ def wait_for_chunks(out, n, proc, timeout=60):
     raise AssertionError("no chunks appeared")
 
 
-SLOW = RUN.replace("games = 3000", "games = 4000").replace("deck_size = 30",
-                                                           "deck_size = 30\nsleep_s = 0.15")
+SLOW = RUN.replace("games = 3000", "games = 4000").replace("deck_size = 30", "deck_size = 30\nsleep_s = 0.15")
 
 
 def test_subprocess_kill_9_and_resume_is_identical(tmp_path):
     write(tmp_path / "slow.toml", SLOW)
-    code, out, err = sim_run(["run", "slow.toml", "--out", "full", "--chunk-games", 250,
-                              "--events"], tmp_path)
+    code, out, err = sim_run(
+        ["run", "slow.toml", "--out", "full", "--chunk-games", 250, "--events"], tmp_path
+    )
     assert code == 0, err
     p = sim_proc(["run", "slow.toml", "--out", "cut", "--chunk-games", 250, "--events"], tmp_path)
     wait_for_chunks(tmp_path / "cut", 3, p)
@@ -230,13 +258,11 @@ def test_subprocess_kill_9_and_resume_is_identical(tmp_path):
     assert m["status"] == "running" and 3 <= len(m["chunks"]) < 16
     code, _, err = sim_run(["run", "slow.toml", "--out", "cut"], tmp_path)
     assert code == 2 and "unfinished dataset" in err and "--resume" in err
-    code, out, err = sim_run(["run", "slow.toml", "--out", "cut", "--events", "--resume"],
-                             tmp_path)
+    code, out, err = sim_run(["run", "slow.toml", "--out", "cut", "--events", "--resume"], tmp_path)
     assert code == 0, err
     assert "the rest resumed" in out
     for name in ("games", "seats", "events"):
-        assert dataset.read_table(tmp_path / "cut", name).equals(
-            dataset.read_table(tmp_path / "full", name))
+        assert dataset.read_table(tmp_path / "cut", name).equals(dataset.read_table(tmp_path / "full", name))
     a, b = dataset.read_manifest(tmp_path / "cut"), dataset.read_manifest(tmp_path / "full")
     assert [c["files"] for c in a["chunks"]] == [c["files"] for c in b["chunks"]]
 
@@ -260,8 +286,9 @@ def test_subprocess_errors_have_no_traceback(tmp_path):
     write(tmp_path / "bad.toml", 'game = "fakegame"\nplayers = 3\n[rules]\ndeck_size = "big"\n')
     code, out, err = sim_run(["run", "bad.toml"], tmp_path)
     assert code == 2 and out == ""
-    assert err.strip() == ("error: bad.toml: rules.deck_size = 'big' is invalid; "
-                           "allowed: an integer from 10 to 80")
+    assert err.strip() == (
+        "error: bad.toml: rules.deck_size = 'big' is invalid; allowed: an integer from 10 to 80"
+    )
 
 
 def test_console_script_starts():
@@ -272,8 +299,9 @@ def test_console_script_starts():
     assert res.returncode == 0, res.stderr
     for cmd in ("run", "sweep", "validate", "games", "strategies"):
         assert cmd in res.stdout
-    res = subprocess.run([str(exe), "strategies", "no-such-game"], capture_output=True,
-                         text=True, timeout=120)
+    res = subprocess.run(
+        [str(exe), "strategies", "no-such-game"], capture_output=True, text=True, timeout=120
+    )
     assert res.returncode == 2 and res.stderr.startswith("error: game = 'no-such-game'")
 
 

@@ -1,6 +1,7 @@
 """Cluedo over large random batches: invariants after every turn, ruleset flags CL-V1..CL-V7
 seen in the event log, determinism across threads and chunks, and the adapter's config
 validation and output columns."""
+
 from collections import defaultdict
 
 import numba
@@ -18,8 +19,13 @@ EV = {name: i for i, name in enumerate(L.EV_NAMES)}
 
 
 def resolved(players=4, seats=("logic",), seed=1, rotate=True, **rules):
-    res = C.resolve({"players": players, "rules": rules,
-                     "seats": [{"strategy": s} if isinstance(s, str) else s for s in seats]})
+    res = C.resolve(
+        {
+            "players": players,
+            "rules": rules,
+            "seats": [{"strategy": s} if isinstance(s, str) else s for s in seats],
+        }
+    )
     res.update(seed=seed, rotate=rotate, games=0)
     return res
 
@@ -58,10 +64,10 @@ def test_invariants_hold_after_every_turn(players, seats, rules):
     done = g["winner"] >= 0
     assert (acc[done, g["winner"][done]] == 1).all()
     nowin = (g["winner"] < 0) & (g["truncated"] == 0)
-    assert (acc[nowin] == 2).all()                       # CL-T7: only when all accused wrongly
+    assert (acc[nowin] == 2).all()  # CL-T7: only when all accused wrongly
     assert ((s["known_cards"] >= 3) & (s["known_cards"] <= 21)).all()
     if "naive" not in seats and "prob" not in seats:
-        assert (acc != 2).all()                          # logic never accuses wrongly
+        assert (acc != 2).all()  # logic never accuses wrongly
 
 
 def test_no_winner_games_happen_with_reckless_accusers():
@@ -75,10 +81,11 @@ def test_no_winner_games_happen_with_reckless_accusers():
     acc = s["accused"].reshape(300, 3)
     assert (acc[nowin & (g["truncated"] == 0)] == 2).all()
     place = s["place"].reshape(300, 3)
-    assert (place[nowin] == 1).all()                     # all eliminated: tied
+    assert (place[nowin] == 1).all()  # all eliminated: tied
 
 
 # --- flags in the event log --------------------------------------------------------------------
+
 
 def event_rows(res, count=150):
     g, s, ev = C.run_arrays(res, 0, count, events=True)
@@ -94,7 +101,7 @@ def test_loupes_and_clue_cards_per_turn():
     rolls = ev[ev[:, 3] == EV["roll"]]
     assert ((rolls[:, 4] >= 1) & (rolls[:, 4] <= 6) & (rolls[:, 5] >= 1) & (rolls[:, 5] <= 6)).all()
     assert (rolls[:, 6] == (rolls[:, 4] == 1).astype(int) + (rolls[:, 5] == 1)).all()
-    assert (rolls[rolls[:, 7] == 1, 6] >= 1).all()       # a clue needs a loupe
+    assert (rolls[rolls[:, 7] == 1, 6] >= 1).all()  # a clue needs a loupe
     clue_turns = defaultdict(int)
     for i in np.flatnonzero(ev[:, 3] == EV["clue"]):
         clue_turns[(gid[i], ev[i, 1])] += 1
@@ -155,7 +162,7 @@ def test_classic_stay_flag_in_whole_games():
             drawer = (gid[i], turn, seat)
         if kind == EV["move"] and seat >= 0:
             if d == 3 or (d == 2 and drawer != (gid[i], turn, seat)):
-                moved_by_other.add(key)                  # a suggestion or another's clue card
+                moved_by_other.add(key)  # a suggestion or another's clue card
             else:
                 moved_self.add((gid[i], turn, seat))
         if kind == EV["suggest"]:
@@ -178,6 +185,7 @@ def test_max_turns_truncates():
 
 # --- determinism ----------------------------------------------------------------------------
 
+
 def test_same_results_for_any_threads_and_chunks():
     res = resolved(4, ("logic", "naive", "prob", "logic"), seed=42)
     numba.set_num_threads(1)
@@ -199,19 +207,54 @@ def test_same_results_for_any_threads_and_chunks():
 
 # --- the adapter ---------------------------------------------------------------------------------
 
+
 def test_simulate_columns_and_rotation():
-    cfg = {"game": "cluedo", "players": 3, "games": 300, "seed": 4, "rotate": True,
-           "seats": [{"strategy": "logic"}, {"strategy": "naive"},
-                     {"strategy": "prob", "params": {"risk": 0.9}}]}
+    cfg = {
+        "game": "cluedo",
+        "players": 3,
+        "games": 300,
+        "seed": 4,
+        "rotate": True,
+        "seats": [
+            {"strategy": "logic"},
+            {"strategy": "naive"},
+            {"strategy": "prob", "params": {"risk": 0.9}},
+        ],
+    }
     r = sim.simulate(cfg)
     games, seats = r.games, r.seats
-    assert games.column_names[:8] == ["game_id", "config_id", "players", "rounds", "turns",
-                                      "winner", "n_winners", "truncated"]
-    assert {"solution_suspect", "solution_weapon", "solution_room", "clue_cards_drawn"} <= set(games.column_names)
-    assert seats.column_names[:8] == ["game_id", "config_id", "seat", "strategy", "score",
-                                      "place", "win", "lineup"]
-    for col in ("character", "agent", "turns_taken", "suggestions", "first_room_turn",
-                "accused", "known_cards"):
+    assert games.column_names[:8] == [
+        "game_id",
+        "config_id",
+        "players",
+        "rounds",
+        "turns",
+        "winner",
+        "n_winners",
+        "truncated",
+    ]
+    assert {"solution_suspect", "solution_weapon", "solution_room", "clue_cards_drawn"} <= set(
+        games.column_names
+    )
+    assert seats.column_names[:8] == [
+        "game_id",
+        "config_id",
+        "seat",
+        "strategy",
+        "score",
+        "place",
+        "win",
+        "lineup",
+    ]
+    for col in (
+        "character",
+        "agent",
+        "turns_taken",
+        "suggestions",
+        "first_room_turn",
+        "accused",
+        "known_cards",
+    ):
         assert col in seats.column_names
     assert games.schema.field("winner").type == pa.int8()
     assert seats.schema.field("win").type == pa.float32()
@@ -226,25 +269,28 @@ def test_simulate_columns_and_rotation():
     assert set(seats["character"].to_pylist()) <= set(B.suspects)
 
 
-@pytest.mark.parametrize("raw,key", [
-    ({"players": 7}, "players"),
-    ({"rules": {"loupe_dice": 3}}, "rules.loupe_dice"),
-    ({"rules": {"loupe_dice": True}}, "rules.loupe_dice"),
-    ({"rules": {"dice": 3}}, "rules.dice"),
-    ({"rules": {"clue_cards": "maybe"}}, "rules.clue_cards"),
-    ({"rules": {"stay_and_suggest": "sometimes"}}, "rules.stay_and_suggest"),
-    ({"rules": {"first_player": "plum"}}, "rules.first_player"),
-    ({"rules": {"two_player_rooms": "all"}}, "rules.two_player_rooms"),
-    ({"rules": {"max_turns": 0}}, "rules.max_turns"),
-    ({"rules": {"characters": ["plum", "plum", "white", "green"]}}, "rules.characters"),
-    ({"rules": {"deck": 3}}, "rules.deck"),
-    ({"seats": [{"strategy": "genius"}]}, "seats.0.strategy"),
-    ({"seats": [{"strategy": "logic", "params": {"risk": 0.5}}]}, "seats.0.params.risk"),
-    ({"seats": [{"strategy": "prob", "params": {"risk": 2}}]}, "seats.0.params.risk"),
-    ({"seats": [{"strategy": "logic", "colour": "red"}]}, "seats.0.colour"),
-    ({"seats": [{"strategy": "logic"}, {"strategy": "naive"}]}, "seats"),
-    ({"cards": {"rope": {"copies": 2}}}, "cards"),
-])
+@pytest.mark.parametrize(
+    "raw,key",
+    [
+        ({"players": 7}, "players"),
+        ({"rules": {"loupe_dice": 3}}, "rules.loupe_dice"),
+        ({"rules": {"loupe_dice": True}}, "rules.loupe_dice"),
+        ({"rules": {"dice": 3}}, "rules.dice"),
+        ({"rules": {"clue_cards": "maybe"}}, "rules.clue_cards"),
+        ({"rules": {"stay_and_suggest": "sometimes"}}, "rules.stay_and_suggest"),
+        ({"rules": {"first_player": "plum"}}, "rules.first_player"),
+        ({"rules": {"two_player_rooms": "all"}}, "rules.two_player_rooms"),
+        ({"rules": {"max_turns": 0}}, "rules.max_turns"),
+        ({"rules": {"characters": ["plum", "plum", "white", "green"]}}, "rules.characters"),
+        ({"rules": {"deck": 3}}, "rules.deck"),
+        ({"seats": [{"strategy": "genius"}]}, "seats.0.strategy"),
+        ({"seats": [{"strategy": "logic", "params": {"risk": 0.5}}]}, "seats.0.params.risk"),
+        ({"seats": [{"strategy": "prob", "params": {"risk": 2}}]}, "seats.0.params.risk"),
+        ({"seats": [{"strategy": "logic", "colour": "red"}]}, "seats.0.colour"),
+        ({"seats": [{"strategy": "logic"}, {"strategy": "naive"}]}, "seats"),
+        ({"cards": {"rope": {"copies": 2}}}, "cards"),
+    ],
+)
 def test_bad_configs_name_the_key(raw, key):
     cfg = {"game": "cluedo", "players": 4, **raw}
     with pytest.raises(ConfigError) as err:
@@ -255,10 +301,16 @@ def test_bad_configs_name_the_key(raw, key):
 
 def test_resolved_config_is_complete_and_strategies_listed():
     res = sim.api.resolve({"game": "cluedo", "players": 3, "seats": [{"strategy": "prob"}]})
-    assert res["rules"] == {"loupe_dice": 2, "dice": 2, "clue_cards": "on",
-                            "stay_and_suggest": "allowed", "first_player": "random",
-                            "two_player_rooms": "corners", "max_turns": 2000,
-                            "characters": "random"}
+    assert res["rules"] == {
+        "loupe_dice": 2,
+        "dice": 2,
+        "clue_cards": "on",
+        "stay_and_suggest": "allowed",
+        "first_player": "random",
+        "two_player_rooms": "corners",
+        "max_turns": 2000,
+        "characters": "random",
+    }
     assert len(res["seats"]) == 3 and res["seats"][0]["params"]["risk"] == 0.85
     names = [s["name"] for s in C.ADAPTER.strategies()]
     assert names == ["naive", "logic", "prob"]
@@ -267,6 +319,7 @@ def test_resolved_config_is_complete_and_strategies_listed():
 
 def test_example_configs_resolve():
     from pathlib import Path
+
     paths = sorted(p for p in Path(C.DATA_DIR).glob("*.toml") if p.name != "study.toml")
     assert len(paths) >= 6
     for p in paths:
@@ -276,10 +329,11 @@ def test_example_configs_resolve():
 
 def test_bad_board_data_is_reported_with_file_and_line(tmp_path, monkeypatch):
     import shutil
+
     data = tmp_path / "cluedo"
     shutil.copytree(C.DATA_DIR, data)
     doors = (data / "doors.csv").read_text().splitlines()
-    doors[3] = "ballroom,8,5,9,9"                      # corridor square not next to the doorway
+    doors[3] = "ballroom,8,5,9,9"  # corridor square not next to the doorway
     (data / "doors.csv").write_text("\n".join(doors) + "\n")
     monkeypatch.setattr(C, "DATA_DIR", data)
     C.load_board.cache_clear()

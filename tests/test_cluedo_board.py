@@ -1,4 +1,5 @@
 """The Cluedo board (CL-C3) and movement legality (CL-T1) on hand-built positions."""
+
 import numpy as np
 import pytest
 
@@ -10,9 +11,13 @@ B = C.load_board()
 
 
 def state(players=4):
-    res = C.resolve({"players": players, "seats": [{"strategy": "logic"}],
-                     "rules": {"characters": ["scarlett", "mustard", "white", "green",
-                                              "peacock", "plum"][:players]}})
+    res = C.resolve(
+        {
+            "players": players,
+            "seats": [{"strategy": "logic"}],
+            "rules": {"characters": ["scarlett", "mustard", "white", "green", "peacock", "plum"][:players]},
+        }
+    )
     res.update(seed=0)
     return C.new_state(res)
 
@@ -39,10 +44,17 @@ def test_board_matches_reference_counts():
     assert B.passages[room("ballroom")] == 0
 
 
-@pytest.mark.parametrize("suspect,dist,rooms", [
-    ("scarlett", 8, {"lounge"}), ("mustard", 8, {"dining_room", "lounge"}),
-    ("white", 8, {"ballroom"}), ("green", 8, {"ballroom"}),
-    ("peacock", 7, {"conservatory"}), ("plum", 8, {"study"})])
+@pytest.mark.parametrize(
+    "suspect,dist,rooms",
+    [
+        ("scarlett", 8, {"lounge"}),
+        ("mustard", 8, {"dining_room", "lounge"}),
+        ("white", 8, {"ballroom"}),
+        ("green", 8, {"ballroom"}),
+        ("peacock", 7, {"conservatory"}),
+        ("plum", 8, {"study"}),
+    ],
+)
 def test_start_square_distances(suspect, dist, rooms):
     """Derived facts of the rules contract: nearest room from each start square, door step included."""
     start = B.start[B.suspects.index(suspect)]
@@ -63,8 +75,8 @@ def test_move_up_to_the_roll_enters_a_room_only_at_full_distance():
     start = B.start[0]
     reach(st, tb, start, 7)
     assert reached_steps(st, room("lounge")) == -1
-    assert reached_steps(st, sq(6, 18)) == 7           # the Lounge's door square
-    assert reached_steps(st, sq(7, 20)) == 4           # fewer steps than the roll is allowed
+    assert reached_steps(st, sq(6, 18)) == 7  # the Lounge's door square
+    assert reached_steps(st, sq(7, 20)) == 4  # fewer steps than the roll is allowed
     reach(st, tb, start, 8)
     assert reached_steps(st, room("lounge")) == 8
 
@@ -72,15 +84,15 @@ def test_move_up_to_the_roll_enters_a_room_only_at_full_distance():
 def test_pawns_block_squares_and_paths():
     """CL-T1: no moving onto or through an occupied square."""
     st, tb = state()
-    start = B.start[0]                                  # Scarlett (7,24): one way out, (7,23)
+    start = B.start[0]  # Scarlett (7,24): one way out, (7,23)
     park(st, 1, sq(7, 23))
     n = reach(st, tb, start, 12)
-    assert n == 1                                       # nowhere to go
-    park(st, 1, sq(7, 20))                              # a pawn in the 2-wide corridor
+    assert n == 1  # nowhere to go
+    park(st, 1, sq(7, 20))  # a pawn in the 2-wide corridor
     reach(st, tb, start, 12)
     assert reached_steps(st, sq(7, 20)) == -1
-    assert reached_steps(st, sq(8, 20)) == 5            # beside it is free
-    assert reached_steps(st, sq(7, 19)) == 7            # around it: 5 with the square free
+    assert reached_steps(st, sq(8, 20)) == 5  # beside it is free
+    assert reached_steps(st, sq(7, 19)) == 7  # around it: 5 with the square free
 
 
 def test_occupied_door_square_blocks_the_door_both_ways():
@@ -88,20 +100,20 @@ def test_occupied_door_square_blocks_the_door_both_ways():
     st, tb = state()
     lounge = room("lounge")
     park(st, 0, lounge)
-    park(st, 1, sq(6, 18))                              # the Lounge's only door square
-    assert reach(st, tb, lounge, 12) == 1               # cannot leave
+    park(st, 1, sq(6, 18))  # the Lounge's only door square
+    assert reach(st, tb, lounge, 12) == 1  # cannot leave
     st2, tb2 = state()
     park(st2, 0, sq(6, 17))
     park(st2, 1, sq(6, 18))
     reach(st2, tb2, sq(6, 17), 12)
-    assert reached_steps(st2, lounge) == -1             # cannot enter
+    assert reached_steps(st2, lounge) == -1  # cannot enter
 
 
 def test_leaving_costs_the_door_step_and_rooms_hold_many_pawns():
     st, tb = state()
     lounge = room("lounge")
     park(st, 0, lounge)
-    park(st, 2, room("hall"))                           # a pawn already in the Hall
+    park(st, 2, room("hall"))  # a pawn already in the Hall
     reach(st, tb, lounge, 6)
     assert reached_steps(st, sq(6, 18)) == 1
     assert reached_steps(st, sq(6, 17)) == 2

@@ -1,11 +1,20 @@
 """The deduction engine on hand-built knowledge states: it finds what is entailed and nothing
 that is not (CL-S2 one envelope card per category, CL-T5 refutation facts, hand sizes)."""
+
 import numpy as np
 
 from kernels.cluedo import layout as L
 from kernels.cluedo.agents import certain_triple, prepare, unpack_room, unpack_suspect, unpack_weapon
-from kernels.cluedo.knowledge import (add_clause, add_has, add_not, copy_block, kbase,
-                                     propagate, sample_deal, solve)
+from kernels.cluedo.knowledge import (
+    add_clause,
+    add_has,
+    add_not,
+    copy_block,
+    kbase,
+    propagate,
+    sample_deal,
+    solve,
+)
 from sim.games import cluedo as C
 
 ALL = L.ALL_CARDS
@@ -148,7 +157,7 @@ def test_counting_entailment_found_by_exact_search_not_by_propagation():
     add_clause(st, kb, 3, bit("plum", "rope"))
     add_clause(st, kb, 3, bit("plum", "hall"))
     assert propagate(st, kb) == 0
-    assert not has(st, kb, 3) & bit("plum")          # propagation alone: not found
+    assert not has(st, kb, 3) & bit("plum")  # propagation alone: not found
     poss = exact_closure(st, kb)
     plum = C.card_index("plum")
     assert poss[plum, 3] and not poss[plum, 0] and not poss[plum, L.ENVELOPE]
@@ -161,10 +170,15 @@ def test_exact_search_proves_the_envelope_for_the_logic_agent():
     res = C.resolve({"players": 3, "seats": [{"strategy": "logic"}]})
     res.update(seed=0)
     st, tb = C.new_state(res)
-    C.set_deal(st, [["scarlett", "mustard", "candlestick", "dagger", "kitchen", "ballroom"],
-                    ["white", "green", "lead_pipe", "revolver", "conservatory", "dining_room"],
-                    ["peacock", "rope", "billiard_room", "library", "lounge", "hall"]],
-               ["plum", "wrench", "study"])
+    C.set_deal(
+        st,
+        [
+            ["scarlett", "mustard", "candlestick", "dagger", "kitchen", "ballroom"],
+            ["white", "green", "lead_pipe", "revolver", "conservatory", "dining_room"],
+            ["peacock", "rope", "billiard_room", "library", "lounge", "hall"],
+        ],
+        ["plum", "wrench", "study"],
+    )
     kb = kbase(0)
     # seat 0 knows: seat 1's and 2's hands except that one of {peacock, plum} and one of
     # {rope, wrench} is unresolved; seat 2 has one unknown card and two clauses on it
@@ -179,11 +193,11 @@ def test_exact_search_proves_the_envelope_for_the_logic_agent():
     assert propagate(st, kb) == 0
     cand = int(L.ALL_CARDS & ~st[kb + L.K_NOT + L.ENVELOPE])
     assert bin(cand & L.CAT_SUSPECT).count("1") == 2 or bin(cand & L.CAT_WEAPON).count("1") == 2
-    st[L.S_PARAM + L.N_PARAMS * 0 + 3] = 0                 # exact off: not certain
+    st[L.S_PARAM + L.N_PARAMS * 0 + 3] = 0  # exact off: not certain
     st[kb + L.K_EXVER] = -1
     prepare(st, 0)
     assert certain_triple(st, 0) == -1
-    st[L.S_PARAM + 3] = 8 * L.PARAM_SCALE                  # exact on: certain and right
+    st[L.S_PARAM + 3] = 8 * L.PARAM_SCALE  # exact on: certain and right
     st[kb + L.K_EXVER] = -1
     prepare(st, 0)
     t = certain_triple(st, 0)
@@ -206,7 +220,7 @@ def _random_knowledge(rng, n):
         st[L.S_HSIZE + h] = int((owner == h).sum())
         if st[L.S_HSIZE + h] == 0:
             st[kb + L.K_NOT + h] = ALL
-    p_has, p_not = rng.uniform(0.05, 0.6), rng.uniform(0.05, 0.8)   # how much is known
+    p_has, p_not = rng.uniform(0.05, 0.6), rng.uniform(0.05, 0.8)  # how much is known
     for c in range(21):
         if owner[c] == 0 or (owner[c] != L.ENVELOPE and rng.random() < p_has):
             add_has(st, kb, int(owner[c]), 1 << c)
@@ -230,13 +244,13 @@ def test_propagation_is_sound_and_the_logic_agent_finds_every_entailed_envelope(
     triples, the logic agent is certain of the envelope exactly when it is entailed."""
     rng = np.random.default_rng(7)
     certain_cases = 0
-    for trial in range(60):
+    for _ in range(60):
         n = int(rng.integers(3, 7))
         st, kb, owner = _random_knowledge(rng, n)
         assert propagate(st, kb) == 0
         poss = exact_closure(st, kb)
         for c in range(21):
-            assert poss[c, owner[c]]                     # truth is consistent
+            assert poss[c, owner[c]]  # truth is consistent
             for h in range(L.N_HOLDERS):
                 if (st[kb + L.K_HAS + h] >> c) & 1:
                     assert poss[c].sum() == 1 and poss[c, h]

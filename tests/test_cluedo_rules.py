@@ -1,21 +1,23 @@
 """Cluedo rules on hand-built positions: suggestions and refutation (CL-T5), accusation and
 elimination (CL-T6, CL-T7), passages (CL-T3, CL-T4), every clue-card effect (CL-K1..K7),
 setup (CL-S) and the 2-player mode (CL-2)."""
+
 import pytest
 
 from kernels.cluedo import layout as L
-from kernels.cluedo.agents import choose_show, pack
+from kernels.cluedo.agents import certain_triple, choose_show, pack, prepare
 from kernels.cluedo.knowledge import kbase, propagate
-from kernels.cluedo.agents import certain_triple, prepare
 from kernels.cluedo.rules import accuse, draw_clue, look_face_down, resolve_suggestion, take_turn
 from sim.games import cluedo as C
 
 B = C.load_board()
 CHARS = ["scarlett", "mustard", "white", "green", "peacock", "plum"]
-DEAL4 = [["scarlett", "candlestick", "kitchen", "ballroom", "peacock"],
-         ["mustard", "dagger", "dining_room", "billiard_room", "library"],
-         ["white", "lead_pipe", "lounge", "hall"],
-         ["green", "revolver", "rope", "study"]]
+DEAL4 = [
+    ["scarlett", "candlestick", "kitchen", "ballroom", "peacock"],
+    ["mustard", "dagger", "dining_room", "billiard_room", "library"],
+    ["white", "lead_pipe", "lounge", "hall"],
+    ["green", "revolver", "rope", "study"],
+]
 ENV4 = ["plum", "wrench", "conservatory"]
 
 
@@ -35,7 +37,7 @@ def game(players=4, strategy="logic", deal=None, env=None, table=(), rules=None,
     st, tb = C.new_state(res, game_id)
     if deal is not None:
         C.set_deal(st, deal, env, table)
-    st[L.S_REC] = 1                                      # buffer events for inspection
+    st[L.S_REC] = 1  # buffer events for inspection
     st[L.S_NEV] = 0
     return st, tb
 
@@ -44,7 +46,7 @@ def events(st):
     out = []
     for i in range(int(st[L.S_NEV])):
         o = L.S_EVB + i * L.EV_COLS
-        _, _, seat, kind, a, b, c, d = (int(x) for x in st[o:o + L.EV_COLS])
+        _, _, seat, kind, a, b, c, d = (int(x) for x in st[o : o + L.EV_COLS])
         out.append((L.EV_NAMES[kind], seat, a, b, c, d))
     return out
 
@@ -59,8 +61,7 @@ def nt(st, p, h):
 
 def clauses(st, p):
     kb = kbase(p)
-    return [(int(e) >> 21, int(e) & L.ALL_CARDS)
-            for e in st[kb + L.K_CL:kb + L.K_CL + st[kb + L.K_NCL]]]
+    return [(int(e) >> 21, int(e) & L.ALL_CARDS) for e in st[kb + L.K_CL : kb + L.K_CL + st[kb + L.K_NCL]]]
 
 
 def clue_row(effect, target=None):
@@ -78,8 +79,10 @@ def draw(st, tb, seat, effect, target=None):
 
 # --- CL-S: setup ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("players,sizes", [(3, [6, 6, 6]), (4, [5, 5, 4, 4]),
-                                           (5, [4, 4, 4, 3, 3]), (6, [3] * 6)])
+
+@pytest.mark.parametrize(
+    "players,sizes", [(3, [6, 6, 6]), (4, [5, 5, 4, 4]), (5, [4, 4, 4, 3, 3]), (6, [3] * 6)]
+)
 def test_deal_one_at_a_time_from_the_first_player(players, sizes):
     """CL-S2: envelope = one card per category; 18 dealt clockwise from seat 0."""
     st, tb = game(players)
@@ -112,20 +115,21 @@ def test_random_characters_vary_and_configured_characters_are_kept():
 
 # --- CL-T5: suggestion and refutation ------------------------------------------------------
 
+
 def test_refutation_goes_left_in_order_and_everyone_learns_what_they_could():
     st, tb = game(4, deal=DEAL4, env=ENV4)
     hall = B.room("hall")
     resolve_suggestion(st, 0, ci("white"), ci("rope"), hall)
     ev = events(st)
     sugg = [e for e in ev if e[0] == "suggest"][0]
-    assert sugg[5] == 2                                   # seat 1 cannot, seat 2 can
+    assert sugg[5] == 2  # seat 1 cannot, seat 2 can
     shown = [e for e in ev if e[0] == "show"][0]
     assert shown[1] == 2 and shown[3] == 0 and shown[2] in (ci("white"), ci("hall"))
-    assert has(st, 0, 2) & (1 << shown[2])                # only the suggester sees the card
+    assert has(st, 0, 2) & (1 << shown[2])  # only the suggester sees the card
     for p in (1, 3):
         assert not has(st, p, 2) & bit("white", "hall")
         assert (2, bit("white", "rope", "hall")) in clauses(st, p)
-    for p in (0, 2, 3):                                   # all saw seat 1 pass
+    for p in (0, 2, 3):  # all saw seat 1 pass
         assert nt(st, p, 1) & bit("white", "rope", "hall") == bit("white", "rope", "hall")
     # the suspect's pawn and the weapon move into the room; White may suggest there (CL-T4)
     assert st[L.S_POS + 2] == hall and st[L.S_WROOM + ci("rope") - 6] == hall
@@ -136,7 +140,7 @@ def test_refutation_wraps_around_the_table():
     st, tb = game(4, deal=DEAL4, env=ENV4)
     resolve_suggestion(st, 2, ci("mustard"), ci("dagger"), B.room("lounge"))
     sugg = [e for e in events(st) if e[0] == "suggest"][0]
-    assert sugg[5] == 1                                   # 3 and 0 pass, then 1
+    assert sugg[5] == 1  # 3 and 0 pass, then 1
     for p in range(4):
         if p != 3:
             assert nt(st, p, 3) & bit("mustard", "dagger", "lounge")
@@ -163,19 +167,20 @@ def test_naive_ignores_who_could_not_refute():
 def test_least_revealing_card_is_shown_first():
     st, tb = game(4, deal=DEAL4, env=ENV4)
     m = bit("white", "hall")
-    st[L.S_PUBLIC + 2] = bit("hall")                      # hall already public
+    st[L.S_PUBLIC + 2] = bit("hall")  # hall already public
     for _ in range(10):
         assert choose_show(st, 2, 0, m) == ci("hall")
     st[L.S_PUBLIC + 2] = 0
-    st[L.S_SHOWN + 2 * 6 + 0] = bit("white")              # white already shown to seat 0
+    st[L.S_SHOWN + 2 * 6 + 0] = bit("white")  # white already shown to seat 0
     for _ in range(10):
         assert choose_show(st, 2, 0, m) == ci("white")
-    st[L.S_PARAM + 2 * L.N_PARAMS + 0] = 0                # show = 0: random among matches
+    st[L.S_PARAM + 2 * L.N_PARAMS + 0] = 0  # show = 0: random among matches
     seen = {choose_show(st, 2, 0, m) for _ in range(40)}
     assert seen == {ci("white"), ci("hall")}
 
 
 # --- CL-T6 / CL-T7: accusations --------------------------------------------------------------
+
 
 def test_right_accusation_wins():
     st, tb = game(4, deal=DEAL4, env=ENV4)
@@ -194,8 +199,9 @@ def test_wrong_accusation_eliminates_but_the_player_still_refutes():
 
 
 def test_everyone_wrong_means_no_winner():
-    st, tb = game(3, deal=[DEAL4[0] + ["green"], DEAL4[1] + ["revolver"], DEAL4[2] + ["rope", "study"]],
-                  env=ENV4)
+    st, tb = game(
+        3, deal=[DEAL4[0] + ["green"], DEAL4[1] + ["revolver"], DEAL4[2] + ["rope", "study"]], env=ENV4
+    )
     wrong = pack(ci("plum"), ci("rope"), ci("conservatory"))
     for seat in range(3):
         assert st[L.S_OVER] == 0
@@ -215,6 +221,7 @@ def test_a_wrong_accusation_rules_its_triple_out_for_logic_players():
 
 
 # --- CL-T3 / CL-T4 / CL-V4: staying, passages ---------------------------------------------------
+
 
 def _know_rooms_except(st, p, unknown):
     """Seat p knows the holder of every room card but those in ``unknown``."""
@@ -255,15 +262,15 @@ def test_classic_rules_forbid_staying_unless_moved_by_a_suggestion():
     """CL-V4 classic: must leave and re-enter; CL-T4: a pawn moved in by someone else's
     suggestion may suggest there on its next turn without moving."""
     st, tb = game(4, deal=DEAL4, env=ENV4, rules={"stay_and_suggest": "classic"})
-    _know_rooms_except(st, 0, {"hall"})                   # useful: Hall, Conservatory
-    st[L.S_POS + 0] = B.room("hall")                      # the Hall has no passage
+    _know_rooms_except(st, 0, {"hall"})  # useful: Hall, Conservatory
+    st[L.S_POS + 0] = B.room("hall")  # the Hall has no passage
     take_turn(st, tb, 0)
     ev = events(st)
     assert [e for e in ev if e[0] == "roll"]
     assert not [e for e in ev if e[0] == "suggest" and e[4] == ci("hall")]
     st, tb = game(4, deal=DEAL4, env=ENV4, rules={"stay_and_suggest": "classic"})
     _know_rooms_except(st, 0, {"hall"})
-    resolve_suggestion(st, 2, ci("scarlett"), ci("rope"), B.room("hall"))   # moves Scarlett
+    resolve_suggestion(st, 2, ci("scarlett"), ci("rope"), B.room("hall"))  # moves Scarlett
     assert st[L.S_MOVED + 0] == 1
     st[L.S_NEV] = 0
     take_turn(st, tb, 0)
@@ -273,6 +280,7 @@ def test_classic_rules_forbid_staying_unless_moved_by_a_suggestion():
 
 
 # --- CL-K: clue cards -----------------------------------------------------------------------
+
 
 def test_show_specific_held_card_is_seen_by_everyone():
     """CL-K1: whoever holds the Billiard Room shows it to all; it stays in their hand."""
@@ -307,9 +315,9 @@ def test_show_specific_unheld_card_in_two_player_mode_may_be_face_down():
         assert nt(st, p, 0) & bit("rope") and nt(st, p, 1) & bit("rope")
 
 
-@pytest.mark.parametrize("effect,cat", [("name_suspect", L.CAT_SUSPECT),
-                                        ("name_weapon", L.CAT_WEAPON),
-                                        ("name_room", L.CAT_ROOM)])
+@pytest.mark.parametrize(
+    "effect,cat", [("name_suspect", L.CAT_SUSPECT), ("name_weapon", L.CAT_WEAPON), ("name_room", L.CAT_ROOM)]
+)
 def test_named_card_of_the_category_is_shown_by_its_holder(effect, cat):
     """CL-K2: the drawer names a card of the category (not its own); its holder shows it."""
     for g in range(6):
@@ -402,6 +410,7 @@ def test_clue_pile_cycles_card_under_the_pile():
 
 
 # --- CL-2: two players -------------------------------------------------------------------------
+
 
 def test_two_player_mode_face_down_cards_in_the_corner_rooms():
     """CL-2.1: 4 of the 18 cards face down, one in each corner room; 7 cards each."""

@@ -1,15 +1,16 @@
 """Dataset files: crash-safe chunk writing, core-column contract, readers (PyArrow, Polars)."""
+
 from __future__ import annotations
 
 import io
 
+import fake_adapter
 import polars as pl
 import pyarrow as pa
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 import pytest
 
-import fake_adapter
 from sim import dataset, registry, runner
 from sim.progress import Progress
 
@@ -47,15 +48,16 @@ def test_core_column_contract_is_enforced(tmp_path):
     wrong = t["seats"].set_column(4, "score", t["seats"].column("score").cast(pa.int64()))
     with pytest.raises(RuntimeError, match="seats.score should be int16"):
         dataset.check_core_columns("seats", wrong)
-    dataset.check_core_columns("seats", t["seats"].set_column(
-        3, "strategy", t["seats"].column("strategy").dictionary_encode()))
+    dataset.check_core_columns(
+        "seats", t["seats"].set_column(3, "strategy", t["seats"].column("strategy").dictionary_encode())
+    )
 
 
 def test_manifest_rejects_foreign_json(tmp_path):
     (tmp_path / "manifest.json").write_text('{"hello": 1}')
     with pytest.raises(dataset.SimError, match="not a boardsim-dataset manifest"):
         dataset.read_manifest(tmp_path)
-    (tmp_path / "manifest.json").write_text('{not json')
+    (tmp_path / "manifest.json").write_text("{not json")
     with pytest.raises(dataset.SimError, match="unreadable manifest"):
         dataset.read_manifest(tmp_path)
 
@@ -77,7 +79,7 @@ def test_datasets_open_in_pyarrow_and_polars(tmp_path):
     assert g.height == 3_000 and g["game_id"].to_list() == list(range(3_000))
     s = pl.scan_parquet(out / "seats" / "*.parquet")
     wins = s.group_by("seat").agg(pl.col("win").sum()).collect()
-    assert abs(wins["win"].sum() - 3_000) < 1e-3      # one win shared per game
+    assert abs(wins["win"].sum() - 3_000) < 1e-3  # one win shared per game
     assert g.schema["config_id"] == pl.String and g.schema["winner"] == pl.Int8
 
 

@@ -11,6 +11,7 @@ The cluster is stopped in a finalizer by killing exactly its own processes (foun
 unique temp dir and ports), not with ``ray stop --force``, which kills every Ray process on the
 machine, including other users' clusters.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-ray = pytest.importorskip("ray", reason="the ray extra is not installed: "
-                          "pip install -e '.[test,ray]'")
+ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[test,ray]'")
 pytest.importorskip("sim.games.bloody_inn")
 
 from sim import dataset, runner  # noqa: E402
@@ -39,7 +39,7 @@ LONG3 = ROOT / "configs" / "bloody_inn" / "long-3p.toml"
 BIN = Path(sys.executable).parent
 SIM = [str(BIN / "sim")] if (BIN / "sim").exists() else [sys.executable, "-m", "sim.cli"]
 RAY = str(BIN / "ray")
-TIMEOUT = 300          # seconds for any one command; the whole module takes about a minute
+TIMEOUT = 300  # seconds for any one command; the whole module takes about a minute
 SWEEP = """\
 base = "{base}"
 games = 300
@@ -49,6 +49,7 @@ players = [2, 3]
 
 
 # --- the cluster --------------------------------------------------------------------
+
 
 def _free_ports(n):
     socks, ports = [], []
@@ -64,8 +65,7 @@ def _free_ports(n):
 
 def _cmdline(pid):
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(
-            errors="replace")
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return ""
 
@@ -92,27 +92,40 @@ class LocalCluster:
         self.env.pop("RAY_ADDRESS", None)
 
     def _node_args(self, first):
-        p = self.ports[first:first + 8]
+        p = self.ports[first : first + 8]
         # Worker ports below the kernel's ephemeral range (32768+), where the ports above and
         # every outgoing connection live, so a worker never finds its port taken.
         worker_lo = 20000 + (self.port % 600) * 20 + (0 if first == 1 else 10)
         # A small object store: the test moves kilobytes, and CI machines have little /dev/shm.
-        return ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats",
-                "--object-store-memory=100000000",
-                f"--temp-dir={self.temp}",
-                f"--dashboard-agent-listen-port={p[0]}", f"--dashboard-agent-grpc-port={p[1]}",
-                f"--metrics-export-port={p[2]}", f"--node-manager-port={p[3]}",
-                f"--object-manager-port={p[4]}", f"--runtime-env-agent-port={p[5]}",
-                f"--min-worker-port={worker_lo}", f"--max-worker-port={worker_lo + 9}"]
+        return [
+            "--node-ip-address=127.0.0.1",
+            "--num-cpus=1",
+            "--disable-usage-stats",
+            "--object-store-memory=100000000",
+            f"--temp-dir={self.temp}",
+            f"--dashboard-agent-listen-port={p[0]}",
+            f"--dashboard-agent-grpc-port={p[1]}",
+            f"--metrics-export-port={p[2]}",
+            f"--node-manager-port={p[3]}",
+            f"--object-manager-port={p[4]}",
+            f"--runtime-env-agent-port={p[5]}",
+            f"--min-worker-port={worker_lo}",
+            f"--max-worker-port={worker_lo + 9}",
+        ]
 
     def start(self):
-        head = [RAY, "start", "--head", f"--port={self.port}", "--include-dashboard=false",
-                f"--ray-client-server-port={self.ports[15]}",
-                f"--dashboard-port={self.ports[16]}"] + self._node_args(1)
+        head = [
+            RAY,
+            "start",
+            "--head",
+            f"--port={self.port}",
+            "--include-dashboard=false",
+            f"--ray-client-server-port={self.ports[15]}",
+            f"--dashboard-port={self.ports[16]}",
+        ] + self._node_args(1)
         node = [RAY, "start", f"--address={self.address}"] + self._node_args(7)
         for cmd in (head, node):
-            res = subprocess.run(cmd, env=self.env, capture_output=True, text=True,
-                                 timeout=TIMEOUT)
+            res = subprocess.run(cmd, env=self.env, capture_output=True, text=True, timeout=TIMEOUT)
             if res.returncode != 0:
                 raise RuntimeError(f"{' '.join(cmd[:3])} failed:\n{res.stdout}\n{res.stderr}")
 
@@ -123,8 +136,9 @@ class LocalCluster:
         for entry in Path("/proc").iterdir():
             if entry.name.isdigit():
                 table[int(entry.name)] = (_ppid(int(entry.name)), _cmdline(int(entry.name)))
-        found = {pid for pid, (_, cmd) in table.items()
-                 if pid != os.getpid() and any(m in cmd for m in marks)}
+        found = {
+            pid for pid, (_, cmd) in table.items() if pid != os.getpid() and any(m in cmd for m in marks)
+        }
         grew = True
         while grew:
             kids = {pid for pid, (ppid, _) in table.items() if ppid in found} - found
@@ -165,9 +179,11 @@ def cluster(request):
 
 # --- helpers ------------------------------------------------------------------------
 
+
 def sim(*args, cwd, env=None, timeout=TIMEOUT):
-    res = subprocess.run(SIM + [str(a) for a in args], cwd=cwd, capture_output=True, text=True,
-                         timeout=timeout, env=env)
+    res = subprocess.run(
+        SIM + [str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
+    )
     return res.returncode, res.stdout, res.stderr
 
 
@@ -180,8 +196,7 @@ def work(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def local_sweep(work):
-    code, out, err = sim("sweep", "sweep.toml", "--out", "local", "--chunk-games", 100,
-                         "--json", cwd=work)
+    code, out, err = sim("sweep", "sweep.toml", "--out", "local", "--chunk-games", 100, "--json", cwd=work)
     assert code == 0, err
     return work / "local"
 
@@ -207,8 +222,15 @@ def assert_same_dataset(x, y):
     for name in ("games", "seats"):
         tx, ty = dataset.read_table(x, name), dataset.read_table(y, name)
         assert tx.num_rows > 0 and tx.equals(ty), f"{x.name}: {name} rows differ"
-    files = lambda m: [(c["index"], c["start"], c["games"],  # noqa: E731
-                        {t: f["sha256"] for t, f in c["files"].items()}) for c in m["chunks"]]
+    files = lambda m: [
+        (
+            c["index"],
+            c["start"],
+            c["games"],  # noqa: E731
+            {t: f["sha256"] for t, f in c["files"].items()},
+        )
+        for c in m["chunks"]
+    ]
     assert files(mx) == files(my)
 
 
@@ -220,18 +242,31 @@ def ray_env(cluster, **extra):
 
 # --- tests on the cluster -----------------------------------------------------------
 
-def test_sweep_on_two_nodes_is_identical_to_local_despite_a_lost_worker(cluster, work,
-                                                                        local_sweep):
+
+def test_sweep_on_two_nodes_is_identical_to_local_despite_a_lost_worker(cluster, work, local_sweep):
     crash = work / "crash-retry"
     crash.mkdir()
     # Tasks of 50 games: every chunk of 100 games is played as two Ray tasks and joined.
     # Each task holds its CPU for a second, so both 1-CPU nodes must take tasks (a
     # millisecond task would let Ray reuse the first node's worker for all of them).
-    env = ray_env(cluster, BOARDSIM_RAY_TASK_GAMES=50, BOARDSIM_RAY_CRASH_ONCE=crash,
-                  BOARDSIM_RAY_TASK_MIN_SECONDS=1.0)
-    code, out, err = sim("sweep", "sweep.toml", "--out", "ray", "--chunk-games", 100,
-                         "--backend", "ray", "--address", cluster.address, "--json",
-                         cwd=work, env=env)
+    env = ray_env(
+        cluster, BOARDSIM_RAY_TASK_GAMES=50, BOARDSIM_RAY_CRASH_ONCE=crash, BOARDSIM_RAY_TASK_MIN_SECONDS=1.0
+    )
+    code, out, err = sim(
+        "sweep",
+        "sweep.toml",
+        "--out",
+        "ray",
+        "--chunk-games",
+        100,
+        "--backend",
+        "ray",
+        "--address",
+        cluster.address,
+        "--json",
+        cwd=work,
+        env=env,
+    )
     assert code == 0, err
     assert json.loads(out)["games"] == 600
     assert (crash / "crashed").is_file(), "the injected worker crash did not happen"
@@ -247,13 +282,22 @@ def test_sweep_on_two_nodes_is_identical_to_local_despite_a_lost_worker(cluster,
     assert len(used) == 2, f"tasks ran on {used}, expected both nodes"
 
 
-def test_a_task_failing_for_good_stops_the_sweep_and_resume_completes_it(cluster, work,
-                                                                         local_sweep):
+def test_a_task_failing_for_good_stops_the_sweep_and_resume_completes_it(cluster, work, local_sweep):
     crash = work / "crash-fail"
     crash.mkdir()
     env = ray_env(cluster, BOARDSIM_RAY_MAX_RETRIES=0, BOARDSIM_RAY_CRASH_ONCE=crash)
-    args = ["sweep", "sweep.toml", "--out", "failed", "--chunk-games", 100, "--backend", "ray",
-            "--address", cluster.address]
+    args = [
+        "sweep",
+        "sweep.toml",
+        "--out",
+        "failed",
+        "--chunk-games",
+        100,
+        "--backend",
+        "ray",
+        "--address",
+        cluster.address,
+    ]
     code, out, err = sim(*args, cwd=work, env=env)
     assert code == 2, (out, err)
     # One error line (Ray may add its own "(raylet) A worker died" message around it).
@@ -268,10 +312,26 @@ def test_a_task_failing_for_good_stops_the_sweep_and_resume_completes_it(cluster
 
 
 def test_an_interrupted_driver_resumes(cluster, work, local_sweep):
-    args = ["sweep", "sweep.toml", "--out", "interrupted", "--chunk-games", 100,
-            "--backend", "ray", "--address", cluster.address]
-    proc = subprocess.Popen(SIM + [str(a) for a in args], cwd=work, env=ray_env(cluster),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    args = [
+        "sweep",
+        "sweep.toml",
+        "--out",
+        "interrupted",
+        "--chunk-games",
+        100,
+        "--backend",
+        "ray",
+        "--address",
+        cluster.address,
+    ]
+    proc = subprocess.Popen(
+        SIM + [str(a) for a in args],
+        cwd=work,
+        env=ray_env(cluster),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     first = work / "interrupted" / "p000_players=2" / "manifest.json"
     deadline = time.monotonic() + TIMEOUT
     while not first.exists() and proc.poll() is None and time.monotonic() < deadline:
@@ -289,8 +349,20 @@ def test_an_interrupted_driver_resumes(cluster, work, local_sweep):
 
 def test_workers_writing_to_a_shared_output_give_the_same_dataset(cluster, work, local_sweep):
     env = ray_env(cluster, BOARDSIM_RAY_SHARED_OUTPUT=1)
-    code, out, err = sim("sweep", "sweep.toml", "--out", "shared", "--chunk-games", 100,
-                         "--backend", "ray", "--address", cluster.address, cwd=work, env=env)
+    code, out, err = sim(
+        "sweep",
+        "sweep.toml",
+        "--out",
+        "shared",
+        "--chunk-games",
+        100,
+        "--backend",
+        "ray",
+        "--address",
+        cluster.address,
+        cwd=work,
+        env=env,
+    )
     assert code == 0, err
     assert_same_sweep(local_sweep, work / "shared")
     for p in point_dirs(work / "shared"):
@@ -316,8 +388,18 @@ def test_a_study_on_the_cluster_gives_the_local_datasets(cluster, work):
     (work / "study.toml").write_text(STUDY.format(run=LONG3.as_posix()))
     code, out, err = sim("study", "study.toml", "-o", "study-local", cwd=work)
     assert code == 0, err
-    code, out, err = sim("study", "study.toml", "-o", "study-ray", "--backend", "ray",
-                         "--address", cluster.address, cwd=work, env=ray_env(cluster))
+    code, out, err = sim(
+        "study",
+        "study.toml",
+        "-o",
+        "study-ray",
+        "--backend",
+        "ray",
+        "--address",
+        cluster.address,
+        cwd=work,
+        env=ray_env(cluster),
+    )
     assert code == 0, err
     assert_same_sweep(work / "study-local" / "sweep", work / "study-ray" / "sweep")
     assert_same_dataset(work / "study-local" / "run", work / "study-ray" / "run")
@@ -331,13 +413,13 @@ def test_a_study_checks_its_backend_before_running(tmp_path):
     (tmp_path / "study.toml").write_text(STUDY.format(run=LONG3.as_posix()))
     code, out, err = sim("study", "study.toml", "-o", "s", "--backend", "nope", cwd=tmp_path)
     assert code == 2 and "'ray'" in err.strip().splitlines()[-1]
-    code, out, err = sim("study", "study.toml", "-o", "s", "--address", "127.0.0.1:1",
-                         cwd=tmp_path)
+    code, out, err = sim("study", "study.toml", "-o", "s", "--address", "127.0.0.1:1", cwd=tmp_path)
     assert code == 2 and err.strip().splitlines()[-1].startswith("error: --address")
     assert not (tmp_path / "s").exists()
 
 
 # --- without a cluster --------------------------------------------------------------
+
 
 def test_task_plan_covers_every_game_once_in_order():
     pending = [(0, 0, 100), (1, 100, 100), (3, 300, 37)]
@@ -368,6 +450,7 @@ def test_address_needs_the_ray_backend(tmp_path):
 
 def test_unknown_backend_lists_ray():
     from sim.errors import ConfigError
+
     with pytest.raises(ConfigError) as exc:
         runner.get_backend("cloud")
     assert "'local' | 'ray'" in str(exc.value)
@@ -375,8 +458,20 @@ def test_unknown_backend_lists_ray():
 
 def test_an_address_where_nothing_listens_is_one_line_before_any_output(tmp_path):
     (port,) = _free_ports(1)
-    code, out, err = sim("run", LONG3, "--games", 10, "--out", "x", "--backend", "ray",
-                         "--address", f"127.0.0.1:{port}", cwd=tmp_path, timeout=120)
+    code, out, err = sim(
+        "run",
+        LONG3,
+        "--games",
+        10,
+        "--out",
+        "x",
+        "--backend",
+        "ray",
+        "--address",
+        f"127.0.0.1:{port}",
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert code == 2 and "Traceback" not in err
     (line,) = [ln for ln in err.splitlines() if ln.startswith("error: ")]
     assert f"127.0.0.1:{port}" in line and "cannot connect" in line

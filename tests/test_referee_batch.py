@@ -5,6 +5,7 @@ players, both lengths (BI-V1) and every ruleset flag (BI-V2..BI-V10, BI-G4 trunc
 what-if card edits).  Games are simulated in chunks of 1,250 so memory stays small.
 A divergence is printed with its rule id, event and both states.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -17,7 +18,7 @@ from sim.api import simulate  # noqa: E402
 from sim.referee import replay_result  # noqa: E402
 from sim.referee.log import split_games  # noqa: E402
 
-GAMES_PER_CONFIG = 1_250          # x 8 configs = 10,000 games per strategy
+GAMES_PER_CONFIG = 1_250  # x 8 configs = 10,000 games per strategy
 
 #: what-if edits that put the rarer annex effects on cheap, common cards, so that
 #: multi-target actions, the Chapel, Room Service, the Room, discounts of 2, free wages,
@@ -29,8 +30,7 @@ FUZZ_CARDS = {
     "baron": {"effect": "peasant_bribe_limit(4)+room_service_token"},
     "viscount": {"effect": "discount(bury;2)+wage_reduction(2)+leave_income(3)", "rank": 0},
     "mechanic": {"effect": "replace_white_key+end_cash_per_cheque(3)"},
-    "representative": {"effect": "end_cash_per_exit_card_of_colour(blue;4)+on_build_cash(5)"
-                                 "+discount(kill)"},
+    "representative": {"effect": "end_cash_per_exit_card_of_colour(blue;4)+on_build_cash(5)+discount(kill)"},
     "peacekeeper": {"rank": 1, "copies": 6},
     "count": {"effect": "on_build_cash_per_own_annex_of_colour(green;3)+discount(bribe;2)"},
     "peasant": {"pocket": 5},
@@ -40,8 +40,12 @@ FUZZ_CARDS = {
 CONFIGS = [
     (1, "short", {}, None),
     (1, "long", {"unique_annexes": False, "voluntary_dismissal": False}, FUZZ_CARDS),
-    (2, "short", {"final_round": "strict", "tiebreak": "buried_under_own_annexes",
-                  "max_rounds": 12}, None),                             # BI-G4 truncation
+    (
+        2,
+        "short",
+        {"final_round": "strict", "tiebreak": "buried_under_own_annexes", "max_rounds": 12},
+        None,
+    ),  # BI-G4 truncation
     (2, "long", {"seasons": 1, "end_bonus_capped": False, "white_keys": "players"}, FUZZ_CARDS),
     (3, "short", {"unlimited_wealth": True, "wealth_cap": 30}, FUZZ_CARDS),
     (3, "long", {"deck_copies": 2}, None),
@@ -51,8 +55,12 @@ CONFIGS = [
 
 
 def _config(strategy, players, length, rules, cards):
-    cfg = {"game": "bloody_inn", "players": players, "seats": [{"strategy": strategy}],
-           "rules": {"length": length, **rules}}
+    cfg = {
+        "game": "bloody_inn",
+        "players": players,
+        "seats": [{"strategy": strategy}],
+        "rules": {"length": length, **rules},
+    }
     if cards:
         cfg["cards"] = cards
     return cfg
@@ -60,8 +68,13 @@ def _config(strategy, players, length, rules, cards):
 
 def _replay(strategy, case, seed):
     players, length, rules, cards = case
-    res = simulate(_config(strategy, players, length, rules, cards), games=GAMES_PER_CONFIG,
-                   seed=seed, events=True, threads=None)
+    res = simulate(
+        _config(strategy, players, length, rules, cards),
+        games=GAMES_PER_CONFIG,
+        seed=seed,
+        events=True,
+        threads=None,
+    )
     report = replay_result(res)
     shown = "\n".join(d.format() for d in report.divergences[:3])
     assert report.ok, f"{report.summary()}\n{shown}"
@@ -87,11 +100,14 @@ def test_the_batches_reach_the_rare_rules():
     kinds = Counter()
     multi = Counter()
     truncated = 0
-    for strategy, case in (("random", CONFIGS[1]), ("greedy", CONFIGS[3]),
-                           ("random", CONFIGS[2]), ("greedy", CONFIGS[4])):
+    for strategy, case in (
+        ("random", CONFIGS[1]),
+        ("greedy", CONFIGS[3]),
+        ("random", CONFIGS[2]),
+        ("greedy", CONFIGS[4]),
+    ):
         players, length, rules, cards = case
-        res = simulate(_config(strategy, players, length, rules, cards), games=200, seed=7,
-                       events=True)
+        res = simulate(_config(strategy, players, length, rules, cards), games=200, seed=7, events=True)
         report = replay_result(res)
         assert report.ok, report.divergences[0].format()
         truncated += report.truncated
@@ -99,12 +115,29 @@ def test_the_batches_reach_the_rare_rules():
             prev = None
             for e in evs:
                 kinds[e.kind] += 1
-                if prev is not None and e.kind == prev.kind == "kill" and e.seat == prev.seat \
-                        and e.a >= 0 and prev.a >= 0 and e.b == prev.b:
+                if (
+                    prev is not None
+                    and e.kind == prev.kind == "kill"
+                    and e.seat == prev.seat
+                    and e.a >= 0
+                    and prev.a >= 0
+                    and e.b == prev.b
+                ):
                     multi["kill"] += 1
                 prev = e
-    for kind in ("bury_share", "token", "room_service", "monk_key", "launder", "end_bonus",
-                 "solo_lost", "effect_cash", "dismiss", "final_investigation", "season"):
+    for kind in (
+        "bury_share",
+        "token",
+        "room_service",
+        "monk_key",
+        "launder",
+        "end_bonus",
+        "solo_lost",
+        "effect_cash",
+        "dismiss",
+        "final_investigation",
+        "season",
+    ):
         assert kinds[kind] > 0, kind
     assert multi["kill"] > 0
     assert truncated > 0

@@ -1,4 +1,5 @@
 """`sim replay DIR`: the referee over a dataset on disk (exit 0 clean, 1 divergent, 2 misuse)."""
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,19 @@ def dataset(tmp_path_factory):
     root = tmp_path_factory.mktemp("replay")
     (root / "cfg.toml").write_text(CONFIG)
     out = root / "ds"
-    res = CliRunner().invoke(app, ["run", str(root / "cfg.toml"), "--out", str(out),
-                                   "--events", "--chunk-games", "120", "--no-progress"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "run",
+            str(root / "cfg.toml"),
+            "--out",
+            str(out),
+            "--events",
+            "--chunk-games",
+            "120",
+            "--no-progress",
+        ],
+    )
     assert res.exit_code == 0, res.output
     return out
 
@@ -45,8 +57,7 @@ def test_clean_dataset_replays(dataset):
 
 
 def test_games_option_and_json(dataset):
-    res = CliRunner().invoke(app, ["replay", str(dataset), "--games", "150", "--json",
-                                   "--no-progress"])
+    res = CliRunner().invoke(app, ["replay", str(dataset), "--games", "150", "--json", "--no-progress"])
     assert res.exit_code == 0, res.output
     report = json.loads(res.output)
     assert report["games"] == 150 and report["divergent_games"] == 0
@@ -56,13 +67,15 @@ def test_games_option_and_json(dataset):
 def test_corrupted_dataset_fails_with_the_rule(dataset, tmp_path):
     """A wage paid by cheque (BI-M3) in one game of the second chunk: exit 1, one game."""
     import shutil
+
     bad = tmp_path / "bad"
     shutil.copytree(dataset, bad)
     part = sorted((bad / "events").glob("part-*.parquet"))[1]
     ev = pq.read_table(part)
     kind = np.array(ev.column("kind").to_pylist(), dtype=object)
-    wages = np.flatnonzero((kind == "wages") & (ev.column("a").to_numpy() > 0)
-                           & (ev.column("cheques").to_numpy() > 0))
+    wages = np.flatnonzero(
+        (kind == "wages") & (ev.column("a").to_numpy() > 0) & (ev.column("cheques").to_numpy() > 0)
+    )
     row = int(wages[0])
     cash = ev.column("cash").to_numpy().copy()
     cheques = ev.column("cheques").to_numpy().copy()
@@ -84,8 +97,7 @@ def test_not_a_dataset_or_no_events(tmp_path):
     assert res.exit_code == 2 and "not a dataset" in res.output
     (tmp_path / "cfg.toml").write_text(CONFIG.replace("games = 300", "games = 5"))
     out = tmp_path / "plain"
-    CliRunner().invoke(app, ["run", str(tmp_path / "cfg.toml"), "--out", str(out),
-                             "--no-progress"])
+    CliRunner().invoke(app, ["run", str(tmp_path / "cfg.toml"), "--out", str(out), "--no-progress"])
     res = CliRunner().invoke(app, ["replay", str(out)])
     assert res.exit_code == 2 and "--events" in res.output
     res = CliRunner().invoke(app, ["replay", str(out), "--games", "0"])
@@ -94,12 +106,14 @@ def test_not_a_dataset_or_no_events(tmp_path):
 
 def test_sweep_directory(tmp_path):
     """A sweep directory: every grid point's dataset is replayed and summed."""
-    (tmp_path / "base.toml").write_text('game = "bloody_inn"\nplayers = 2\ngames = 40\n'
-                                        'seed = 4\n[[seats]]\nstrategy = "greedy"\n')
+    (tmp_path / "base.toml").write_text(
+        'game = "bloody_inn"\nplayers = 2\ngames = 40\nseed = 4\n[[seats]]\nstrategy = "greedy"\n'
+    )
     (tmp_path / "sweep.toml").write_text('base = "base.toml"\n[grid]\nplayers = [1, 3]\n')
     out = tmp_path / "sw"
-    res = CliRunner().invoke(app, ["sweep", str(tmp_path / "sweep.toml"), "--out", str(out),
-                                   "--events", "--no-progress"])
+    res = CliRunner().invoke(
+        app, ["sweep", str(tmp_path / "sweep.toml"), "--out", str(out), "--events", "--no-progress"]
+    )
     assert res.exit_code == 0, res.output
     res = CliRunner().invoke(app, ["replay", str(out), "--json", "--no-progress"])
     assert res.exit_code == 0, res.output

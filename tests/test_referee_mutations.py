@@ -4,6 +4,7 @@ naming the rule the corrupted log breaks and (where the fault is in one event) t
 Every test starts from a log that replays cleanly, changes the least it can, and checks the
 rule id; tests cite the rule they guard.
 """
+
 from __future__ import annotations
 
 import pyarrow as pa
@@ -15,7 +16,7 @@ from sim.api import simulate  # noqa: E402
 from sim.referee import RefereeConfig, replay_game, replay_result, replay_tables  # noqa: E402
 from sim.referee.log import ACTION_OF, split_games  # noqa: E402
 
-FUZZ_CARDS = {                      # cheap cards with rare effects (see test_referee_batch)
+FUZZ_CARDS = {  # cheap cards with rare effects (see test_referee_batch)
     "baron": {"effect": "peasant_bribe_limit(4)+room_service_token"},
     "newsboy": {"effect": "multi_target(bribe)"},
     "mechanic": {"effect": "replace_white_key+end_cash_per_cheque(3)"},
@@ -35,8 +36,7 @@ class Log:
             self.seats.setdefault(r["game_id"], []).append(r)
 
     def replay(self, gid, events, game_row=None, seats=None):
-        return replay_game(self.cfg, gid, events, game_row or self.rows[gid],
-                           seats or self.seats[gid])
+        return replay_game(self.cfg, gid, events, game_row or self.rows[gid], seats or self.seats[gid])
 
     def find(self, pred):
         """First (game id, events, index) where ``pred(events, i)`` holds."""
@@ -54,14 +54,23 @@ def greedy():
 
 @pytest.fixture(scope="module")
 def fuzz():
-    return Log({"game": "bloody_inn", "players": 2, "seats": [{"strategy": "greedy"}],
-                "cards": FUZZ_CARDS}, 300, 9)
+    return Log(
+        {"game": "bloody_inn", "players": 2, "seats": [{"strategy": "greedy"}], "cards": FUZZ_CARDS}, 300, 9
+    )
 
 
 @pytest.fixture(scope="module")
 def rand():
-    return Log({"game": "bloody_inn", "players": 3, "seats": [{"strategy": "random"}],
-                "rules": {"voluntary_dismissal": False}}, 300, 13)
+    return Log(
+        {
+            "game": "bloody_inn",
+            "players": 3,
+            "seats": [{"strategy": "random"}],
+            "rules": {"voluntary_dismissal": False},
+        },
+        300,
+        13,
+    )
 
 
 def changed(evs, i, **fields):
@@ -93,6 +102,7 @@ def test_clean_logs_replay(greedy, fuzz, rand, solo):
 
 
 # --- BI-N2 payment ---------------------------------------------------------------------
+
 
 def _boxed_card(evs):
     return next(e.card for e in evs if e.kind == "box")
@@ -130,6 +140,7 @@ def test_build_at_the_wrong_cost(greedy):
 
 # --- the 'action' event: one per night action, before its payment ---------------------
 
+
 def test_action_event_missing(greedy):
     """BI-N1: every night action starts with an 'action' event; without it the action is
     not delimited (the payment or the bribe that follows is objected to)."""
@@ -140,10 +151,15 @@ def test_action_event_missing(greedy):
 def test_action_event_missing_in_a_solo_night(solo):
     """BI-N1: in a solo night the two actions of seat 0 follow each other; dropping the
     'action' event of the second one leaves its events without an action."""
+
     def second_of_night(evs, i):
         e = evs[i]
-        return (e.kind == "action" and evs[i - 1].phase == "night"
-                and evs[i + 1].kind not in ("pay", evs[i - 1].kind))
+        return (
+            e.kind == "action"
+            and evs[i - 1].phase == "night"
+            and evs[i + 1].kind not in ("pay", evs[i - 1].kind)
+        )
+
     gid, evs, i = solo.find(second_of_night)
     assert_caught(solo.replay(gid, removed(evs, i)), "BI-N1", evs[i + 1])
 
@@ -152,9 +168,10 @@ def test_action_event_missing_between_two_solo_actions_of_a_kind(solo):
     """BI-N1 / BI-N3 / BI-N5 / BI-N6: two solo actions of the same kind in one night; without
     the second 'action' event the first action would take the second one's targets too (more
     than its 'action' event announces, or than the rules allow), or a pass has no action."""
+
     def same_kind(evs, i):
-        return (evs[i].kind == "action" and evs[i - 1].phase == "night"
-                and evs[i + 1].kind == evs[i - 1].kind)
+        return evs[i].kind == "action" and evs[i - 1].phase == "night" and evs[i + 1].kind == evs[i - 1].kind
+
     gid, evs, i = solo.find(same_kind)
     rule = {"bribe": "BI-N3", "kill": "BI-N5", "bury": "BI-N6"}.get(evs[i + 1].kind, "BI-N1")
     assert_caught(solo.replay(gid, removed(evs, i)), rule)
@@ -177,9 +194,10 @@ def test_action_event_wrong_cost(greedy):
     """BI-N2: the logged cost after discount is the referee's (sum of ranks - discount)."""
     gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "action" and evs[i].c > 0)
     assert_caught(greedy.replay(gid, changed(evs, i, c=evs[i].c - 1)), "BI-N2", evs[i])
-    gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "action"
-                              and evs[i + 1].kind == "bribe" and evs[i + 1].a == -1)
-    assert_caught(greedy.replay(gid, changed(evs, i, c=1)), "BI-N2", evs[i])   # Bistro: free
+    gid, evs, i = greedy.find(
+        lambda evs, i: evs[i].kind == "action" and evs[i + 1].kind == "bribe" and evs[i + 1].a == -1
+    )
+    assert_caught(greedy.replay(gid, changed(evs, i, c=1)), "BI-N2", evs[i])  # Bistro: free
 
 
 def test_action_event_wrong_action_id(greedy):
@@ -193,15 +211,13 @@ def test_action_event_wrong_action_id(greedy):
 def test_action_event_wrong_target_count(greedy):
     """BI-N3 / BI-N5: the 'action' event announces the number of targets taken."""
     for kind, rule in (("bribe", "BI-N3"), ("kill", "BI-N5")):
-        gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "action"
-                                  and evs[i].a == ACTION_OF[kind])
+        gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "action" and evs[i].a == ACTION_OF[kind])
         assert_caught(greedy.replay(gid, changed(evs, i, b=evs[i].b + 1)), rule, evs[i])
 
 
 def test_action_event_names_another_card_for_a_build(greedy):
     """BI-N4: a build's 'action' event names the card being built."""
-    gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "action"
-                              and evs[i].a == ACTION_OF["build"])
+    gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "action" and evs[i].a == ACTION_OF["build"])
     assert_caught(greedy.replay(gid, changed(evs, i, card=_boxed_card(evs))), "BI-N4", evs[i])
 
 
@@ -225,6 +241,7 @@ def test_key_logged_before_the_starting_money(greedy):
 
 # --- BI-N3 / BI-N5 / BI-N9 targets ----------------------------------------------------
 
+
 def test_bribe_from_the_wrong_room(greedy):
     """BI-N3: the bribed traveller is in the room the log names."""
     gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "bribe" and evs[i].a >= 0)
@@ -234,10 +251,17 @@ def test_bribe_from_the_wrong_room(greedy):
 def test_bribe_of_a_card_in_another_hand(greedy):
     """BI-N9: cards in hand cannot be bribed: seat 0's first bribe of the game redirected at
     a peasant seat 1 holds since setup (seat 1 has not acted yet)."""
+
     def first_action_is_bribe(evs, i):
         e = evs[i]
-        return (e.kind == "bribe" and e.a >= 0 and e.round == 1 and e.seat == 0
-                and all(x.phase != "night" for x in evs[:i] if x.kind not in ("action", "pay")))
+        return (
+            e.kind == "bribe"
+            and e.a >= 0
+            and e.round == 1
+            and e.seat == 0
+            and all(x.phase != "night" for x in evs[:i] if x.kind not in ("action", "pay"))
+        )
+
     gid, evs, i = greedy.find(first_action_is_bribe)
     peasant = next(e.card for e in evs if e.kind == "deal" and e.seat == 1)
     assert_caught(greedy.replay(gid, changed(evs, i, card=peasant)), "BI-N9", evs[i])
@@ -245,6 +269,7 @@ def test_bribe_of_a_card_in_another_hand(greedy):
 
 def test_two_travellers_bribed_without_the_store(greedy):
     """BI-N3: one traveller per bribe unless the briber owns the Store."""
+
     def bribe_with_survivor(evs, i):
         e = evs[i]
         if e.kind != "bribe" or e.a < 0:
@@ -253,12 +278,12 @@ def test_two_travellers_bribed_without_the_store(greedy):
         targeted = {x.card for x in night if x.kind in ("bribe", "kill")}
         placed = [x for x in evs if x.round == e.round and x.kind == "place"]
         return any(x.card not in targeted and x.card != e.card for x in placed)
+
     gid, evs, i = greedy.find(bribe_with_survivor)
     e = evs[i]
     night = [x for x in evs if x.round == e.round and x.phase == "night"]
     targeted = {x.card for x in night if x.kind in ("bribe", "kill")}
-    other = next(x for x in evs if x.round == e.round and x.kind == "place"
-                 and x.card not in targeted)
+    other = next(x for x in evs if x.round == e.round and x.kind == "place" and x.card not in targeted)
     extra = e._replace(card=other.card, a=other.a)
     assert_caught(greedy.replay(gid, inserted(evs, i + 1, extra)), "BI-N3", extra)
 
@@ -285,9 +310,8 @@ def test_a_third_action_in_a_solo_night(solo):
     """BI-N1: a solo player also takes exactly two actions per round."""
     gid, evs, i = solo.find(lambda evs, i: evs[i].kind == "round" and evs[i].a == 2)
     j = next(k for k in range(i, len(evs)) if evs[k].phase == "night")
-    before = next(e for e in reversed(evs[:j]) if e.seat == 0)      # money before the night
-    extra = evs[j]._replace(kind="passing", card=-1, a=0, b=0, c=0, cash=before.cash,
-                            cheques=before.cheques)
+    before = next(e for e in reversed(evs[:j]) if e.seat == 0)  # money before the night
+    extra = evs[j]._replace(kind="passing", card=-1, a=0, b=0, c=0, cash=before.cash, cheques=before.cheques)
     assert_caught(solo.replay(gid, inserted(evs, j, extra)), "BI-N1")
 
 
@@ -307,10 +331,13 @@ def test_launder_more_cheques_than_cash(rand):
 
 # --- BI-N6 burial ------------------------------------------------------------------------
 
+
 def test_corpse_buried_in_a_full_barn(greedy):
     """BI-N6 / BI-C4: the Barn holds one corpse; a second burial there is over capacity."""
+
     def later_bury(evs, i):
         return evs[i].kind == "bury" and any(e.kind == "bury" and e.a < 0 for e in evs[:i])
+
     gid, evs, i = greedy.find(later_bury)
     full = next(e for e in evs[:i] if e.kind == "bury" and e.a < 0)
     div = greedy.replay(gid, changed(evs, i, a=full.a, b=full.b))
@@ -324,7 +351,9 @@ def test_corpse_buried_under_a_rank_0_annex(greedy):
 
     def bury_after_rank0_build(evs, i):
         return evs[i].kind == "bury" and any(
-            e.kind == "build" and cfg.cards[e.card].rank == 0 for e in evs[:i])
+            e.kind == "build" and cfg.cards[e.card].rank == 0 for e in evs[:i]
+        )
+
     gid, evs, i = greedy.find(bury_after_rank0_build)
     annex = next(e for e in evs[:i] if e.kind == "build" and cfg.cards[e.card].rank == 0)
     div = greedy.replay(gid, changed(evs, i, a=annex.card, b=annex.seat))
@@ -346,6 +375,7 @@ def test_burial_share_missing(greedy):
 
 # --- BI-E evening ------------------------------------------------------------------------
 
+
 def test_wrong_room_service_amount(fuzz):
     """BI-E2: the token's owner gains the traveller's rank."""
     gid, evs, i = fuzz.find(lambda evs, i: evs[i].kind == "room_service")
@@ -360,8 +390,9 @@ def test_room_service_not_paid(fuzz):
 
 def test_traveller_placed_out_of_entrance_order(greedy):
     """BI-E1: the first player draws the top card of the Entrance."""
-    gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "place" and evs[i + 1].kind == "place"
-                              and evs[i].round == 2)
+    gid, evs, i = greedy.find(
+        lambda evs, i: evs[i].kind == "place" and evs[i + 1].kind == "place" and evs[i].round == 2
+    )
     swapped = changed(changed(evs, i, card=evs[i + 1].card), i + 1, card=evs[i].card)
     assert_caught(greedy.replay(gid, swapped), "BI-E1", evs[i])
 
@@ -380,6 +411,7 @@ def test_end_trigger_says_the_round_is_not_played(greedy):
 
 # --- BI-C5 annex effects -----------------------------------------------------------------
 
+
 def test_room_key_replaces_an_own_key(fuzz):
     """BI-C5: the Room (Monk) replaces a white key, not a player's."""
     gid, evs, i = fuzz.find(lambda evs, i: evs[i].kind == "monk_key")
@@ -389,18 +421,22 @@ def test_room_key_replaces_an_own_key(fuzz):
 def test_on_build_cash_wrong(greedy):
     """BI-C5: "immediately earn" effects pay what the card says."""
     gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "effect_cash")
-    assert_caught(greedy.replay(gid, changed(evs, i, a=evs[i].a + 1, b=evs[i].b + 1)),
-                  "BI-C5", evs[i])
+    assert_caught(greedy.replay(gid, changed(evs, i, a=evs[i].a + 1, b=evs[i].b + 1)), "BI-C5", evs[i])
 
 
 # --- BI-M morning ------------------------------------------------------------------------
 
+
 def test_investigation_fine_skipped(greedy):
     """BI-M1: with police in the inn, every player with unburied corpses is fined."""
     gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "investigation")
-    boxed = [j for j in range(i + 1, len(evs))
-             if evs[j].kind == "corpse_boxed" and evs[j].seat == evs[i].seat
-             and all(evs[k].kind == "corpse_boxed" for k in range(i + 1, j))]
+    boxed = [
+        j
+        for j in range(i + 1, len(evs))
+        if evs[j].kind == "corpse_boxed"
+        and evs[j].seat == evs[i].seat
+        and all(evs[k].kind == "corpse_boxed" for k in range(i + 1, j))
+    ]
     assert_caught(greedy.replay(gid, removed(evs, i, *boxed)), "BI-M1")
 
 
@@ -412,11 +448,9 @@ def test_investigation_fine_not_paid(greedy):
 
 def test_wage_paid_by_cheque(greedy):
     """BI-M3: wages are paid in cash; cheques are refused."""
-    gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "wages" and evs[i].a > 0
-                              and evs[i].cheques > 0)
+    gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "wages" and evs[i].a > 0 and evs[i].cheques > 0)
     e = evs[i]
-    assert_caught(greedy.replay(gid, changed(evs, i, cash=e.cash + e.a, cheques=e.cheques - 1)),
-                  "BI-M3", e)
+    assert_caught(greedy.replay(gid, changed(evs, i, cash=e.cash + e.a, cheques=e.cheques - 1)), "BI-M3", e)
 
 
 def test_accomplice_kept_without_pay(rand):
@@ -428,14 +462,16 @@ def test_accomplice_kept_without_pay(rand):
 
 def test_voluntary_dismissal_refused_when_off(rand):
     """BI-V5 (voluntary_dismissal = false): only unpaid accomplices may leave."""
+
     def payable_hand(evs, i):
         e = evs[i]
         if e.kind != "wages" or e.b < 1 or evs[i - 1].kind == "dismiss":
             return False
         return _card_in_hand(evs, i) is not None
+
     gid, evs, i = rand.find(payable_hand)
     card = _card_in_hand(evs, i)
-    e = evs[i]                     # the dismissal comes before the wages are paid
+    e = evs[i]  # the dismissal comes before the wages are paid
     extra = e._replace(kind="dismiss", card=card, a=0, b=0, c=0, cash=e.cash + e.a)
     assert_caught(rand.replay(gid, inserted(evs, i, extra)), "BI-V5", extra)
 
@@ -443,8 +479,9 @@ def test_voluntary_dismissal_refused_when_off(rand):
 def _card_in_hand(evs, i):
     """A card surely in the wages payer's hand: bribed this round and not paid since."""
     e = evs[i]
-    bribed = [x.card for x in evs[:i] if x.kind == "bribe" and x.seat == e.seat
-              and x.round == e.round and x.a >= 0]
+    bribed = [
+        x.card for x in evs[:i] if x.kind == "bribe" and x.seat == e.seat and x.round == e.round and x.a >= 0
+    ]
     gone = {x.card for x in evs[:i] if x.round == e.round and x.kind in ("pay", "build")}
     left = [c for c in bribed if c not in gone]
     return left[0] if left else None
@@ -459,22 +496,25 @@ def test_travellers_leave_income_wrong(greedy):
 def test_morning_steps_out_of_order(greedy):
     """BI-M: travellers leave (with their income) before wages; moving the income after the
     wages breaks the order."""
-    gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "leave_income"
-                              and any(e.kind == "wages" and e.round == evs[i].round
-                                      for e in evs[i:i + 20]))
+    gid, evs, i = greedy.find(
+        lambda evs, i: (
+            evs[i].kind == "leave_income"
+            and any(e.kind == "wages" and e.round == evs[i].round for e in evs[i : i + 20])
+        )
+    )
     j = next(k for k in range(i, len(evs)) if evs[k].kind == "wages")
-    moved = evs[:i] + evs[i + 1:j + 1] + [evs[i]] + evs[j + 1:]
+    moved = evs[:i] + evs[i + 1 : j + 1] + [evs[i]] + evs[j + 1 :]
     assert_caught(greedy.replay(gid, moved), "BI-M2")
 
 
 def test_first_player_does_not_pass_left(greedy):
     """BI-M4: the first player passes to the next seat."""
     gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "first_player")
-    assert_caught(greedy.replay(gid, changed(evs, i, seat=(evs[i].seat + 1) % 3)), "BI-M4",
-                  evs[i])
+    assert_caught(greedy.replay(gid, changed(evs, i, seat=(evs[i].seat + 1) % 3)), "BI-M4", evs[i])
 
 
 # --- BI-G end ----------------------------------------------------------------------------
+
 
 def test_end_bonus_wrong(fuzz):
     """BI-G2: end-of-game annexes pay per card of their colour in the Exit / per cheque."""
@@ -485,8 +525,11 @@ def test_end_bonus_wrong(fuzz):
 def test_final_investigation_skipped(greedy):
     """BI-G1: at the end an investigation happens regardless of police."""
     gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "final_investigation")
-    boxed = [j for j in range(i + 1, len(evs)) if evs[j].kind == "corpse_boxed"
-             and evs[j].seat == evs[i].seat and evs[j].phase == "end"]
+    boxed = [
+        j
+        for j in range(i + 1, len(evs))
+        if evs[j].kind == "corpse_boxed" and evs[j].seat == evs[i].seat and evs[j].phase == "end"
+    ]
     assert_caught(greedy.replay(gid, removed(evs, i, *boxed)), "BI-G1")
 
 
@@ -517,10 +560,11 @@ def test_truncation_not_logged():
 
 # --- the log itself ---------------------------------------------------------------------
 
+
 def test_log_cut_short(greedy):
     """LOG-4: a log that stops before the game ends."""
     gid, evs = next(iter(greedy.games.items()))
-    assert_caught(greedy.replay(gid, evs[:len(evs) // 2]), "LOG-4")
+    assert_caught(greedy.replay(gid, evs[: len(evs) // 2]), "LOG-4")
 
 
 def test_event_stamped_with_the_wrong_round(greedy):
@@ -532,13 +576,17 @@ def test_event_stamped_with_the_wrong_round(greedy):
 def test_card_kind_column(greedy):
     """LOG-3: the card_kind column names the card instance."""
     ev = greedy.res.events
-    ev = ev.slice(0, int((ev.column("game_id").to_numpy() <= 1).sum()))     # games 0 and 1
+    ev = ev.slice(0, int((ev.column("game_id").to_numpy() <= 1).sum()))  # games 0 and 1
     kinds = ev.column("card_kind").to_pylist()
     row = next(j for j, k in enumerate(kinds) if k == "peasant")
     kinds[row] = "marquis"
-    bad = ev.set_column(ev.schema.get_field_index("card_kind"), "card_kind",
-                        pa.array(kinds, type=ev.schema.field("card_kind").type))
-    report = replay_tables(greedy.res.resolved, greedy.res.games.slice(0, 2),
-                           greedy.res.seats.slice(0, 6), bad)
+    bad = ev.set_column(
+        ev.schema.get_field_index("card_kind"),
+        "card_kind",
+        pa.array(kinds, type=ev.schema.field("card_kind").type),
+    )
+    report = replay_tables(
+        greedy.res.resolved, greedy.res.games.slice(0, 2), greedy.res.seats.slice(0, 6), bad
+    )
     assert report.games == 2
     assert [d.rule for d in report.divergences] == ["LOG-3"]

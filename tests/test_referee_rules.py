@@ -4,6 +4,7 @@ Each test lays a table, writes the events the rules call for (money after each e
 out from ``../shared/rules/bloody-inn.md``), checks the referee accepts them, and checks it
 objects to the nearest wrong version.  Tests cite the rule ids.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -20,8 +21,7 @@ from sim.referee.state import EXIT, WHITE, Place  # noqa: E402
 
 
 def make_cfg(players=2, rules=None, cards=None):
-    raw = {"game": "bloody_inn", "players": players, "games": 1, "seed": 0,
-           "rules": rules or {}}
+    raw = {"game": "bloody_inn", "players": players, "games": 1, "seed": 0, "rules": rules or {}}
     if cards:
         raw["cards"] = cards
     return RefereeConfig.from_resolved(resolve(raw))
@@ -38,8 +38,9 @@ def E(kind, seat=-1, card=-1, a=0, b=0, c=0, cash=-1, cheques=-1, phase="night",
 
 def A(seat, action, targets, cost, card=-1, cash=5, cheques=1, rnd=3):
     """The ``action`` event that starts a night action (before its payment)."""
-    return E("action", seat, card, a=ACTION_OF[action], b=targets, c=cost, cash=cash,
-             cheques=cheques, rnd=rnd)
+    return E(
+        "action", seat, card, a=ACTION_OF[action], b=targets, c=cost, cash=cash, cheques=cheques, rnd=rnd
+    )
 
 
 def table(cfg, events, phase="night"):
@@ -63,21 +64,23 @@ def objects(fn, rule):
 
 # --- BI-N6 burial --------------------------------------------------------------------------
 
+
 def test_bi_n6_odd_pocket_split_burier_takes_larger_half():
     """BI-N6: under another player's annex the pocket money is split; with an odd (edited)
     value the burier takes the larger half: 13 F -> 7 to the burier, 6 to the owner."""
     cfg = make_cfg(cards={"novice": {"pocket": 13}})
     corpse, annex = inst(cfg, "novice"), inst(cfg, "count")
-    events = [A(0, "bury", 1, 0),                                   # a rank-0 corpse
-              E("bury", 0, corpse, a=annex, b=1, c=7, cash=12, cheques=1),
-              E("bury_share", 1, corpse, a=6, b=0, cash=11, cheques=1)]
+    events = [
+        A(0, "bury", 1, 0),  # a rank-0 corpse
+        E("bury", 0, corpse, a=annex, b=1, c=7, cash=12, cheques=1),
+        E("bury_share", 1, corpse, a=6, b=0, cash=11, cheques=1),
+    ]
     g = table(cfg, events)
     g.s.move(corpse, Place("corpse", 0))
     g.s.move(annex, Place("annex", 1))
     night.turn(g, 0)
     assert g.s.fill[annex] == 1 and g.s.seats[0].buried == 1
-    g = table(cfg, [events[0], events[1]._replace(c=6, cash=11),
-                    events[2]._replace(a=7, cash=12)])
+    g = table(cfg, [events[0], events[1]._replace(c=6, cash=11), events[2]._replace(a=7, cash=12)])
     g.s.move(corpse, Place("corpse", 0))
     g.s.move(annex, Place("annex", 1))
     objects(lambda: night.turn(g, 0), "BI-N6")
@@ -90,8 +93,11 @@ def test_bi_n6_barn_holds_one_corpse_and_pocket_is_capped_bi_n8():
     major, other = inst(cfg, "major", 0), inst(cfg, "major", 1)
     hand = [inst(cfg, "baron", k) for k in range(3)]
     pays = [E("pay", 0, h, a=0, b=3, cash=30, cheques=1) for h in hand]
-    events = [A(0, "bury", 1, 3, cash=30)] + pays + \
-        [E("bury", 0, major, a=BARN_SLOT - 0, b=0, c=10, cash=40, cheques=1)]
+    events = (
+        [A(0, "bury", 1, 3, cash=30)]
+        + pays
+        + [E("bury", 0, major, a=BARN_SLOT - 0, b=0, c=10, cash=40, cheques=1)]
+    )
     g = table(cfg, events)
     g.s.seats[0].cash = 30
     for h in hand:
@@ -99,8 +105,7 @@ def test_bi_n6_barn_holds_one_corpse_and_pocket_is_capped_bi_n8():
     g.s.move(major, Place("corpse", 0))
     night.turn(g, 0)
     assert g.s.seats[0].barn_fill == 1 and all(h in g.s.exit for h in hand)
-    g2 = table(cfg, [A(0, "bury", 1, 3),
-                     E("bury", 0, other, a=BARN_SLOT - 0, b=0, c=0, cash=5, cheques=1)])
+    g2 = table(cfg, [A(0, "bury", 1, 3), E("bury", 0, other, a=BARN_SLOT - 0, b=0, c=0, cash=5, cheques=1)])
     g2.s.seats[0].barn_fill = 1
     g2.s.move(other, Place("corpse", 0))
     g2.s.seats[0].cash = 5
@@ -113,10 +118,12 @@ def test_bi_n2_chapel_returns_every_card_paid_for_bury():
     cfg = make_cfg()
     corpse, chapel = inst(cfg, "count"), inst(cfg, "priest")
     payers = [inst(cfg, "baron"), inst(cfg, "peasant")]
-    events = [A(0, "bury", 1, 2),
-              E("pay", 0, payers[0], a=1, b=3, cash=5, cheques=1),
-              E("pay", 0, payers[1], a=1, b=3, cash=5, cheques=1),
-              E("bury", 0, corpse, a=BARN_SLOT, b=0, c=18, cash=23, cheques=1)]
+    events = [
+        A(0, "bury", 1, 2),
+        E("pay", 0, payers[0], a=1, b=3, cash=5, cheques=1),
+        E("pay", 0, payers[1], a=1, b=3, cash=5, cheques=1),
+        E("bury", 0, corpse, a=BARN_SLOT, b=0, c=18, cash=23, cheques=1),
+    ]
     for with_chapel in (True, False):
         g = table(cfg, events)
         for c in payers:
@@ -132,12 +139,12 @@ def test_bi_n2_chapel_returns_every_card_paid_for_bury():
 
 # --- BI-N3 / BI-N5 / BI-N7 ---------------------------------------------------------------
 
+
 def test_bi_n3_brewery_bribes_four_peasants():
     """BI-N3: 1 or 2 peasants per bribe, 4 with the Brewery."""
     cfg = make_cfg()
     peasants = [inst(cfg, "peasant", k) for k in range(4)]
-    events = [A(0, "bribe", 4, 0)] + [E("bribe", 0, c, a=-1, cash=5, cheques=1)
-                                      for c in peasants]
+    events = [A(0, "bribe", 4, 0)] + [E("bribe", 0, c, a=-1, cash=5, cheques=1) for c in peasants]
     for brewery in (True, False):
         g = table(cfg, events)
         for c in peasants:
@@ -163,17 +170,16 @@ def test_bi_n5_discount_once_per_action_with_butchers_shop():
 def test_bi_n7_cashing_cheques_stops_at_the_cap():
     """BI-N7 / BI-N8: cheques may be cashed only while cash stays at most 40."""
     cfg = make_cfg()
-    g = table(cfg, [A(0, "passing", 0, 0, cash=15, cheques=2),
-                    E("launder", 0, a=-2, cash=35, cheques=0)])
+    g = table(cfg, [A(0, "passing", 0, 0, cash=15, cheques=2), E("launder", 0, a=-2, cash=35, cheques=0)])
     g.s.seats[0].cash, g.s.seats[0].cheques = 15, 2
     night.turn(g, 0)
-    g = table(cfg, [A(0, "passing", 0, 0, cash=21, cheques=2),
-                    E("launder", 0, a=-2, cash=41, cheques=0)])
+    g = table(cfg, [A(0, "passing", 0, 0, cash=21, cheques=2), E("launder", 0, a=-2, cash=41, cheques=0)])
     g.s.seats[0].cash, g.s.seats[0].cheques = 21, 2
     objects(lambda: night.turn(g, 0), "BI-N8")
 
 
 # --- the 'action' event: BI-N1 count, BI-N2 cost, targets, built card ------------------------
+
 
 def _solo_bistro(cfg, events, n=3):
     g = table(cfg, events)
@@ -190,8 +196,7 @@ def test_bi_n1_solo_night_split_by_the_action_events():
     peasants = [inst(cfg, "peasant", k) for k in range(3)]
     bribes = [E("bribe", 0, c, a=-1, cash=5, cheques=1) for c in peasants]
     for first in (2, 1):
-        events = [A(0, "bribe", first, 0)] + bribes[:first] + \
-            [A(0, "bribe", 3 - first, 0)] + bribes[first:]
+        events = [A(0, "bribe", first, 0)] + bribes[:first] + [A(0, "bribe", 3 - first, 0)] + bribes[first:]
         g, _ = _solo_bistro(cfg, events)
         night.night(g)
         assert g.turns == 2 and g.s.seats[0].peasants_bribed == 3
@@ -200,15 +205,15 @@ def test_bi_n1_solo_night_split_by_the_action_events():
     g, _ = _solo_bistro(cfg, [A(0, "bribe", 3, 0)] + bribes)
     objects(lambda: night.night(g), "BI-N3")
     # the action event announces one peasant, two follow
-    g, _ = _solo_bistro(cfg, [A(0, "bribe", 1, 0)] + bribes[:2] + [A(0, "bribe", 1, 0)]
-                        + bribes[2:])
+    g, _ = _solo_bistro(cfg, [A(0, "bribe", 1, 0)] + bribes[:2] + [A(0, "bribe", 1, 0)] + bribes[2:])
     objects(lambda: night.night(g), "BI-N3")
     # only one action in the night (its second 'action' event missing)
     g, _ = _solo_bistro(cfg, [A(0, "bribe", 2, 0)] + bribes[:2])
     objects(lambda: night.night(g), "BI-N1")
     # an action event with nothing after it (logged twice)
-    g, _ = _solo_bistro(cfg, [A(0, "bribe", 2, 0), A(0, "bribe", 2, 0)] + bribes[:2]
-                        + [A(0, "bribe", 1, 0)] + bribes[2:])
+    g, _ = _solo_bistro(
+        cfg, [A(0, "bribe", 2, 0), A(0, "bribe", 2, 0)] + bribes[:2] + [A(0, "bribe", 1, 0)] + bribes[2:]
+    )
     objects(lambda: night.night(g), "BI-N1")
 
 
@@ -216,13 +221,15 @@ def _butcher_table(cfg, act):
     """Seat 0 with the Butcher's Shop and the Baron's annex, a brigadier and a count (ranks 1
     and 2) in white rooms 4 and 5, a major (police: returns on kill) and a peasant in hand;
     the log: ``act``, both payments, both kills."""
-    t1, t2 = inst(cfg, "brigadier"), inst(cfg, "count")       # ranks 1 and 2
-    payers = [inst(cfg, "major", 0), inst(cfg, "peasant")]    # police returns (kill)
-    events = [act,
-              E("pay", 0, payers[0], a=1, b=2, cash=5, cheques=1),
-              E("pay", 0, payers[1], a=0, b=2, cash=5, cheques=1),
-              E("kill", 0, t1, a=4, b=2, cash=5, cheques=1),
-              E("kill", 0, t2, a=5, b=2, cash=5, cheques=1)]
+    t1, t2 = inst(cfg, "brigadier"), inst(cfg, "count")  # ranks 1 and 2
+    payers = [inst(cfg, "major", 0), inst(cfg, "peasant")]  # police returns (kill)
+    events = [
+        act,
+        E("pay", 0, payers[0], a=1, b=2, cash=5, cheques=1),
+        E("pay", 0, payers[1], a=0, b=2, cash=5, cheques=1),
+        E("kill", 0, t1, a=4, b=2, cash=5, cheques=1),
+        E("kill", 0, t2, a=5, b=2, cash=5, cheques=1),
+    ]
     g = table(cfg, events)
     g.s.rooms[4].key = g.s.rooms[5].key = WHITE
     g.s.move(t1, Place("room", 4))
@@ -248,7 +255,7 @@ def test_bi_n2_action_event_cost_and_targets():
     objects(lambda: night.turn(g, 0), "BI-N5")
     g = _butcher_table(cfg, A(0, "bribe", 2, 2))
     objects(lambda: night.turn(g, 0), "BI-N1")
-    g = _butcher_table(cfg, A(1, "kill", 2, 2))                # another seat's action
+    g = _butcher_table(cfg, A(1, "kill", 2, 2))  # another seat's action
     objects(lambda: night.turn(g, 0), "BI-N1")
 
 
@@ -261,9 +268,14 @@ def test_bi_n6_bury_cost_counts_no_peasant():
     crypt = inst(cfg, "archbishop")
 
     def run(act):
-        events = [act] + [E("pay", 0, c, a=0, b=3, cash=5, cheques=1) for c in payers] + \
-            [E("bury", 0, peasant, a=BARN_SLOT, b=0, c=4, cash=9, cheques=1),
-             E("bury", 0, count, a=crypt, b=0, c=18, cash=27, cheques=1)]
+        events = (
+            [act]
+            + [E("pay", 0, c, a=0, b=3, cash=5, cheques=1) for c in payers]
+            + [
+                E("bury", 0, peasant, a=BARN_SLOT, b=0, c=4, cash=9, cheques=1),
+                E("bury", 0, count, a=crypt, b=0, c=18, cash=27, cheques=1),
+            ]
+        )
         g = table(cfg, events)
         for c in payers:
             g.s.move(c, Place("hand", 0))
@@ -272,6 +284,7 @@ def test_bi_n6_bury_cost_counts_no_peasant():
         g.s.move(crypt, Place("annex", 0))
         night.turn(g, 0)
         return g
+
     assert run(A(0, "bury", 2, 2)).s.seats[0].buried == 2
     objects(lambda: run(A(0, "bury", 2, 3)), "BI-N2")
     objects(lambda: run(A(0, "bury", 1, 2)), "BI-N6")
@@ -284,14 +297,18 @@ def test_bi_n4_action_event_names_the_built_card():
     built, payer = inst(cfg, "distiller"), inst(cfg, "baron")
 
     def run(act):
-        events = [act, E("pay", 0, payer, a=0, b=1, cash=5, cheques=1),
-                  E("build", 0, built, a=1, cash=5, cheques=1)]
+        events = [
+            act,
+            E("pay", 0, payer, a=0, b=1, cash=5, cheques=1),
+            E("build", 0, built, a=1, cash=5, cheques=1),
+        ]
         g = table(cfg, events)
         for c in (built, payer):
             g.s.move(c, Place("hand", 0))
         g.s.move(inst(cfg, "mechanic"), Place("annex", 0))
         night.turn(g, 0)
         return g
+
     assert built in run(A(0, "build", 1, 1, card=built)).s.seats[0].annexes
     objects(lambda: run(A(0, "build", 1, 1, card=payer)), "BI-N4")
     objects(lambda: run(A(0, "build", 1, 2, card=built)), "BI-N2")
@@ -304,8 +321,7 @@ def test_refused_decision_is_a_lone_pass():
     g = table(cfg, [E("passing", 0, a=-1, b=ACTION_OF["kill"], cash=5, cheques=1)])
     night.turn(g, 0)
     assert g.fallback_passes == 1 and g.turns == 1
-    g = table(cfg, [A(0, "kill", 1, 0),
-                    E("passing", 0, a=-1, b=ACTION_OF["kill"], cash=5, cheques=1)])
+    g = table(cfg, [A(0, "kill", 1, 0), E("passing", 0, a=-1, b=ACTION_OF["kill"], cash=5, cheques=1)])
     objects(lambda: night.turn(g, 0), "LOG-2")
     g = table(cfg, [A(0, "passing", 0, 0), E("passing", 0, a=0, cash=5, cheques=1)])
     night.turn(g, 0)
@@ -314,12 +330,15 @@ def test_refused_decision_is_a_lone_pass():
 
 # --- BI-E evening ---------------------------------------------------------------------------
 
+
 def test_bi_e2_room_service_pays_rank_times_tokens():
     """BI-E2: a rank-2 traveller placed in a room with seat 1's token pays seat 1 2 F."""
     cfg = make_cfg()
     guest = inst(cfg, "count")
-    events = [E("place", 0, guest, a=3, cash=5, cheques=1, phase="evening"),
-              E("room_service", 1, guest, a=2, b=3, c=1, cash=7, cheques=1, phase="evening")]
+    events = [
+        E("place", 0, guest, a=3, cash=5, cheques=1, phase="evening"),
+        E("room_service", 1, guest, a=2, b=3, c=1, cash=7, cheques=1, phase="evening"),
+    ]
     g = table(cfg, events, phase="evening")
     g.s.rooms[3].tokens[1] = 1
     g.s.move(guest, Place("entrance"))
@@ -345,13 +364,15 @@ def test_bi_e4_last_round_needs_as_many_travellers_as_players():
 
 # --- BI-M morning ----------------------------------------------------------------------------
 
+
 def test_bi_m1_fine_order_tens_of_cash_then_cheques_then_cash():
     """BI-M1: 3 corpses (30 F) with 25 F and 2 cheques: 20 F cash, then 1 cheque."""
     cfg = make_cfg()
     corpses = [inst(cfg, "peasant", k) for k in range(3)]
     police = inst(cfg, "major")
-    events = [E("investigation", 0, a=3, b=20, c=1, cash=5, cheques=1, phase="morning")] + \
-        [E("corpse_boxed", 0, c, cash=5, cheques=1, phase="morning") for c in corpses]
+    events = [E("investigation", 0, a=3, b=20, c=1, cash=5, cheques=1, phase="morning")] + [
+        E("corpse_boxed", 0, c, cash=5, cheques=1, phase="morning") for c in corpses
+    ]
     g = table(cfg, events, phase="morning")
     g.s.seats[0].cash, g.s.seats[0].cheques = 25, 2
     for c in corpses:
@@ -360,9 +381,12 @@ def test_bi_m1_fine_order_tens_of_cash_then_cheques_then_cash():
     morning.investigation(g, final=False)
     assert g.s.seats[0].fines == 30 and all(c in g.s.box for c in corpses)
     # short: 14 F and no cheque for 2 corpses pays 10 F then the remaining 4 F
-    g = table(cfg, [E("investigation", 0, a=2, b=14, c=0, cash=0, cheques=0, phase="morning")]
-              + [E("corpse_boxed", 0, c, cash=0, cheques=0, phase="morning")
-                 for c in corpses[:2]], phase="morning")
+    g = table(
+        cfg,
+        [E("investigation", 0, a=2, b=14, c=0, cash=0, cheques=0, phase="morning")]
+        + [E("corpse_boxed", 0, c, cash=0, cheques=0, phase="morning") for c in corpses[:2]],
+        phase="morning",
+    )
     g.s.seats[0].cash, g.s.seats[0].cheques = 14, 0
     for c in corpses[:2]:
         g.s.move(c, Place("corpse", 0))
@@ -374,8 +398,9 @@ def test_bi_m1_no_investigation_without_police():
     """BI-M1 / BI-N5: no police traveller in a room, no fine."""
     cfg = make_cfg()
     corpse = inst(cfg, "peasant")
-    g = table(cfg, [E("investigation", 0, a=1, b=5, c=0, cash=0, cheques=1, phase="morning")],
-              phase="morning")
+    g = table(
+        cfg, [E("investigation", 0, a=1, b=5, c=0, cash=0, cheques=1, phase="morning")], phase="morning"
+    )
     g.s.move(corpse, Place("corpse", 0))
     objects(lambda: morning.investigation(g, final=False), "BI-M1")
 
@@ -383,8 +408,7 @@ def test_bi_m1_no_investigation_without_police():
 def test_bi_m2_gardens_pay_two_even_without_guests():
     """BI-M2: 1 F per own-keyed room with a traveller, +2 F with the Gardens."""
     cfg = make_cfg()
-    g = table(cfg, [E("leave_income", 0, a=2, b=0, c=2, cash=7, cheques=1, phase="morning")],
-              phase="morning")
+    g = table(cfg, [E("leave_income", 0, a=2, b=0, c=2, cash=7, cheques=1, phase="morning")], phase="morning")
     g.s.move(inst(cfg, "gardener"), Place("annex", 0))
     morning.travellers_leave(g)
     assert g.s.seats[0].cash == 7
@@ -395,8 +419,10 @@ def test_bi_m3_distillery_and_cash_only_wages():
     go; wages are 1 F in cash."""
     cfg = make_cfg()
     hand = [inst(cfg, "peasant", k) for k in range(3)]
-    events = [E("dismiss", 0, hand[0], cash=1, cheques=1, phase="morning"),
-              E("wages", 0, a=1, b=2, c=1, cash=0, cheques=1, phase="morning")]
+    events = [
+        E("dismiss", 0, hand[0], cash=1, cheques=1, phase="morning"),
+        E("wages", 0, a=1, b=2, c=1, cash=0, cheques=1, phase="morning"),
+    ]
     g = table(cfg, events, phase="morning")
     g.s.seats[0].cash = 1
     for c in hand:
@@ -404,7 +430,7 @@ def test_bi_m3_distillery_and_cash_only_wages():
     g.s.move(inst(cfg, "distiller"), Place("annex", 0))
     morning.wages(g)
     assert hand[0] in g.s.bistro and g.s.seats[0].wages == 1
-    g = table(cfg, events[1:], phase="morning")      # keeping all three is not affordable
+    g = table(cfg, events[1:], phase="morning")  # keeping all three is not affordable
     g.s.seats[0].cash = 1
     for c in hand:
         g.s.move(c, Place("hand", 0))
@@ -413,6 +439,7 @@ def test_bi_m3_distillery_and_cash_only_wages():
 
 
 # --- BI-G end -------------------------------------------------------------------------------
+
 
 def test_bi_g3_places_tie_break_and_shared_win():
     """BI-G3: highest score wins; a tie goes to more corpses buried; a remaining tie is
@@ -433,8 +460,11 @@ def test_bi_g2_end_bonus_capped_and_bi_v8_uncapped():
         cfg = make_cfg(rules={"end_bonus_capped": capped})
         park = inst(cfg, "landscaper")
         reds = [inst(cfg, "cultivator", 0), inst(cfg, "mechanic", 0)]
-        g = table(cfg, [E("end_bonus", 0, park, a=kept, b=2, c=0, cash=36 + kept, cheques=1,
-                          phase="end")], phase="end")
+        g = table(
+            cfg,
+            [E("end_bonus", 0, park, a=kept, b=2, c=0, cash=36 + kept, cheques=1, phase="end")],
+            phase="end",
+        )
         g.s.seats[0].cash = 36
         g.s.move(park, Place("annex", 0))
         for c in reds:
@@ -453,6 +483,7 @@ def test_bi_v10_unlimited_wealth_turns_cash_into_cheques():
 
 
 # --- BI-S setup ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("length", ["short", "long"])
 @pytest.mark.parametrize("players", [1, 2, 3, 4])

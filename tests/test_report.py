@@ -1,27 +1,31 @@
 """Reports: sections present, valid self-contained HTML, Markdown twin, byte-identical
 output for the same data (apart from the provenance block), and the CLI commands."""
+
 import json
 import shutil
 from html.parser import HTMLParser
 
-import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from analysis.report import (PROVENANCE_END, PROVENANCE_START, report_for_dir, strip_provenance,
-                             write_report)
-from analysis.synthetic import (bloody_inn_config, bloody_inn_events, bloody_inn_tables,
-                                write_run, write_sweep)
+from analysis.report import PROVENANCE_END, PROVENANCE_START, report_for_dir, strip_provenance, write_report
+from analysis.synthetic import bloody_inn_config, bloody_inn_events, bloody_inn_tables, write_run, write_sweep
 from sim.cli import app
 
 
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory):
-    g, s = bloody_inn_tables(1500, 3, seed=4, strategies=("a", "b", "c"),
-                             skill={"a": 2.0}, winners_build=3, shared_rate=0.05)
+    g, s = bloody_inn_tables(
+        1500, 3, seed=4, strategies=("a", "b", "c"), skill={"a": 2.0}, winners_build=3, shared_rate=0.05
+    )
     ev = bloody_inn_events(g.head(20), s.head(60))
-    return write_run(tmp_path_factory.mktemp("r") / "run", g, s,
-                     bloody_inn_config(3, games=1500, strategies=("a", "b", "c")), events=ev)
+    return write_run(
+        tmp_path_factory.mktemp("r") / "run",
+        g,
+        s,
+        bloody_inn_config(3, games=1500, strategies=("a", "b", "c")),
+        events=ev,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -30,16 +34,44 @@ def small_sweep(tmp_path_factory):
     for p in (2, 3):
         for d in (35, 54):
             g, s = bloody_inn_tables(400, p, seed=p * 100 + d, deck_size=d)
-            pts.append((f"p{p}_d{d}", {"players": p, "rules.deck_size": d}, g, s,
-                        bloody_inn_config(p, games=400, deck_size=d)))
+            pts.append(
+                (
+                    f"p{p}_d{d}",
+                    {"players": p, "rules.deck_size": d},
+                    g,
+                    s,
+                    bloody_inn_config(p, games=400, deck_size=d),
+                )
+            )
     return write_sweep(tmp_path_factory.mktemp("s") / "sweep", pts)
 
 
 class _Checker(HTMLParser):
     """Collects tags, checks nesting of the usual block elements and external references."""
-    VOID = {"meta", "br", "hr", "img", "input", "link", "col", "area", "base", "source", "wbr",
-            "path", "use", "rect", "circle", "line", "stop", "polyline", "polygon", "ellipse",
-            "image"}
+
+    VOID = {
+        "meta",
+        "br",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "col",
+        "area",
+        "base",
+        "source",
+        "wbr",
+        "path",
+        "use",
+        "rect",
+        "circle",
+        "line",
+        "stop",
+        "polyline",
+        "polygon",
+        "ellipse",
+        "image",
+    }
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -49,8 +81,12 @@ class _Checker(HTMLParser):
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)
         for k, v in attrs:
-            if k in ("src", "href", "xlink:href", "data", "action", "poster") and v \
-                    and not v.startswith("#") and not v.startswith("data:"):
+            if (
+                k in ("src", "href", "xlink:href", "data", "action", "poster")
+                and v
+                and not v.startswith("#")
+                and not v.startswith("data:")
+            ):
                 self.external.append((tag, k, v))
             if k == "style" and v and "url(" in v and "url(#" not in v:
                 self.external.append((tag, k, v))
@@ -62,8 +98,12 @@ class _Checker(HTMLParser):
     def handle_startendtag(self, tag, attrs):
         self.tags.append(tag)
         for k, v in attrs:
-            if k in ("src", "href", "xlink:href") and v and not v.startswith("#") \
-                    and not v.startswith("data:"):
+            if (
+                k in ("src", "href", "xlink:href")
+                and v
+                and not v.startswith("#")
+                and not v.startswith("data:")
+            ):
                 self.external.append((tag, k, v))
 
     def handle_endtag(self, tag):
@@ -96,8 +136,14 @@ def test_report_renders_with_its_sections(small_run, tmp_path):
     assert c.errors == [] and c.stack == []
     assert c.external == []
     body = " ".join(c.text)
-    for heading in ("Answers", "First-player advantage and seat balance", "Strategy strength",
-                    "Card ranks and card power", "Duration and economy", "Provenance"):
+    for heading in (
+        "Answers",
+        "First-player advantage and seat balance",
+        "Strategy strength",
+        "Card ranks and card power",
+        "Duration and economy",
+        "Provenance",
+    ):
         assert heading in body
     # answers come before the tables, provenance last
     assert text.index("Answers") < text.index("Win share by seat</h3>") < text.index("Provenance")
@@ -129,7 +175,7 @@ def test_same_data_same_bytes_apart_from_provenance(small_run, tmp_path):
     ha, ma = write_report(report_for_dir(a), tmp_path / "ra" / "report.html")
     hb, mb = write_report(report_for_dir(b), tmp_path / "rb" / "report.html")
     ta, tb = ha.read_text(), hb.read_text()
-    assert ta != tb                                   # provenance names different paths
+    assert ta != tb  # provenance names different paths
     assert PROVENANCE_START in ta and PROVENANCE_END in ta
     assert strip_provenance(ta) == strip_provenance(tb)
     assert strip_provenance(ma.read_text()) == strip_provenance(mb.read_text())

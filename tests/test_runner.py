@@ -1,13 +1,14 @@
 """The runner: chunked runs into datasets, resume, overwrite policy (with the fake game)."""
+
 from __future__ import annotations
 
 import json
 
+import fake_adapter
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import fake_adapter
 from sim import dataset, registry, runner
 from sim.config import config_id
 from sim.errors import ConfigError, SimError
@@ -19,8 +20,7 @@ def fake_game(monkeypatch):
 
 
 def cfg(**over):
-    base = {"game": "fakegame", "players": 3, "games": 2_500, "seed": 5,
-            "rules": {"deck_size": 30}}
+    base = {"game": "fakegame", "players": 3, "games": 2_500, "seed": 5, "rules": {"deck_size": 30}}
     base.update(over)
     return base
 
@@ -34,8 +34,11 @@ def test_dataset_layout_manifest_and_columns(tmp_path):
     m = runner.run_dataset(cfg(), out, chunk_games=1_000)
     assert m["status"] == "complete"
     assert m["games"] == m["games_done"] == 2_500
-    assert [(c["index"], c["start"], c["games"]) for c in m["chunks"]] == \
-        [(0, 0, 1000), (1, 1000, 1000), (2, 2000, 500)]
+    assert [(c["index"], c["start"], c["games"]) for c in m["chunks"]] == [
+        (0, 0, 1000),
+        (1, 1000, 1000),
+        (2, 2000, 500),
+    ]
     on_disk = json.loads((out / "manifest.json").read_text())
     assert on_disk == m
     assert on_disk["resolved"]["seed"] == on_disk["seed"] == 5
@@ -48,8 +51,11 @@ def test_dataset_layout_manifest_and_columns(tmp_path):
             meta = pq.ParquetFile(out / f["path"]).metadata
             assert meta.row_group(0).column(0).compression == "ZSTD"
             assert meta.num_rows == f["rows"]
-    assert sorted(p.name for p in (out / "games").iterdir()) == \
-        ["part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]
+    assert sorted(p.name for p in (out / "games").iterdir()) == [
+        "part-00000.parquet",
+        "part-00001.parquet",
+        "part-00002.parquet",
+    ]
     games, seats = read(out), read(out, "seats")
     assert games.num_rows == 2_500 and seats.num_rows == 7_500
     assert games.column("game_id").to_pylist() == list(range(2_500))
@@ -61,8 +67,12 @@ def test_dataset_layout_manifest_and_columns(tmp_path):
 
 def test_same_data_whatever_chunk_size_and_threads(tmp_path):
     a = runner.run_dataset(cfg(), tmp_path / "a", chunk_games=2_500, threads=1)
-    b = runner.run_dataset(cfg(), tmp_path / "b", chunk_games=333, threads=2
-                           if runner.api.numba.config.NUMBA_NUM_THREADS >= 2 else 1)
+    b = runner.run_dataset(
+        cfg(),
+        tmp_path / "b",
+        chunk_games=333,
+        threads=2 if runner.api.numba.config.NUMBA_NUM_THREADS >= 2 else 1,
+    )
     assert len(a["chunks"]) == 1 and len(b["chunks"]) == 8
     for name in ("games", "seats"):
         assert read(tmp_path / "a", name).equals(read(tmp_path / "b", name))
@@ -101,7 +111,7 @@ def test_refuses_to_overwrite_complete_dataset(tmp_path):
     with pytest.raises(SimError, match="complete dataset"):
         runner.run_dataset(cfg(seed=99), out)
     assert (out / "games" / "part-00000.parquet").stat().st_mtime_ns == before
-    m = runner.run_dataset(cfg(), out, resume=True)        # complete: kept as it is
+    m = runner.run_dataset(cfg(), out, resume=True)  # complete: kept as it is
     assert m["nothing_to_do"] and m["status"] == "complete"
     assert (out / "games" / "part-00000.parquet").stat().st_mtime_ns == before
     m = runner.run_dataset(cfg(seed=99), out, force=True)
@@ -130,8 +140,9 @@ class _Interrupt:
     def __call__(self, resolved, start, count, *, events):
         if start == self.at_start:
             raise KeyboardInterrupt
-        return fake_adapter.ADAPTER.__class__.simulate_chunk(fake_adapter.ADAPTER, resolved,
-                                                            start, count, events=events)
+        return fake_adapter.ADAPTER.__class__.simulate_chunk(
+            fake_adapter.ADAPTER, resolved, start, count, events=events
+        )
 
 
 def test_interrupt_then_resume_is_identical_to_uninterrupted(tmp_path, monkeypatch):
@@ -192,10 +203,15 @@ def test_resume_of_nothing_is_a_fresh_run(tmp_path):
     assert m["status"] == "complete" and m["games_done"] == 2_500
 
 
-@pytest.mark.parametrize("kw, key", [({"chunk_games": 0}, "chunk-games"),
-                                     ({"chunk_games": 2.5}, "chunk-games"),
-                                     ({"threads": 0}, "threads"),
-                                     ({"backend": "nope"}, "backend")])
+@pytest.mark.parametrize(
+    "kw, key",
+    [
+        ({"chunk_games": 0}, "chunk-games"),
+        ({"chunk_games": 2.5}, "chunk-games"),
+        ({"threads": 0}, "threads"),
+        ({"backend": "nope"}, "backend"),
+    ],
+)
 def test_bad_options_name_the_option(tmp_path, kw, key):
     with pytest.raises(ConfigError) as err:
         runner.run_dataset(cfg(), tmp_path / "x", **kw)
@@ -215,6 +231,7 @@ def test_plan_chunks_covers_every_game_once():
 
 def test_progress_counts_games(tmp_path):
     from sim.progress import Progress
+
     bar = Progress(enabled=False)
     runner.run_dataset(cfg(), tmp_path / "p", chunk_games=1_000, progress=bar)
     assert (bar.total, bar.done, bar.played) == (2_500, 2_500, 2_500)
@@ -242,12 +259,15 @@ def test_resume_with_other_code_warns(tmp_path, monkeypatch, capsys):
 def test_progress_slices_give_the_same_files(tmp_path, monkeypatch):
     """With a visible bar a chunk is played in slices; the files must not change."""
     import io
+
     from sim.progress import Progress
+
     monkeypatch.setattr(runner, "MIN_SLICE_GAMES", 300)
     calls = []
     real = runner.play_chunk_to_tables
-    monkeypatch.setattr(runner, "play_chunk_to_tables",
-                        lambda r, s, c, e=False: calls.append(c) or real(r, s, c, e))
+    monkeypatch.setattr(
+        runner, "play_chunk_to_tables", lambda r, s, c, e=False: calls.append(c) or real(r, s, c, e)
+    )
     bar = Progress(enabled=True, stream=io.StringIO(), delay=0.0)
     a = runner.run_dataset(cfg(), tmp_path / "a", chunk_games=1_000, progress=bar, events=True)
     assert len(calls) > 3 and max(calls) <= 1_000 and sum(calls) == 2_500

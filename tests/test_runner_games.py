@@ -1,5 +1,6 @@
 """Every registered game through the runner: a small dataset per game, the core columns of
 design.md, and the same rows whatever the chunk size (the runner adds nothing game-specific)."""
+
 from __future__ import annotations
 
 import polars as pl
@@ -19,7 +20,7 @@ def test_every_game_writes_a_valid_dataset(tmp_path, game):
     assert a["status"] == b["status"] == "complete" and len(b["chunks"]) == 3
     for name, core in dataset.CORE_COLUMNS.items():
         ta, tb = dataset.read_table(tmp_path / "a", name), dataset.read_table(tmp_path / "b", name)
-        assert ta.schema.names[:len(core)] == [c for c, _ in core]
+        assert ta.schema.names[: len(core)] == [c for c, _ in core]
         assert ta.equals(tb), name
     g = pl.read_parquet(tmp_path / "a" / "games" / "*.parquet")
     assert g["game_id"].to_list() == list(range(60))

@@ -1,12 +1,13 @@
 """`sim study`: study files are validated, datasets produced through the real runner (on the
 test-only fake game), finished ones skipped, and the report written."""
+
 import json
 from pathlib import Path
 
+import fake_adapter
 import pytest
 from typer.testing import CliRunner
 
-import fake_adapter
 from analysis.errors import AnalysisError
 from analysis.study import load_study, run_study
 from sim import registry, runner, sweep
@@ -78,16 +79,23 @@ def test_study_from_nothing_to_a_report_then_skips(files, tmp_path):
     st = load_study(files / "study.toml", out=tmp_path / "out")
     assert [d.name for d in st.data] == ["mixed", "decks"]
     log = []
-    html_path, md_path = run_study(st, run_dataset=runner.run_dataset,
-                                   run_sweep=sweep.run_sweep, echo=log.append)
+    html_path, md_path = run_study(
+        st, run_dataset=runner.run_dataset, run_sweep=sweep.run_sweep, echo=log.append
+    )
     assert html_path == tmp_path / "out" / "study.html" and md_path.is_file()
     text = html_path.read_text()
-    for s in ("Fake study", "Mixed lineup", "First-player advantage", "Strategy strength",
-              "Deck size by player count", "Provenance"):
+    for s in (
+        "Fake study",
+        "Mixed lineup",
+        "First-player advantage",
+        "Strategy strength",
+        "Deck size by player count",
+        "Provenance",
+    ):
         assert s in text
     assert (tmp_path / "out" / "decks" / "points.parquet").is_file()
     stamp = {p: p.stat().st_mtime_ns for p in (tmp_path / "out").rglob("part-*.parquet")}
-    assert len(stamp) == 2 + 2 * 4          # games+seats of the run and of 4 sweep points
+    assert len(stamp) == 2 + 2 * 4  # games+seats of the run and of 4 sweep points
     log.clear()
     run_study(st, run_dataset=runner.run_dataset, run_sweep=sweep.run_sweep, echo=log.append)
     assert any("mixed: already complete, skipped" in m for m in log)
@@ -99,34 +107,41 @@ def test_study_refuses_stale_data(files, tmp_path):
     run_study(st, run_dataset=runner.run_dataset, run_sweep=sweep.run_sweep, echo=lambda m: None)
     (files / "run.toml").write_text(RUN.replace("seed = 3", "seed = 4"))
     with pytest.raises(SimError, match="different config"):
-        run_study(load_study(files / "study.toml", out=tmp_path / "out"),
-                  run_dataset=runner.run_dataset, run_sweep=sweep.run_sweep, echo=lambda m: None)
+        run_study(
+            load_study(files / "study.toml", out=tmp_path / "out"),
+            run_dataset=runner.run_dataset,
+            run_sweep=sweep.run_sweep,
+            echo=lambda m: None,
+        )
 
 
 def test_cli_study_and_report_only(files, tmp_path):
     out = tmp_path / "cli"
-    res = CliRunner().invoke(app, ["study", str(files / "study.toml"), "--out", str(out),
-                                   "--no-progress"])
+    res = CliRunner().invoke(app, ["study", str(files / "study.toml"), "--out", str(out), "--no-progress"])
     assert res.exit_code == 0, res.output
     assert (out / "study.html").is_file() and "report:" in res.stdout
     (out / "study.html").unlink()
-    res = CliRunner().invoke(app, ["study", str(files / "study.toml"), "--out", str(out),
-                                   "--report-only"])
+    res = CliRunner().invoke(app, ["study", str(files / "study.toml"), "--out", str(out), "--report-only"])
     assert res.exit_code == 0 and (out / "study.html").is_file()
 
 
-@pytest.mark.parametrize("text,match", [
-    ('title = "x"\ncolour = 1\n[[data]]\nname="a"\nrun="run.toml"\n', "colour = 1 is invalid"),
-    ('title = "x"\n', "data = None is invalid"),
-    ('[[data]]\nname="a"\n', "data\\[0\\].run/sweep = None is invalid"),
-    ('[[data]]\nname="a"\nrun="missing.toml"\n', "data\\[0\\].run = 'missing.toml' is invalid"),
-    ('[[data]]\nname="a"\nrun="run.toml"\nquestions=["luck"]\n', "questions = \\['luck'\\]"),
-    ('[[data]]\nname="a"\nrun="run.toml"\n[[data]]\nname="a"\nrun="run.toml"\n',
-     "data\\[1\\].name = 'a' is invalid"),
-    ('[[data]]\nname="a"\nsweep="sweep.toml"\ngames=5\n', "data\\[0\\].games = 5 is invalid"),
-    ('[[data]]\nname="a"\nrun="run.toml"\n[report]\npage=1\n', "report.page = 1 is invalid"),
-    ('title = \n', "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ('title = "x"\ncolour = 1\n[[data]]\nname="a"\nrun="run.toml"\n', "colour = 1 is invalid"),
+        ('title = "x"\n', "data = None is invalid"),
+        ('[[data]]\nname="a"\n', "data\\[0\\].run/sweep = None is invalid"),
+        ('[[data]]\nname="a"\nrun="missing.toml"\n', "data\\[0\\].run = 'missing.toml' is invalid"),
+        ('[[data]]\nname="a"\nrun="run.toml"\nquestions=["luck"]\n', "questions = \\['luck'\\]"),
+        (
+            '[[data]]\nname="a"\nrun="run.toml"\n[[data]]\nname="a"\nrun="run.toml"\n',
+            "data\\[1\\].name = 'a' is invalid",
+        ),
+        ('[[data]]\nname="a"\nsweep="sweep.toml"\ngames=5\n', "data\\[0\\].games = 5 is invalid"),
+        ('[[data]]\nname="a"\nrun="run.toml"\n[report]\npage=1\n', "report.page = 1 is invalid"),
+        ("title = \n", "not valid TOML"),
+    ],
+)
 def test_bad_study_files(files, text, match):
     (files / "bad.toml").write_text(text)
     with pytest.raises(AnalysisError, match=match):
@@ -146,8 +161,7 @@ def test_shipped_studies_are_valid():
                 assert sweep.load(d.config).points
 
 
-STUDIES = sorted((REPO / "configs" / "studies").glob("*.toml")) + \
-    [REPO / "configs" / "cluedo" / "study.toml"]
+STUDIES = sorted((REPO / "configs" / "studies").glob("*.toml")) + [REPO / "configs" / "cluedo" / "study.toml"]
 
 
 @pytest.mark.parametrize("path", STUDIES, ids=lambda p: p.name)
@@ -156,8 +170,7 @@ def test_sim_validate_checks_a_study_and_what_it_names(path):
     assert res.exit_code == 0, res.stderr
     out = json.loads(res.stdout)
     st = load_study(path)
-    assert out["kind"] == "study" and [d["name"] for d in out["data"]] == \
-        [d.name for d in st.data]
+    assert out["kind"] == "study" and [d["name"] for d in out["data"]] == [d.name for d in st.data]
     for row, spec in zip(out["data"], st.data):
         if spec.kind == "sweep":
             assert row["games"] == sum(p.resolved["games"] for p in sweep.load(spec.config).points)

@@ -1,17 +1,20 @@
 """Sweeps: grid validation before running, seeds, one dataset per point, points.parquet."""
+
 from __future__ import annotations
 
 import json
 
+import fake_adapter
 import polars as pl
 import pytest
 
-import fake_adapter
 from sim import dataset, registry, sweep
 from sim.errors import ConfigError, SimError
 
-BASE = 'game = "fakegame"\nplayers = 3\ngames = 600\nseed = 42\n[rules]\ndeck_size = 30\n' \
-       '[[seats]]\nstrategy = "random"\n'
+BASE = (
+    'game = "fakegame"\nplayers = 3\ngames = 600\nseed = 42\n[rules]\ndeck_size = 30\n'
+    '[[seats]]\nstrategy = "random"\n'
+)
 
 
 @pytest.fixture(autouse=True)
@@ -29,6 +32,7 @@ def files(tmp_path):
         p = tmp_path / "sweeps" / name
         p.write_text(text)
         return p
+
     return write
 
 
@@ -53,11 +57,11 @@ def test_grid_can_vary_seed_and_override_games(files):
 
 
 def test_per_seat_key_expands_a_one_entry_lineup(files):
-    pts = sweep.load_sweep(files('base = "../runs/base.toml"\n[grid]\n'
-                                 '"seats.1.strategy" = ["greedy"]\nplayers = [2, 3]\n'))
+    pts = sweep.load_sweep(
+        files('base = "../runs/base.toml"\n[grid]\n"seats.1.strategy" = ["greedy"]\nplayers = [2, 3]\n')
+    )
     for _, r in pts:
-        assert [s["strategy"] for s in r["seats"]] == \
-            ["random", "greedy"] + ["random"] * (r["players"] - 2)
+        assert [s["strategy"] for s in r["seats"]] == ["random", "greedy"] + ["random"] * (r["players"] - 2)
 
 
 def test_every_invalid_point_is_reported_before_running(files, tmp_path):
@@ -72,18 +76,21 @@ def test_every_invalid_point_is_reported_before_running(files, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("text, key", [
-    ('[grid]\nplayers = [2]\n', "base"),
-    ('base = "../runs/missing.toml"\n[grid]\nplayers = [2]\n', "base"),
-    ('base = "../runs/base.toml"\n', "grid"),
-    ('base = "../runs/base.toml"\n[grid]\nplayers = 2\n', "grid.players"),
-    ('base = "../runs/base.toml"\n[grid]\nplayers = []\n', "grid.players"),
-    ('base = "../runs/base.toml"\n[grid]\nplayers = [2, 2]\n', "grid.players"),
-    ('base = "../runs/base.toml"\n[grid]\ngame = ["cluedo"]\n', "grid.game"),
-    ('base = "../runs/base.toml"\n[grid]\n"seats.7.strategy" = ["greedy"]\n', "grid.seats.7.strategy"),
-    ('base = "../runs/base.toml"\ngames = 0\n[grid]\nplayers = [2]\n', "games"),
-    ('base = "../runs/base.toml"\ncolour = 1\n[grid]\nplayers = [2]\n', "colour"),
-])
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("[grid]\nplayers = [2]\n", "base"),
+        ('base = "../runs/missing.toml"\n[grid]\nplayers = [2]\n', "base"),
+        ('base = "../runs/base.toml"\n', "grid"),
+        ('base = "../runs/base.toml"\n[grid]\nplayers = 2\n', "grid.players"),
+        ('base = "../runs/base.toml"\n[grid]\nplayers = []\n', "grid.players"),
+        ('base = "../runs/base.toml"\n[grid]\nplayers = [2, 2]\n', "grid.players"),
+        ('base = "../runs/base.toml"\n[grid]\ngame = ["cluedo"]\n', "grid.game"),
+        ('base = "../runs/base.toml"\n[grid]\n"seats.7.strategy" = ["greedy"]\n', "grid.seats.7.strategy"),
+        ('base = "../runs/base.toml"\ngames = 0\n[grid]\nplayers = [2]\n', "games"),
+        ('base = "../runs/base.toml"\ncolour = 1\n[grid]\nplayers = [2]\n', "colour"),
+    ],
+)
 def test_bad_sweep_keys(files, text, key):
     p = files(text)
     with pytest.raises(ConfigError) as err:
@@ -143,8 +150,10 @@ def test_common_random_numbers_across_points(files, tmp_path):
     assert ga.drop_columns(["config_id"]).equals(gb.drop_columns(["config_id"]))
 
 
-@pytest.mark.parametrize("kw, key", [({"threads": 0}, "threads"), ({"chunk_games": -1}, "chunk-games"),
-                                     ({"backend": "nope"}, "backend")])
+@pytest.mark.parametrize(
+    "kw, key",
+    [({"threads": 0}, "threads"), ({"chunk_games": -1}, "chunk-games"), ({"backend": "nope"}, "backend")],
+)
 def test_bad_options_fail_before_writing(files, tmp_path, kw, key):
     with pytest.raises(ConfigError) as err:
         sweep.run_sweep(files(GRID), tmp_path / "out", **kw)

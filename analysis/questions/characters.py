@@ -6,6 +6,7 @@ square: a character's win share answers "does where I start matter?", and its me
 random by default (``rules.characters = "random"``), so the comparison is not confounded
 with the seat order; with fixed characters, read it together with the seat question.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,24 +24,29 @@ def _has_characters(ds):
 Q = question("characters", "Advantage by character and start square", applies=_has_characters)
 
 
-
 @register("characters")
 class CharacterWinShare(Metric):
     """Win share per character with its Wilson 95% interval and the gap to 1/n."""
+
     name = "character_win_share"
     title = "Win share by character"
     needs = ("character",)
-    note = ("share = wins / games played as that character (a k-way shared win counts 1/k); "
-            "lo/hi = Wilson 95% interval; gap = share - 1/players.")
+    note = (
+        "share = wins / games played as that character (a k-way shared win counts 1/k); "
+        "lo/hi = Wilson 95% interval; gap = share - 1/players."
+    )
 
     def compute(self, seats):
         by = self.by
-        return (seats.group_by([*by, "character"])
-                .agg(pl.len().alias("games"), f64("win").sum().alias("wins"))
-                .with_columns(*wilson_exprs("wins", "games"))
-                .with_columns((1.0 / f64("players")).alias("fair"))
-                .with_columns((pl.col("share") - pl.col("fair")).alias("gap"))
-                .sort([*by, "character"]).collect())
+        return (
+            seats.group_by([*by, "character"])
+            .agg(pl.len().alias("games"), f64("win").sum().alias("wins"))
+            .with_columns(*wilson_exprs("wins", "games"))
+            .with_columns((1.0 / f64("players")).alias("fair"))
+            .with_columns((pl.col("share") - pl.col("fair")).alias("gap"))
+            .sort([*by, "character"])
+            .collect()
+        )
 
 
 @register("characters")
@@ -50,46 +56,63 @@ class CharacterEqualityTest(Metric):
     Characters are played unequally often (random draws, or fewer seats than suspects), so
     the test compares wins and non-wins per character with what the pooled win rate
     predicts for its number of games (a 2 x k table, df = k - 1)."""
+
     name = "character_equality"
-    title = "Test of \"every character wins equally often\""
+    title = 'Test of "every character wins equally often"'
     source = "result:character_win_share"
-    note = ("chi-square test of homogeneity of wins vs non-wins across characters "
-            "(df = characters - 1); a small p-value means the characters are not equal.")
+    note = (
+        "chi-square test of homogeneity of wins vs non-wins across characters "
+        "(df = characters - 1); a small p-value means the characters are not equal."
+    )
 
     def compute(self, table):
         def row(grp):
             stat, df, p = chi2_homogeneity(grp["wins"].to_numpy(), grp["games"].to_numpy())
-            return {"characters": grp.height, "games": int(grp["games"].sum()), "chi2": stat,
-                    "df": df, "p_value": p}
+            return {
+                "characters": grp.height,
+                "games": int(grp["games"].sum()),
+                "chi2": stat,
+                "df": df,
+                "p_value": p,
+            }
+
         return self.per_group(table, row)
 
 
 @register("characters")
 class CharacterFirstRoom(Metric):
     """How soon each character reaches its first room (the start square's distance)."""
+
     name = "character_first_room"
     title = "Turn of the first room by character"
     needs = ("character", "first_room_turn")
-    note = ("mean of the player's own turn number at its first room, over the seats that "
-            "reached one (lo/hi: normal 95% interval); never = share of seats that never did.")
+    note = (
+        "mean of the player's own turn number at its first room, over the seats that "
+        "reached one (lo/hi: normal 95% interval); never = share of seats that never did."
+    )
 
     def compute(self, seats):
         by = self.by
         reached = pl.col("first_room_turn") > 0
         t = f64("first_room_turn")
-        out = (seats.group_by([*by, "character"])
-               .agg(pl.len().alias("seats"),
-                    t.filter(reached).mean().alias("mean_turn"),
-                    t.filter(reached).std().alias("_sd"),
-                    reached.sum().alias("_n"),
-                    (~reached).mean().alias("never"))
-               .with_columns((Z95 * pl.col("_sd") / pl.col("_n").cast(pl.Float64).sqrt())
-                             .alias("_h"))
-               .with_columns((pl.col("mean_turn") - pl.col("_h")).alias("turn_lo"),
-                             (pl.col("mean_turn") + pl.col("_h")).alias("turn_hi"))
-               .sort([*by, "character"]).collect())
-        return out.select([*by, "character", "seats", "mean_turn", "turn_lo", "turn_hi",
-                           "never"])
+        out = (
+            seats.group_by([*by, "character"])
+            .agg(
+                pl.len().alias("seats"),
+                t.filter(reached).mean().alias("mean_turn"),
+                t.filter(reached).std().alias("_sd"),
+                reached.sum().alias("_n"),
+                (~reached).mean().alias("never"),
+            )
+            .with_columns((Z95 * pl.col("_sd") / pl.col("_n").cast(pl.Float64).sqrt()).alias("_h"))
+            .with_columns(
+                (pl.col("mean_turn") - pl.col("_h")).alias("turn_lo"),
+                (pl.col("mean_turn") + pl.col("_h")).alias("turn_hi"),
+            )
+            .sort([*by, "character"])
+            .collect()
+        )
+        return out.select([*by, "character", "seats", "mean_turn", "turn_lo", "turn_hi", "never"])
 
 
 def chi2_homogeneity(wins, games):
@@ -131,25 +154,29 @@ def headlines(ds, results):
             continue
         hi = grp.sort(["share", "character"], descending=[True, False]).row(0, named=True)
         lo = grp.sort(["share", "character"]).row(0, named=True)
-        s = (f"{cell_label(g, by)}: {hi['character']} wins most often, "
-             f"{pct_ci(hi['share'], hi['share_lo'], hi['share_hi'])}, and {lo['character']} "
-             f"least, {pct_ci(lo['share'], lo['share_lo'], lo['share_hi'])} "
-             f"(fair {pct(hi['fair'])})")
+        s = (
+            f"{cell_label(g, by)}: {hi['character']} wins most often, "
+            f"{pct_ci(hi['share'], hi['share_lo'], hi['share_hi'])}, and {lo['character']} "
+            f"least, {pct_ci(lo['share'], lo['share_lo'], lo['share_hi'])} "
+            f"(fair {pct(hi['fair'])})"
+        )
         if tests is not None:
             t = tests.filter(cond)
             if t.height:
                 p = t["p_value"][0]
-                verdict = ("the characters are not equal" if p < 0.05
-                           else "no evidence that the characters differ")
+                verdict = (
+                    "the characters are not equal" if p < 0.05 else "no evidence that the characters differ"
+                )
                 s += f"; equal-characters test: {pval(p)} ({verdict})"
         if rooms is not None:
             r = rooms.filter(cond).drop_nulls("mean_turn")
             if r.height >= 2:
                 fast = r.sort(["mean_turn", "character"]).row(0, named=True)
-                slow = r.sort(["mean_turn", "character"], descending=[True, False]) \
-                    .row(0, named=True)
-                s += (f"; first room at own turn {fast['mean_turn']:.2f} for "
-                      f"{fast['character']} to {slow['mean_turn']:.2f} for {slow['character']}")
+                slow = r.sort(["mean_turn", "character"], descending=[True, False]).row(0, named=True)
+                s += (
+                    f"; first room at own turn {fast['mean_turn']:.2f} for "
+                    f"{fast['character']} to {slow['mean_turn']:.2f} for {slow['character']}"
+                )
         out.append(s + ".")
     return out
 

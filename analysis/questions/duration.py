@@ -1,5 +1,6 @@
 """Duration and economy: game length, score and money distributions (every game), and
 money over rounds per strategy when the dataset has an event log."""
+
 from __future__ import annotations
 
 import polars as pl
@@ -11,67 +12,100 @@ from ..text import cell_label, pct
 Q = question("duration", "Duration and economy")
 
 # Per-seat numeric columns summarised when present (Bloody Inn economy, Cluedo effort).
-ECONOMY = ("cash", "cheques", "buried", "buried_money", "kills", "bribes", "builds", "fines",
-           "wages", "turns_taken", "suggestions", "known_cards")
-
+ECONOMY = (
+    "cash",
+    "cheques",
+    "buried",
+    "buried_money",
+    "kills",
+    "bribes",
+    "builds",
+    "fines",
+    "wages",
+    "turns_taken",
+    "suggestions",
+    "known_cards",
+)
 
 
 def _dist(col):
     x = f64(col)
-    return [x.mean().alias(f"{col}_mean"), x.std().alias(f"{col}_sd"),
-            x.quantile(0.05, "nearest").alias(f"{col}_p5"),
-            x.median().alias(f"{col}_p50"),
-            x.quantile(0.95, "nearest").alias(f"{col}_p95"),
-            x.max().alias(f"{col}_max")]
+    return [
+        x.mean().alias(f"{col}_mean"),
+        x.std().alias(f"{col}_sd"),
+        x.quantile(0.05, "nearest").alias(f"{col}_p5"),
+        x.median().alias(f"{col}_p50"),
+        x.quantile(0.95, "nearest").alias(f"{col}_p95"),
+        x.max().alias(f"{col}_max"),
+    ]
 
 
 @register("duration")
 class GameLength(Metric):
     """Rounds and turns per game, and how many games hit the safety cap."""
+
     name = "game_length"
     title = "Game length"
     source = "games"
-    note = ("rounds and turns (player actions) per game: mean, sd, 5th/50th/95th percentile, "
-            "max; truncated = games stopped by the safety cap.")
+    note = (
+        "rounds and turns (player actions) per game: mean, sd, 5th/50th/95th percentile, "
+        "max; truncated = games stopped by the safety cap."
+    )
 
     def compute(self, games):
-        return (games.group_by(self.by)
-                .agg(pl.len().alias("games"), *_dist("rounds"), f64("turns").mean().alias("turns_mean"),
-                     f64("truncated").mean().alias("truncated"))
-                .sort(self.by).collect())
+        return (
+            games.group_by(self.by)
+            .agg(
+                pl.len().alias("games"),
+                *_dist("rounds"),
+                f64("turns").mean().alias("turns_mean"),
+                f64("truncated").mean().alias("truncated"),
+            )
+            .sort(self.by)
+            .collect()
+        )
 
 
 @register("duration")
 class RoundsHistogram(Metric):
     """Distribution of rounds per game."""
+
     name = "rounds_histogram"
     title = "Rounds per game (distribution)"
     source = "games"
 
     def compute(self, games):
-        return (games.group_by([*self.by, "rounds"]).agg(pl.len().alias("games"))
-                .with_columns((pl.col("games") / pl.col("games").sum().over(self.by))
-                              .alias("share"))
-                .sort([*self.by, "rounds"]).collect())
+        return (
+            games.group_by([*self.by, "rounds"])
+            .agg(pl.len().alias("games"))
+            .with_columns((pl.col("games") / pl.col("games").sum().over(self.by)).alias("share"))
+            .sort([*self.by, "rounds"])
+            .collect()
+        )
 
 
 @register("duration")
 class ScoreByStrategy(Metric):
     """Score distribution per strategy, and the winners' scores."""
+
     name = "score_by_strategy"
     title = "Scores by strategy"
     needs = ("strategy", "score")
     note = "score per seat-game: mean, sd, 5th/50th/95th percentile, max."
 
     def compute(self, seats):
-        return (seats.group_by([*self.by, "strategy"])
-                .agg(pl.len().alias("seat_games"), *_dist("score"))
-                .sort([*self.by, "strategy"]).collect())
+        return (
+            seats.group_by([*self.by, "strategy"])
+            .agg(pl.len().alias("seat_games"), *_dist("score"))
+            .sort([*self.by, "strategy"])
+            .collect()
+        )
 
 
 @register("duration")
 class Economy(Metric):
     """Means of the game's economy columns per strategy (whatever the game writes)."""
+
     name = "economy"
     title = "Economy per strategy (means per seat-game)"
     needs = ("strategy",)
@@ -80,34 +114,47 @@ class Economy(Metric):
         cols = [c for c in ECONOMY if c in seats.collect_schema().names()]
         if not cols:
             return None
-        return (seats.group_by([*self.by, "strategy"])
-                .agg(pl.len().alias("seat_games"), *[f64(c).mean().alias(c) for c in cols])
-                .sort([*self.by, "strategy"]).collect())
+        return (
+            seats.group_by([*self.by, "strategy"])
+            .agg(pl.len().alias("seat_games"), *[f64(c).mean().alias(c) for c in cols])
+            .sort([*self.by, "strategy"])
+            .collect()
+        )
 
 
 @register("duration")
 class MoneyOverRounds(Metric):
     """Event logs only: mean money (cash + 10 x cheques) at the end of each round by
     strategy."""
+
     name = "money_over_rounds"
     title = "Money over rounds per strategy (event logs)"
     source = "events"
     needs = ("round", "cash", "cheques", "seat", "seq")
-    note = ("money = cash + 10 x cheques after the seat's last event of the round; rounds a "
-            "seat had no event in are left out.")
+    note = (
+        "money = cash + 10 x cheques after the seat's last event of the round; rounds a "
+        "seat had no event in are left out."
+    )
 
     def compute(self, events):
         # cash/cheques of -1 mark events that carry no money reading
-        last = (events.filter((pl.col("seat") >= 0) & (pl.col("cash") >= 0)
-                              & (pl.col("cheques") >= 0))
-                .sort(["point", "game_id", "seq"])
-                .group_by(["point", "game_id", "round", "seat"])
-                .agg(pl.col("strategy").last(), pl.col("players").last(),
-                     *[pl.col(p).last() for p in self.by if p != "players"],
-                     (f64("cash") + 10.0 * f64("cheques")).last().alias("money")))
-        return (last.group_by([*self.by, "strategy", "round"])
-                .agg(pl.len().alias("seat_games"), pl.col("money").mean().alias("money"))
-                .sort([*self.by, "strategy", "round"]).collect())
+        last = (
+            events.filter((pl.col("seat") >= 0) & (pl.col("cash") >= 0) & (pl.col("cheques") >= 0))
+            .sort(["point", "game_id", "seq"])
+            .group_by(["point", "game_id", "round", "seat"])
+            .agg(
+                pl.col("strategy").last(),
+                pl.col("players").last(),
+                *[pl.col(p).last() for p in self.by if p != "players"],
+                (f64("cash") + 10.0 * f64("cheques")).last().alias("money"),
+            )
+        )
+        return (
+            last.group_by([*self.by, "strategy", "round"])
+            .agg(pl.len().alias("seat_games"), pl.col("money").mean().alias("money"))
+            .sort([*self.by, "strategy", "round"])
+            .collect()
+        )
 
 
 def headlines(ds, results):
@@ -117,8 +164,10 @@ def headlines(ds, results):
     by = ds.group_cols(t.columns)
     out = []
     for r in t.iter_rows(named=True):
-        s = (f"{cell_label(r, by)}: a game lasts {r['rounds_mean']:.1f} rounds on average "
-             f"(90% of games between {r['rounds_p5']:.0f} and {r['rounds_p95']:.0f})")
+        s = (
+            f"{cell_label(r, by)}: a game lasts {r['rounds_mean']:.1f} rounds on average "
+            f"(90% of games between {r['rounds_p5']:.0f} and {r['rounds_p95']:.0f})"
+        )
         if r["truncated"] > 0:
             s += f"; {pct(r['truncated'], 2)} of games hit the safety cap"
         out.append(s + ".")
@@ -127,20 +176,34 @@ def headlines(ds, results):
 
 def plots(ds, results):
     from .. import plots as P
+
     out = []
     h = results.get("rounds_histogram")
     if h is not None and h.height:
-        out.append(("Rounds per game", P.histogram(h, "rounds", "share",
-                                                   group="players" if h["players"].n_unique() > 1
-                                                   else None, xlabel="rounds")))
+        out.append(
+            (
+                "Rounds per game",
+                P.histogram(
+                    h,
+                    "rounds",
+                    "share",
+                    group="players" if h["players"].n_unique() > 1 else None,
+                    xlabel="rounds",
+                ),
+            )
+        )
     m = results.get("money_over_rounds")
     if m is not None and m.height:
         first = m.select(ds.group_cols(m.columns)).row(0, named=True)
         sub = m
         for k, v in first.items():
             sub = sub.filter(pl.col(k) == v)
-        out.append(("Money over rounds (mean cash + 10 x cheques)",
-                    P.lines(sub, "round", "money", "strategy", ylabel="money (F)")))
+        out.append(
+            (
+                "Money over rounds (mean cash + 10 x cheques)",
+                P.lines(sub, "round", "money", "strategy", ylabel="money (F)"),
+            )
+        )
     return out
 
 

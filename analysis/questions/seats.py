@@ -3,9 +3,9 @@
 A seat's win share counts a k-way shared win as 1/k (the ``win`` column), so the shares of
 a player count add up to the share of games that had a winner.
 """
+
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 
 from ..metrics import Metric, question, register
@@ -15,49 +15,80 @@ from ..text import cell_label, pct, pct_ci, pval
 Q = question("seats", "First-player advantage and seat balance")
 
 
-
 @register("seats")
 class SeatWinShare(Metric):
     """Win share per seat with its Wilson 95% interval and the gap to the fair share 1/n."""
+
     name = "seat_win_share"
     title = "Win share by seat"
-    note = ("share = wins / games (a k-way shared win counts 1/k); lo/hi = Wilson 95% "
-            "interval; gap = share - 1/players.")
+    note = (
+        "share = wins / games (a k-way shared win counts 1/k); lo/hi = Wilson 95% "
+        "interval; gap = share - 1/players."
+    )
 
     def compute(self, seats):
         by = self.by
-        out = (seats.group_by([*by, "seat"])
-               .agg(pl.len().alias("games"), f64("win").sum().alias("wins"),
-                    f64("place").mean().alias("mean_place"), f64("score").mean().alias("mean_score"))
-               .with_columns(*wilson_exprs("wins", "games"))
-               .with_columns((1.0 / f64("players")).alias("fair"))
-               .with_columns((pl.col("share") - pl.col("fair")).alias("gap"),
-                             (pl.col("share_lo") - pl.col("fair")).alias("gap_lo"),
-                             (pl.col("share_hi") - pl.col("fair")).alias("gap_hi"))
-               .sort([*by, "seat"]).collect())
-        return out.select([*by, "seat", "games", "wins", "share", "share_lo", "share_hi",
-                           "fair", "gap", "gap_lo", "gap_hi", "mean_place", "mean_score"])
+        out = (
+            seats.group_by([*by, "seat"])
+            .agg(
+                pl.len().alias("games"),
+                f64("win").sum().alias("wins"),
+                f64("place").mean().alias("mean_place"),
+                f64("score").mean().alias("mean_score"),
+            )
+            .with_columns(*wilson_exprs("wins", "games"))
+            .with_columns((1.0 / f64("players")).alias("fair"))
+            .with_columns(
+                (pl.col("share") - pl.col("fair")).alias("gap"),
+                (pl.col("share_lo") - pl.col("fair")).alias("gap_lo"),
+                (pl.col("share_hi") - pl.col("fair")).alias("gap_hi"),
+            )
+            .sort([*by, "seat"])
+            .collect()
+        )
+        return out.select(
+            [
+                *by,
+                "seat",
+                "games",
+                "wins",
+                "share",
+                "share_lo",
+                "share_hi",
+                "fair",
+                "gap",
+                "gap_lo",
+                "gap_hi",
+                "mean_place",
+                "mean_score",
+            ]
+        )
 
 
 @register("seats")
 class SeatEqualityTest(Metric):
     """Chi-square test that every seat has the same win share."""
+
     name = "seat_equality"
-    title = "Test of \"all seats win equally often\""
+    title = 'Test of "all seats win equally often"'
     source = "result:seat_win_share"
-    note = ("chi-square goodness of fit of the wins per seat against equal shares "
-            "(df = players - 1); a small p-value means the seats are not equal.")
+    note = (
+        "chi-square goodness of fit of the wins per seat against equal shares "
+        "(df = players - 1); a small p-value means the seats are not equal."
+    )
 
     def compute(self, table):
         def row(grp):
             stat, df, p = chi2_equal(grp["wins"].to_numpy())
             return {"games": int(grp["games"].min()), "chi2": stat, "df": df, "p_value": p}
+
         return self.per_group(table, row)
 
 
 @register("seats")
 class StrategySeatWinShare(Metric):
     """A strategy's win share in each seat (is the seat effect the same for everyone?)."""
+
     name = "strategy_seat_win_share"
     title = "Win share by strategy and seat"
     needs = ("strategy",)
@@ -65,44 +96,74 @@ class StrategySeatWinShare(Metric):
 
     def compute(self, seats):
         by = self.by
-        return (seats.group_by([*by, "strategy", "seat"])
-                .agg(pl.len().alias("games"), f64("win").sum().alias("wins"))
-                .with_columns(*wilson_exprs("wins", "games"))
-                .sort([*by, "strategy", "seat"]).collect())
+        return (
+            seats.group_by([*by, "strategy", "seat"])
+            .agg(pl.len().alias("games"), f64("win").sum().alias("wins"))
+            .with_columns(*wilson_exprs("wins", "games"))
+            .sort([*by, "strategy", "seat"])
+            .collect()
+        )
 
 
 @register("seats")
 class LudiiSummary(Metric):
     """Ludii-style one-line summaries per player count: balance, advantage, shared wins,
     completion."""
+
     name = "seat_summary"
     title = "Balance summary (Ludii-style)"
     source = "result:seat_win_share"
-    note = ("balance = 1 - largest gap between two seats' win shares; advantage = seat 0 "
-            "win share; shared = games with a shared win; no_winner = games nobody won "
-            "(truncated or solo loss); completion = games not truncated.")
+    note = (
+        "balance = 1 - largest gap between two seats' win shares; advantage = seat 0 "
+        "win share; shared = games with a shared win; no_winner = games nobody won "
+        "(truncated or solo loss); completion = games not truncated."
+    )
 
     def compute(self, table):
         ds = self.context["dataset"]
-        games = (ds.seats.filter(pl.col("seat") == 0)
-                 .group_by(self.by)
-                 .agg(pl.len().alias("games"),
-                      (f64("n_winners") > 1).mean().alias("shared"),
-                      (pl.col("n_winners") == 0).mean().alias("no_winner"),
-                      (1.0 - f64("truncated")).mean().alias("completion"))
-                 .collect())
-        seat_stats = (table.group_by(self.by)
-                      .agg((1.0 - (pl.col("share").max() - pl.col("share").min()))
-                           .alias("balance"))
-                      .join(table.filter(pl.col("seat") == 0)
-                            .select([*self.by, pl.col("share").alias("advantage"),
-                                     pl.col("share_lo").alias("advantage_lo"),
-                                     pl.col("share_hi").alias("advantage_hi")]),
-                            on=self.by))
-        return (games.join(seat_stats, on=self.by, how="left")
-                .select([*self.by, "games", "balance", "advantage", "advantage_lo",
-                         "advantage_hi", "shared", "no_winner", "completion"])
-                .sort(self.by))
+        games = (
+            ds.seats.filter(pl.col("seat") == 0)
+            .group_by(self.by)
+            .agg(
+                pl.len().alias("games"),
+                (f64("n_winners") > 1).mean().alias("shared"),
+                (pl.col("n_winners") == 0).mean().alias("no_winner"),
+                (1.0 - f64("truncated")).mean().alias("completion"),
+            )
+            .collect()
+        )
+        seat_stats = (
+            table.group_by(self.by)
+            .agg((1.0 - (pl.col("share").max() - pl.col("share").min())).alias("balance"))
+            .join(
+                table.filter(pl.col("seat") == 0).select(
+                    [
+                        *self.by,
+                        pl.col("share").alias("advantage"),
+                        pl.col("share_lo").alias("advantage_lo"),
+                        pl.col("share_hi").alias("advantage_hi"),
+                    ]
+                ),
+                on=self.by,
+            )
+        )
+        return (
+            games.join(seat_stats, on=self.by, how="left")
+            .select(
+                [
+                    *self.by,
+                    "games",
+                    "balance",
+                    "advantage",
+                    "advantage_lo",
+                    "advantage_hi",
+                    "shared",
+                    "no_winner",
+                    "completion",
+                ]
+            )
+            .sort(self.by)
+        )
 
 
 def headlines(ds, results):
@@ -117,19 +178,24 @@ def headlines(ds, results):
         label = cell_label(row, by)
         n = int(row["players"])
         if n == 1:
-            out.append(f"{label}: the solo player wins {pct_ci(row['share'], row['share_lo'], row['share_hi'])} "
-                       f"of {row['games']:,} games.")
+            out.append(
+                f"{label}: the solo player wins {pct_ci(row['share'], row['share_lo'], row['share_hi'])} "
+                f"of {row['games']:,} games."
+            )
             continue
-        sentence = (f"{label}: the first player wins {pct_ci(row['share'], row['share_lo'], row['share_hi'])} "
-                    f"of {row['games']:,} games against a fair {pct(row['fair'])}, an advantage of "
-                    f"{_pp(row['gap'])} points (95% CI {_pp(row['gap_lo'])} to {_pp(row['gap_hi'])})")
+        sentence = (
+            f"{label}: the first player wins {pct_ci(row['share'], row['share_lo'], row['share_hi'])} "
+            f"of {row['games']:,} games against a fair {pct(row['fair'])}, an advantage of "
+            f"{_pp(row['gap'])} points (95% CI {_pp(row['gap_lo'])} to {_pp(row['gap_hi'])})"
+        )
         if n >= 3:
-            grp = table.filter(pl.all_horizontal([pl.col(k) == row[k] for k in by])) \
-                if by else table
+            grp = table.filter(pl.all_horizontal([pl.col(k) == row[k] for k in by])) if by else table
             lo = grp.sort(["share", "seat"]).row(0, named=True)
             hi = grp.sort(["share", "seat"], descending=[True, False]).row(0, named=True)
-            sentence += (f"; seat shares run from {pct(lo['share'])} (seat {lo['seat']}) to "
-                         f"{pct(hi['share'])} (seat {hi['seat']})")
+            sentence += (
+                f"; seat shares run from {pct(lo['share'])} (seat {lo['seat']}) to "
+                f"{pct(hi['share'])} (seat {hi['seat']})"
+            )
         if tests is not None:
             t = tests.filter(pl.all_horizontal([pl.col(k) == row[k] for k in by]))
             if t.height:
@@ -140,8 +206,20 @@ def headlines(ds, results):
     return out
 
 
-SeatWinShare_cols = {"seat", "games", "wins", "share", "share_lo", "share_hi", "fair", "gap",
-                     "gap_lo", "gap_hi", "mean_place", "mean_score"}
+SeatWinShare_cols = {
+    "seat",
+    "games",
+    "wins",
+    "share",
+    "share_lo",
+    "share_hi",
+    "fair",
+    "gap",
+    "gap_lo",
+    "gap_hi",
+    "mean_place",
+    "mean_score",
+}
 
 
 def _pp(x):
@@ -150,11 +228,16 @@ def _pp(x):
 
 def plots(ds, results):
     from .. import plots as P
+
     table = results.get("seat_win_share")
     if table is None or table.is_empty():
         return []
-    return [("Win share by seat (95% Wilson intervals; dashed: fair share 1/n)",
-             P.seat_shares(table, [c for c in table.columns if c not in SeatWinShare_cols]))]
+    return [
+        (
+            "Win share by seat (95% Wilson intervals; dashed: fair share 1/n)",
+            P.seat_shares(table, [c for c in table.columns if c not in SeatWinShare_cols]),
+        )
+    ]
 
 
 Q.headlines = headlines

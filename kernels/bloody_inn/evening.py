@@ -1,14 +1,37 @@
 """Evening (BI-E): the first player fills the inn; Room Service; season change; end trigger."""
+
 from numba import njit
 
 from .layout import (
-    EVENT, LOC, MAXP, NROOMS, CLOSED,
-    C_LOC, C_RANK, ENT, G_ENT_N, G_ENT_POS, G_ERR, G_ERR_ROUND, G_FIRST, G_LAST_ROUND,
-    G_NCARDS, G_NP, L_EXIT, G_N_EMPTY, R_EMPTY, G_ROUND, G_SEASON, G_SEASONS, G_STRICT, R_CARD, R_KEY, R_TOKENS, S_A,
+    C_RANK,
+    CLOSED,
+    ENT,
+    EVENT,
+    G_ENT_N,
+    G_ENT_POS,
+    G_ERR,
+    G_ERR_ROUND,
+    G_FIRST,
+    G_LAST_ROUND,
+    G_N_EMPTY,
+    G_NP,
+    G_ROUND,
+    G_SEASON,
+    G_SEASONS,
+    G_STRICT,
+    L_EXIT,
+    LOC,
+    MAXP,
+    NROOMS,
+    R_CARD,
+    R_EMPTY,
+    R_KEY,
+    R_TOKENS,
+    S_A,
 )
-from .state import gain_cash, log_event, move_card
 from .legal import copy_list
 from .policy_tools import shuffle_prefix
+from .state import gain_cash, log_event, move_card
 from .strategies import decide_placement
 
 
@@ -60,7 +83,7 @@ def evening(st, pr):
     than players are in the inn (BI-E4), or never with ``final_round = strict`` (BI-V6).
     """
     fp = st[G_FIRST]
-    n_empty = 0                                   # the inn is empty at nightfall
+    n_empty = 0  # the inn is empty at nightfall
     for r in range(NROOMS):
         if st[R_KEY + r] != CLOSED and st[R_CARD + r] < 0:
             st[R_EMPTY + n_empty] = r
@@ -80,11 +103,11 @@ def evening(st, pr):
         for i in range(st[G_N_EMPTY]):
             if st[R_EMPTY + i] == r:
                 k = i
-        if k < 0:                               # not an empty open room: a strategy bug
+        if k < 0:  # not an empty open room: a strategy bug
             if st[G_ERR] == 0:
                 st[G_ERR] = 30
                 st[G_ERR_ROUND] = st[G_ROUND]
-            k = 0                               # keep the game going
+            k = 0  # keep the game going
             r = st[R_EMPTY]
         st[G_N_EMPTY] -= 1
         st[R_EMPTY + k] = st[R_EMPTY + st[G_N_EMPTY]]

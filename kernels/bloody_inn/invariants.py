@@ -6,16 +6,54 @@ Codes (``G_ERR``; 1-9 here, 10+ illegal strategy decisions, see night/evening/mo
 its fill disagrees with its corpses; 5 cash outside 0..cap or negative cheques; 6 a card in
 an impossible place (peasant in a room, police as annex, ...).
 """
+
 from numba import njit
 
 from .layout import (
-    CTYPE, LOC, MAXP, NROOMS, BARN_SLOT, C_FILL, C_LOC, C_RANK, C_SLOT, C_TYPE, ENT,
-    G_BISTRO_N, G_CAP, G_ENT_N, G_ENT_POS, G_ERR, G_ERR_ROUND, G_EXIT_N, G_NCARDS, G_NP,
-    G_ROUND, G_UNLIMITED, P_ANNEX_N, P_BARN_FILL, P_CASH, P_CHEQUES, P_CORPSE_N, P_HAND_N,
-    R_CARD, R_KEY, CLOSED, S_C, K_ANNEXABLE, C_KIND, NLISTS, LIST_N, LISTS, MAXC, C_POS,
+    BARN_SLOT,
+    C_FILL,
+    C_KIND,
+    C_LOC,
+    C_POS,
+    C_RANK,
+    C_SLOT,
+    C_TYPE,
+    CLOSED,
+    CTYPE,
+    ENT,
+    G_BISTRO_N,
+    G_CAP,
+    G_END_CAPPED,
+    G_ENT_N,
+    G_ENT_POS,
+    G_ERR,
+    G_ERR_ROUND,
+    G_EXIT_N,
+    G_FREE_SPACE,
+    G_NCARDS,
+    G_NP,
+    G_PHASE,
+    G_ROUND,
+    G_UNLIMITED,
+    K_ANNEXABLE,
+    LIST_N,
+    LISTS,
+    LOC,
+    MAXC,
+    MAXP,
+    NLISTS,
+    NROOMS,
+    P_ANNEX_N,
+    P_BARN_FILL,
+    P_CASH,
+    P_CHEQUES,
+    P_CORPSE_N,
+    P_HAND_N,
+    R_CARD,
+    R_KEY,
+    S_C,
 )
 from .state import list_id
-from .layout import G_FREE_SPACE, G_END_CAPPED, G_PHASE
 
 
 @njit(cache=True, _nrt=False)
@@ -29,10 +67,10 @@ def check(st):
     ent = 0
     inroom = 0
     for q in range(MAXP):
-        st[S_C + q] = 0          # hand
-        st[S_C + 8 + q] = 0      # corpse
-        st[S_C + 16 + q] = 0     # annex
-        st[S_C + 24 + q] = 0     # barn fill
+        st[S_C + q] = 0  # hand
+        st[S_C + 8 + q] = 0  # corpse
+        st[S_C + 16 + q] = 0  # annex
+        st[S_C + 24 + q] = 0  # barn fill
     for c in range(n):
         loc = st[C_LOC + c]
         t = st[C_TYPE + c]
@@ -90,7 +128,7 @@ def check(st):
         if st[P_CHEQUES + q] < 0 or st[P_CASH + q] < 0:
             return 5
         if st[P_CASH + q] > st[G_CAP] and st[G_UNLIMITED] == 0:
-            if not (st[G_END_CAPPED] == 0 and st[G_PHASE] == 3):   # BI-V8 end bonuses
+            if not (st[G_END_CAPPED] == 0 and st[G_PHASE] == 3):  # BI-V8 end bonuses
                 return 5
     # the card lists agree with the card locations (counts were compared above)
     for l in range(NLISTS):

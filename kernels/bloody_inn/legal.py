@@ -3,15 +3,47 @@
 These queries read only public information plus the asking player's own hand, so
 strategies can use them freely.
 """
+
 from numba import njit
 
-from kernels.sigs import I, ST, sig
+from kernels.sigs import ST, I, sig
+
 from .layout import (
-    ACTION, CTYPE, LOC, MAXP, NACT, NROOMS, BARN_SLOT, CLOSED, WHITE,
-    C_KIND, C_LOC, C_RANK, C_TYPE, C_FILL, G_NCARDS, G_NP, G_BISTRO_N, G_UNIQUE,
-    K_ANNEXABLE, P_DISCOUNT, P_HAND_N, P_KINDS_OWNED, P_BARN_FILL, P_MULTI, P_PEAS_LIMIT,
-    P_CASH, P_CHEQUES, G_CAP, R_CARD, R_KEY, LISTS, LIST_N, MAXC, L_HAND, L_CORPSE, L_ANNEX,
-    L_BISTRO, G_FREE_SPACE,
+    ACTION,
+    BARN_SLOT,
+    C_FILL,
+    C_KIND,
+    C_LOC,
+    C_RANK,
+    C_TYPE,
+    CLOSED,
+    CTYPE,
+    G_BISTRO_N,
+    G_CAP,
+    G_FREE_SPACE,
+    G_NP,
+    G_UNIQUE,
+    K_ANNEXABLE,
+    L_ANNEX,
+    L_BISTRO,
+    L_CORPSE,
+    L_HAND,
+    LIST_N,
+    LISTS,
+    LOC,
+    MAXC,
+    NACT,
+    NROOMS,
+    P_BARN_FILL,
+    P_CASH,
+    P_CHEQUES,
+    P_DISCOUNT,
+    P_HAND_N,
+    P_KINDS_OWNED,
+    P_PEAS_LIMIT,
+    R_CARD,
+    R_KEY,
+    WHITE,
 )
 
 
@@ -61,7 +93,7 @@ def free_space(st, dest):
     """Free burial places of a destination: an annex card, or ``BARN_SLOT - owner``."""
     if dest < 0:
         q = BARN_SLOT - dest
-        return 1 - st[P_BARN_FILL + q]           # BI-C4: the Barn holds one corpse
+        return 1 - st[P_BARN_FILL + q]  # BI-C4: the Barn holds one corpse
     return annex_capacity(st, dest) - st[C_FILL + dest]
 
 
@@ -129,7 +161,7 @@ def action_feasible(st, p, action):
         return True
     if action == ACTION.bribe or action == ACTION.kill:
         if st[G_BISTRO_N] > 0:
-            return True          # a Bistro peasant: free bribe (BI-N3), rank-0 kill (BI-N5)
+            return True  # a Bistro peasant: free bribe (BI-N3), rank-0 kill (BI-N5)
         for r in range(NROOMS):
             c = st[R_CARD + r]
             if c >= 0 and discounted(st, p, action, st[C_RANK + c]) <= hand_n:

@@ -1,10 +1,34 @@
 """Morning (BI-M), in order: investigation, travellers leave, wages, first player passes."""
+
 from numba import njit
 
 from .layout import (
-    EVENT, LOC, NROOMS, C_LOC, G_ERR, G_ERR_ROUND, G_FIRST, G_NCARDS, G_NP, G_OVER,
-    G_ROUND, G_VOLUNTARY, L_CORPSE, S_A, D_NT, D_T, P_CASH, P_CORPSE_N, P_FINES, P_HAND_N,
-    P_LEAVE_INCOME, P_SOLO_LOST, P_WAGE_FREE, P_WAGES, R_CARD, R_KEY,
+    C_LOC,
+    D_NT,
+    D_T,
+    EVENT,
+    G_ERR,
+    G_ERR_ROUND,
+    G_FIRST,
+    G_NCARDS,
+    G_NP,
+    G_OVER,
+    G_ROUND,
+    G_VOLUNTARY,
+    L_CORPSE,
+    LOC,
+    NROOMS,
+    P_CASH,
+    P_CORPSE_N,
+    P_FINES,
+    P_HAND_N,
+    P_LEAVE_INCOME,
+    P_SOLO_LOST,
+    P_WAGE_FREE,
+    P_WAGES,
+    R_CARD,
+    R_KEY,
+    S_A,
 )
 from .legal import police_in_inn
 from .state import discard_card, gain_cash, list_card, log_event, move_card, pay_fine
@@ -38,7 +62,7 @@ def travellers_leave(st):
     np_ = st[G_NP]
     for q in range(np_):
         st[S_A + q] = 0
-    for r in range(NROOMS):                      # one pass: occupied rooms per key owner
+    for r in range(NROOMS):  # one pass: occupied rooms per key owner
         owner = st[R_KEY + r]
         if 0 <= owner < np_ and st[R_CARD + r] >= 0:
             st[S_A + owner] += 1

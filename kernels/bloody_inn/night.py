@@ -4,26 +4,99 @@ The acting player's strategy fills the decision scratch (``D_*``); this module c
 decision against the rules and applies it.  An illegal decision is a strategy bug: it is
 recorded in ``G_ERR`` (the invariant tests require zero) and the player passes instead.
 """
+
 from numba import njit
 
-from kernels.sigs import I, PR, ST, sig
+from kernels.sigs import PR, ST, I, sig
+
 from .layout import (
-    ACTION, CTYPE, EVENT, LOC, MAXP, NACT, NCOL, NROOMS, BARN_SLOT, WHITE,
-    C_AFF, C_COLOUR, C_FILL, C_KIND, C_LOC, C_POCKET, C_RANK, C_SLOT, C_TYPE,
-    D_ACTION, D_DEST, D_LAUNDER, D_NPAY, D_NT, D_PAY, D_PEASANTS, D_T,
-    G_BISTRO_N, G_CAP, G_ERR, G_NP, G_FREE_SPACE, G_ERR_ROUND, G_NCARDS, G_ROUND, G_TURNS,
-    K_ANNEX_BIT, K_BUILD_CASH, K_CHAPEL, K_DISCOUNT_ACT, K_DISCOUNT_AMT, K_END_CHEQUE,
-    K_END_COLOUR, K_END_COLOUR_AMT, K_LEAVE_INCOME, K_MONK, K_MULTI, K_PEASANT_LIMIT,
-    K_PER_COLOUR, K_PER_COLOUR_AMT, K_ROOM_SERVICE, K_WAGE_FREE,
-    P_ANNEX_MASK, P_BARN_FILL, P_BRIBED_R, P_BRIBES, P_BUILDS, P_BURIED, P_BURIED_MONEY,
-    P_BURIED_OWN, P_BURIED_R, P_CASH, P_CHAPEL, P_CHEQUES, P_COL_ANNEX, P_DISCOUNT,
-    P_END_CHEQUE, P_END_COLOUR, P_HAND_N, P_KILLED_R, P_KILLS, P_KINDS_OWNED,
-    P_LEAVE_INCOME, P_MULTI, P_PEAS_BRIBED, P_PEAS_KILLED, P_PEAS_LIMIT, P_WAGE_FREE,
-    R_CARD, R_KEY, R_TOKENS, S_CAP, S_BARNCAP, L_BISTRO,
+    ACTION,
+    BARN_SLOT,
+    C_AFF,
+    C_COLOUR,
+    C_FILL,
+    C_KIND,
+    C_LOC,
+    C_POCKET,
+    C_RANK,
+    C_SLOT,
+    C_TYPE,
+    CTYPE,
+    D_ACTION,
+    D_DEST,
+    D_LAUNDER,
+    D_NPAY,
+    D_NT,
+    D_PAY,
+    D_PEASANTS,
+    D_T,
+    EVENT,
+    G_BISTRO_N,
+    G_ERR,
+    G_ERR_ROUND,
+    G_FREE_SPACE,
+    G_NCARDS,
+    G_NP,
+    G_ROUND,
+    G_TURNS,
+    K_ANNEX_BIT,
+    K_BUILD_CASH,
+    K_CHAPEL,
+    K_DISCOUNT_ACT,
+    K_DISCOUNT_AMT,
+    K_END_CHEQUE,
+    K_END_COLOUR,
+    K_END_COLOUR_AMT,
+    K_LEAVE_INCOME,
+    K_MONK,
+    K_MULTI,
+    K_PEASANT_LIMIT,
+    K_PER_COLOUR,
+    K_PER_COLOUR_AMT,
+    K_ROOM_SERVICE,
+    K_WAGE_FREE,
+    L_BISTRO,
+    LOC,
+    MAXP,
+    NACT,
+    NCOL,
+    NROOMS,
+    P_ANNEX_MASK,
+    P_BARN_FILL,
+    P_BRIBED_R,
+    P_BRIBES,
+    P_BUILDS,
+    P_BURIED,
+    P_BURIED_MONEY,
+    P_BURIED_OWN,
+    P_BURIED_R,
+    P_CASH,
+    P_CHAPEL,
+    P_CHEQUES,
+    P_COL_ANNEX,
+    P_DISCOUNT,
+    P_END_CHEQUE,
+    P_END_COLOUR,
+    P_HAND_N,
+    P_KILLED_R,
+    P_KILLS,
+    P_KINDS_OWNED,
+    P_LEAVE_INCOME,
+    P_MULTI,
+    P_PEAS_BRIBED,
+    P_PEAS_KILLED,
+    P_PEAS_LIMIT,
+    P_WAGE_FREE,
+    R_CARD,
+    R_KEY,
+    R_TOKENS,
+    S_BARNCAP,
+    S_CAP,
+    WHITE,
 )
-from .legal import can_build, discounted, launder_range, room_is_open, dest_owner
+from .legal import can_build, dest_owner, discounted, launder_range, room_is_open
 from .state import discard_card, gain_cash, list_card, log_event, move_card
-from .strategies import decide_action, decide_payment, decide_monk_room, decide_token_room
+from .strategies import decide_action, decide_monk_room, decide_payment, decide_token_room
 
 
 @njit(sig(ST, I), cache=True, _nrt=False)
@@ -48,7 +121,7 @@ def _targets_cost(st, p, action):
     if nt < 1:
         return -1
     if nt > 1 and st[P_MULTI + p * NACT + action] == 0:
-        return -1                     # BI-N3/N5/N6: several targets need Store/Butcher/Crypt
+        return -1  # BI-N3/N5/N6: several targets need Store/Butcher/Crypt
     raw = 0
     for i in range(nt):
         c = st[D_T + i]
@@ -61,9 +134,9 @@ def _targets_cost(st, p, action):
             if st[C_LOC + c] != LOC.corpse + p:
                 return -1
             if st[C_TYPE + c] != CTYPE.peasant:
-                raw += st[C_RANK + c]          # BI-N6: a peasant corpse costs 0
+                raw += st[C_RANK + c]  # BI-N6: a peasant corpse costs 0
         else:
-            if st[C_LOC + c] != LOC.room:      # BI-N9: hands and annexes are safe
+            if st[C_LOC + c] != LOC.room:  # BI-N9: hands and annexes are safe
                 return -1
             raw += st[C_RANK + c]
     return discounted(st, p, action, raw)
@@ -252,7 +325,7 @@ def build(st, pr, p):
         return False
     move_card(st, c, LOC.annex + p, 0)
     st[C_FILL + c] = 0
-    st[G_FREE_SPACE] += st[C_RANK + c]          # BI-C3: capacity = rank
+    st[G_FREE_SPACE] += st[C_RANK + c]  # BI-C3: capacity = rank
     k = st[C_KIND + c]
     st[P_BUILDS + p] += 1
     st[P_KINDS_OWNED + p] |= 1 << k

@@ -6,21 +6,61 @@ and plays its games in order.  Game ``g`` draws only from its own stream keyed b
 (seed, g) and writes only row ``g`` of the output columns, so results do not depend on
 the number of threads or on how a run is chunked.
 """
+
 import numpy as np
 from numba import njit, prange
 
 from kernels.rng import stream_key
-from .layout import (
-    EVENT, EV_BASE, EV_FIELDS, MAXP, STATE_END, TABLES_END,
-    G_CHECK, G_ERR, G_ERR_ROUND, G_EV_CAP, G_EV_N, G_EV_OVERFLOW, G_FIRST, G_GAME_ID,
-    G_LAST_ROUND, G_LOG, G_MAX_ROUNDS, G_NP, G_OPEN_ROOMS, G_OVER, G_PHASE, G_RNG,
-    G_ROUND, G_SEASON, G_TRUNC, G_TURNS, G_DECK_SIZE,
-    P_ANNEX_MASK, P_BRIBED_R, P_BRIBES, P_BUILDS, P_BURIED, P_BURIED_MONEY, P_BURIED_R,
-    P_CASH, P_CHEQUES, P_FINES, P_KILLED_R, P_KILLS, P_LINEUP, P_PEAS_BRIBED,
-    P_PEAS_KILLED, P_PLACE, P_SCORE, P_SOLO_LOST, P_WAGES, P_WINNER,
-)
+
 from .evening import evening
 from .invariants import check_now
+from .layout import (
+    EV_BASE,
+    EV_FIELDS,
+    EVENT,
+    G_CHECK,
+    G_DECK_SIZE,
+    G_ERR,
+    G_ERR_ROUND,
+    G_EV_CAP,
+    G_EV_N,
+    G_EV_OVERFLOW,
+    G_FIRST,
+    G_GAME_ID,
+    G_LAST_ROUND,
+    G_LOG,
+    G_MAX_ROUNDS,
+    G_NP,
+    G_OPEN_ROOMS,
+    G_OVER,
+    G_PHASE,
+    G_RNG,
+    G_ROUND,
+    G_SEASON,
+    G_TRUNC,
+    G_TURNS,
+    P_ANNEX_MASK,
+    P_BRIBED_R,
+    P_BRIBES,
+    P_BUILDS,
+    P_BURIED,
+    P_BURIED_MONEY,
+    P_BURIED_R,
+    P_CASH,
+    P_CHEQUES,
+    P_FINES,
+    P_KILLED_R,
+    P_KILLS,
+    P_LINEUP,
+    P_PEAS_BRIBED,
+    P_PEAS_KILLED,
+    P_PLACE,
+    P_SCORE,
+    P_SOLO_LOST,
+    P_WAGES,
+    P_WINNER,
+    STATE_END,
+)
 from .morning import morning
 from .night import take_action
 from .scoring import end_game
@@ -28,15 +68,50 @@ from .setup import setup_game
 from .state import log_event
 
 # games columns (int64 matrix rows, converted to narrow types by the adapter)
-GAME_COLS = ("rounds", "turns", "winner", "n_winners", "truncated", "deck_size",
-             "open_rooms", "seasons_played", "invariant_error", "error_round")
+GAME_COLS = (
+    "rounds",
+    "turns",
+    "winner",
+    "n_winners",
+    "truncated",
+    "deck_size",
+    "open_rooms",
+    "seasons_played",
+    "invariant_error",
+    "error_round",
+)
 # seat columns
-SEAT_COLS = ("score", "place", "winner", "lineup", "cash", "cheques", "buried", "buried_money",
-             "kills", "bribes", "builds", "fines", "wages", "solo_lost", "annex_mask",
-             "bribed_r0", "bribed_r1", "bribed_r2", "bribed_r3",
-             "killed_r0", "killed_r1", "killed_r2", "killed_r3",
-             "buried_r0", "buried_r1", "buried_r2", "buried_r3",
-             "peasants_bribed", "peasants_killed")
+SEAT_COLS = (
+    "score",
+    "place",
+    "winner",
+    "lineup",
+    "cash",
+    "cheques",
+    "buried",
+    "buried_money",
+    "kills",
+    "bribes",
+    "builds",
+    "fines",
+    "wages",
+    "solo_lost",
+    "annex_mask",
+    "bribed_r0",
+    "bribed_r1",
+    "bribed_r2",
+    "bribed_r3",
+    "killed_r0",
+    "killed_r1",
+    "killed_r2",
+    "killed_r3",
+    "buried_r0",
+    "buried_r1",
+    "buried_r2",
+    "buried_r3",
+    "peasants_bribed",
+    "peasants_killed",
+)
 
 
 @njit(cache=True, _nrt=False)
@@ -48,7 +123,7 @@ def play_one(st, pr):
         check_now(st)
     while True:
         if st[G_ROUND] >= st[G_MAX_ROUNDS]:
-            st[G_TRUNC] = 1                      # BI-G4
+            st[G_TRUNC] = 1  # BI-G4
             log_event(st, EVENT.truncated, -1, -1, st[G_ROUND], 0, 0)
             break
         st[G_ROUND] += 1
@@ -58,11 +133,11 @@ def play_one(st, pr):
         if check:
             check_now(st)
         if not played:
-            st[G_ROUND] -= 1                     # the trigger round is not played
+            st[G_ROUND] -= 1  # the trigger round is not played
             break
         st[G_PHASE] = 1
         np_ = st[G_NP]
-        for _ in range(2):                       # BI-N1: two passes of one action each
+        for _ in range(2):  # BI-N1: two passes of one action each
             for i in range(np_):
                 take_action(st, pr, (st[G_FIRST] + i) % np_)
                 if check:
@@ -126,8 +201,20 @@ def _write_rows(st, g, games_out, seats_out):
 
 
 @njit(cache=True, parallel=True)
-def play_games(template, params, seed, first_game, n_games, n_blocks, ev_rows_per_block,
-               ev_game_cap, games_out, seats_out, ev_out, ev_count):
+def play_games(
+    template,
+    params,
+    seed,
+    first_game,
+    n_games,
+    n_blocks,
+    ev_rows_per_block,
+    ev_game_cap,
+    games_out,
+    seats_out,
+    ev_out,
+    ev_count,
+):
     """Play games ``first_game .. first_game + n_games - 1``.
 
     Parameters

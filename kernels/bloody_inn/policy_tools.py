@@ -4,17 +4,31 @@ Everything here reads only what the deciding player may know: their own hand and
 corpses, the public table (rooms, keys, tokens, annexes and their fill, cash, cheques,
 Bistro, Exit) and the top Entrance card (BI rules: the Entrance is face up).
 """
+
 from numba import njit
 
-from kernels.sigs import I, ST, sig
-from .layout import (
-    ACTION, LOC, MAXP, NROOMS, BARN_SLOT,
-    C_LOC, C_RANK, C_TYPE, CTYPE, G_NCARDS, G_NP, G_BISTRO_N, G_RNG,
-    D_DEST, D_NT, D_T, P_HAND_N, P_MULTI, NACT, R_CARD, R_KEY, CLOSED, WHITE,
-    G_N_EMPTY, R_EMPTY,
-)
-from .legal import discounted, free_space, list_burial_places
 from kernels.rng import randint
+from kernels.sigs import ST, I, sig
+
+from .layout import (
+    C_RANK,
+    C_TYPE,
+    CLOSED,
+    CTYPE,
+    D_DEST,
+    D_NT,
+    D_T,
+    G_N_EMPTY,
+    G_RNG,
+    NACT,
+    NROOMS,
+    P_MULTI,
+    R_CARD,
+    R_EMPTY,
+    R_KEY,
+    WHITE,
+)
+from .legal import discounted, free_space
 
 
 @njit(cache=True, _nrt=False, inline="always")

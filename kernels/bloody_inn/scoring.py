@@ -1,11 +1,34 @@
 """Game end and scoring (BI-G): final investigation, end-of-game annexes, places."""
+
 from numba import njit
 
 from .layout import (
-    EVENT, LOC, MAXP, NCOL, NROOMS, C_COLOUR, C_KIND, C_LOC, G_CAP, G_END_CAPPED, G_NCARDS,
-    G_NP, G_OVER, G_TIEBREAK_OWN, K_END_CHEQUE, K_END_COLOUR, K_END_COLOUR_AMT,
-    P_BURIED, P_BURIED_OWN, P_CASH, P_CHEQUES, P_PLACE, P_SCORE, P_SOLO_LOST, P_WINNER,
-    R_CARD, S_A, LIST_N, L_EXIT, L_ANNEX,
+    C_COLOUR,
+    C_KIND,
+    EVENT,
+    G_END_CAPPED,
+    G_NP,
+    G_OVER,
+    G_TIEBREAK_OWN,
+    K_END_CHEQUE,
+    K_END_COLOUR,
+    K_END_COLOUR_AMT,
+    L_ANNEX,
+    L_EXIT,
+    LIST_N,
+    LOC,
+    NCOL,
+    NROOMS,
+    P_BURIED,
+    P_BURIED_OWN,
+    P_CASH,
+    P_CHEQUES,
+    P_PLACE,
+    P_SCORE,
+    P_SOLO_LOST,
+    P_WINNER,
+    R_CARD,
+    S_A,
 )
 from .morning import investigate
 from .state import gain_cash, list_card, log_event, move_card

@@ -1,33 +1,125 @@
 """Setup (BI-S): keys, the Entrance, starting money, peasants and the Barn."""
+
 from numba import njit
 
 from .layout import (
-    EVENT, LOC, MAXP, NACT, NCOL, NROOMS, WHITE, CLOSED, CTYPE,
-    C_FILL, C_LOC, C_SLOT, C_TYPE, ENT, G_BISTRO_N, G_DECK_SIZE, G_ENT_N, G_ENT_POS,
-    G_ERR, G_ERR_ROUND, G_EV_N, G_EV_OVERFLOW, G_EXIT_N, G_FIRST, G_LAST_ROUND, G_NCARDS,
-    G_NP, G_NTRAV, G_OPEN_ROOMS, G_OVER, G_ROUND, G_SEASON, G_TRUNC, G_TURNS, G_WHITE_KEYS,
-    G_PHASE, G_ROTATE, G_NLINEUP, L_STRAT, G_GAME_ID,
-    P_STRAT, P_LINEUP, P_CASH, P_CHEQUES, P_HAND_N, P_CORPSE_N, P_ANNEX_N, P_BARN_FILL,
-    P_BURIED, P_BURIED_OWN, P_BURIED_MONEY, P_KILLS, P_BRIBES, P_BUILDS, P_FINES, P_WAGES,
-    P_ANNEX_MASK, P_KINDS_OWNED, P_PEAS_BRIBED, P_PEAS_KILLED, P_SOLO_LOST, P_SCORE,
-    P_PLACE, P_WINNER, P_WAGE_FREE, P_LEAVE_INCOME, P_PEAS_LIMIT, P_CHAPEL, P_END_CHEQUE,
-    P_DISCOUNT, P_MULTI, P_END_COLOUR, P_COL_ANNEX, P_BRIBED_R, P_KILLED_R, P_BURIED_R,
-    R_CARD, R_KEY, R_TOKENS, S_A, G_FREE_SPACE,
+    C_FILL,
+    C_LOC,
+    C_SLOT,
+    CLOSED,
+    ENT,
+    EVENT,
+    G_BISTRO_N,
+    G_DECK_SIZE,
+    G_ENT_N,
+    G_ENT_POS,
+    G_ERR,
+    G_ERR_ROUND,
+    G_EV_N,
+    G_EV_OVERFLOW,
+    G_EXIT_N,
+    G_FIRST,
+    G_FREE_SPACE,
+    G_GAME_ID,
+    G_LAST_ROUND,
+    G_NCARDS,
+    G_NLINEUP,
+    G_NP,
+    G_NTRAV,
+    G_OPEN_ROOMS,
+    G_OVER,
+    G_PHASE,
+    G_ROTATE,
+    G_ROUND,
+    G_SEASON,
+    G_TRUNC,
+    G_TURNS,
+    G_WHITE_KEYS,
+    L_STRAT,
+    LOC,
+    MAXP,
+    NACT,
+    NCOL,
+    NROOMS,
+    P_ANNEX_MASK,
+    P_ANNEX_N,
+    P_BARN_FILL,
+    P_BRIBED_R,
+    P_BRIBES,
+    P_BUILDS,
+    P_BURIED,
+    P_BURIED_MONEY,
+    P_BURIED_OWN,
+    P_BURIED_R,
+    P_CASH,
+    P_CHAPEL,
+    P_CHEQUES,
+    P_COL_ANNEX,
+    P_CORPSE_N,
+    P_DISCOUNT,
+    P_END_CHEQUE,
+    P_END_COLOUR,
+    P_FINES,
+    P_HAND_N,
+    P_KILLED_R,
+    P_KILLS,
+    P_KINDS_OWNED,
+    P_LEAVE_INCOME,
+    P_LINEUP,
+    P_MULTI,
+    P_PEAS_BRIBED,
+    P_PEAS_KILLED,
+    P_PEAS_LIMIT,
+    P_PLACE,
+    P_SCORE,
+    P_SOLO_LOST,
+    P_STRAT,
+    P_WAGE_FREE,
+    P_WAGES,
+    P_WINNER,
+    R_CARD,
+    R_KEY,
+    R_TOKENS,
+    S_A,
+    WHITE,
 )
+from .policy_tools import shuffle_prefix
 from .state import log_event, move_card
-from .policy_tools import rand, shuffle_prefix
 
 
 @njit(cache=True, _nrt=False)
 def _reset_players(st):
     for p in range(MAXP):
-        for f in (P_CASH, P_CHEQUES, P_HAND_N, P_CORPSE_N, P_ANNEX_N, P_BARN_FILL, P_BURIED,
-                  P_BURIED_OWN, P_BURIED_MONEY, P_KILLS, P_BRIBES, P_BUILDS, P_FINES,
-                  P_WAGES, P_ANNEX_MASK, P_KINDS_OWNED, P_PEAS_BRIBED, P_PEAS_KILLED,
-                  P_SOLO_LOST, P_SCORE, P_PLACE, P_WINNER, P_WAGE_FREE, P_LEAVE_INCOME,
-                  P_CHAPEL, P_END_CHEQUE):
+        for f in (
+            P_CASH,
+            P_CHEQUES,
+            P_HAND_N,
+            P_CORPSE_N,
+            P_ANNEX_N,
+            P_BARN_FILL,
+            P_BURIED,
+            P_BURIED_OWN,
+            P_BURIED_MONEY,
+            P_KILLS,
+            P_BRIBES,
+            P_BUILDS,
+            P_FINES,
+            P_WAGES,
+            P_ANNEX_MASK,
+            P_KINDS_OWNED,
+            P_PEAS_BRIBED,
+            P_PEAS_KILLED,
+            P_SOLO_LOST,
+            P_SCORE,
+            P_PLACE,
+            P_WINNER,
+            P_WAGE_FREE,
+            P_LEAVE_INCOME,
+            P_CHAPEL,
+            P_END_CHEQUE,
+        ):
             st[f + p] = 0
-        st[P_PEAS_LIMIT + p] = 2                 # BI-N3: 1 or 2 peasants per bribe
+        st[P_PEAS_LIMIT + p] = 2  # BI-N3: 1 or 2 peasants per bribe
         for a in range(NACT):
             st[P_DISCOUNT + p * NACT + a] = 0
             st[P_MULTI + p * NACT + a] = 0
@@ -48,8 +140,21 @@ def setup_game(st):
     from game to game when the config asks for it.
     """
     np_ = st[G_NP]
-    for f in (G_ROUND, G_TURNS, G_LAST_ROUND, G_OVER, G_TRUNC, G_ERR, G_ERR_ROUND, G_EV_N,
-              G_EV_OVERFLOW, G_FIRST, G_BISTRO_N, G_EXIT_N, G_PHASE):
+    for f in (
+        G_ROUND,
+        G_TURNS,
+        G_LAST_ROUND,
+        G_OVER,
+        G_TRUNC,
+        G_ERR,
+        G_ERR_ROUND,
+        G_EV_N,
+        G_EV_OVERFLOW,
+        G_FIRST,
+        G_BISTRO_N,
+        G_EXIT_N,
+        G_PHASE,
+    ):
         st[f] = 0
     st[G_SEASON] = 1
     _reset_players(st)
@@ -75,7 +180,7 @@ def setup_game(st):
         if st[R_KEY + r] != CLOSED:
             n_open += 1
     st[G_OPEN_ROOMS] = n_open
-    st[G_FREE_SPACE] = np_                      # BI-C4: one Barn place per player
+    st[G_FREE_SPACE] = np_  # BI-C4: one Barn place per player
     # every card starts in the box
     ncards = st[G_NCARDS]
     for c in range(ncards):
@@ -111,6 +216,6 @@ def setup_game(st):
             move_card(st, pe, LOC.bistro, 0)
             log_event(st, EVENT.bistro, -1, pe, 0, 0, 0)
             pe += 1
-    for r in range(NROOMS):                       # logged once the money is set
+    for r in range(NROOMS):  # logged once the money is set
         if st[R_KEY + r] != CLOSED:
             log_event(st, EVENT.key, st[R_KEY + r] if st[R_KEY + r] != WHITE else -1, -1, r, 0, 0)

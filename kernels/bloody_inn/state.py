@@ -3,15 +3,49 @@
 Every card move goes through ``move_card`` so the per-location counters can never drift
 from the card locations (the invariant checks recount them independently).
 """
+
 from numba import njit
 
-from kernels.sigs import I, ST, sig
+from kernels.sigs import ST, I, sig
+
 from .layout import (
-    LOC, CTYPE, EV_BASE, EV_FIELDS, EV_ROUND, EV_KIND, EV_SEAT, EV_CARD, EV_A, EV_B, EV_C,
-    EV_CASH, EV_CHEQUES, EV_PHASE, MAXP, MAXC, LISTS, LIST_N, C_POS,
-    L_BISTRO, L_EXIT, L_HAND, L_CORPSE, L_ANNEX,
-    C_LOC, C_SLOT, C_TYPE, G_BISTRO_N, G_EXIT_N, G_CAP, G_UNLIMITED, G_LOG, G_EV_N, G_EV_CAP,
-    G_EV_OVERFLOW, G_ROUND, G_PHASE, P_CASH, P_CHEQUES, P_HAND_N, P_CORPSE_N, P_ANNEX_N,
+    C_LOC,
+    C_POS,
+    C_SLOT,
+    C_TYPE,
+    CTYPE,
+    EV_A,
+    EV_B,
+    EV_BASE,
+    EV_C,
+    EV_CARD,
+    EV_CASH,
+    EV_CHEQUES,
+    EV_FIELDS,
+    EV_KIND,
+    EV_PHASE,
+    EV_ROUND,
+    EV_SEAT,
+    G_CAP,
+    G_EV_CAP,
+    G_EV_N,
+    G_EV_OVERFLOW,
+    G_LOG,
+    G_PHASE,
+    G_ROUND,
+    G_UNLIMITED,
+    L_ANNEX,
+    L_BISTRO,
+    L_CORPSE,
+    L_EXIT,
+    L_HAND,
+    LIST_N,
+    LISTS,
+    LOC,
+    MAXC,
+    MAXP,
+    P_CASH,
+    P_CHEQUES,
 )
 
 
@@ -62,7 +96,7 @@ def list_id(loc):
 def move_card(st, c, loc, slot):
     """Move card ``c`` to location ``loc`` (with ``slot``), keeping the lists exact."""
     old = list_id(st[C_LOC + c])
-    if old >= 0:                       # swap-remove from the old list
+    if old >= 0:  # swap-remove from the old list
         base = LISTS + old * MAXC
         n = st[LIST_N + old] - 1
         i = st[C_POS + c]

@@ -6,20 +6,68 @@ money, on-build cash, all capped at the wealth cap), minus the accomplices it co
 a corpse, a burial place or an accomplice is worth and of the fine a corpse risks
 tonight.  Ties are broken at random from the game's stream.  Parameters (``pr`` row):
 """
+
 from numba import njit
 
-from kernels.sigs import I, PR, ST, sig
+from kernels.sigs import PR, ST, I, sig
+
 from .layout import (
-    ACTION, CTYPE, LOC, MAXP, NACT, NROOMS, BARN_SLOT, WHITE,
-    C_AFF, C_KIND, C_LOC, C_POCKET, C_RANK, C_TYPE, G_BISTRO_N, G_CAP, G_NCARDS, G_NP,
-    G_VOLUNTARY, D_ACTION, D_DEST, D_LAUNDER, D_NPAY, D_NT, D_PAY, D_PEASANTS, D_T,
-    K_BUILD_CASH, K_DISCOUNT_ACT, K_MULTI, K_WAGE_FREE, K_LEAVE_INCOME, K_ROOM_SERVICE,
-    K_END_COLOUR, K_END_CHEQUE, K_PER_COLOUR, K_MONK, K_CHAPEL, K_PEASANT_LIMIT,
-    P_CASH, P_CHAPEL, P_CHEQUES, P_HAND_N, P_LINEUP, P_PEAS_LIMIT, R_CARD, R_KEY, R_TOKENS,
-    S_A, S_B, S_C, MAXPARAM, P_CORPSE_N,
+    ACTION,
+    C_AFF,
+    C_KIND,
+    C_POCKET,
+    C_RANK,
+    C_TYPE,
+    CTYPE,
+    D_ACTION,
+    D_DEST,
+    D_LAUNDER,
+    D_NPAY,
+    D_NT,
+    D_PAY,
+    D_PEASANTS,
+    D_T,
+    G_BISTRO_N,
+    G_CAP,
+    G_NP,
+    G_VOLUNTARY,
+    K_BUILD_CASH,
+    K_CHAPEL,
+    K_DISCOUNT_ACT,
+    K_END_CHEQUE,
+    K_END_COLOUR,
+    K_LEAVE_INCOME,
+    K_MONK,
+    K_MULTI,
+    K_PEASANT_LIMIT,
+    K_ROOM_SERVICE,
+    K_WAGE_FREE,
+    MAXP,
+    MAXPARAM,
+    NROOMS,
+    P_CASH,
+    P_CHAPEL,
+    P_CORPSE_N,
+    P_HAND_N,
+    P_LINEUP,
+    P_PEAS_LIMIT,
+    R_CARD,
+    R_KEY,
+    R_TOKENS,
+    S_A,
+    S_B,
+    S_C,
 )
-from .legal import (can_build, discounted, free_space, launder_range, list_burial_places,
-                    list_corpses, list_hand, dest_owner)
+from .legal import (
+    can_build,
+    dest_owner,
+    discounted,
+    free_space,
+    launder_range,
+    list_burial_places,
+    list_corpses,
+    list_hand,
+)
 from .policy_tools import empty_open_rooms, has_multi, open_rooms, rand, white_rooms
 
 #: (name, default, meaning) of the parameters, in ``pr`` order.
@@ -211,7 +259,7 @@ def action(st, pr, p):
         if c < 0:
             continue
         is_police = st[C_TYPE + c] == CTYPE.police
-        lifts = is_police and police == 1       # the last officer: no investigation
+        lifts = is_police and police == 1  # the last officer: no investigation
         cost = discounted(st, p, ACTION.kill, st[C_RANK + c])
         if cost <= hand_n:
             v = _prm(st, pr, p, 2) * st[C_POCKET + c] if space else 0.0
@@ -251,7 +299,7 @@ def action(st, pr, p):
             if k > cash_in:
                 k = cash_in
         elif cash < hand_n and cash_out > 0:
-            k = -1                               # cash a cheque to pay the wages
+            k = -1  # cash a cheque to pay the wages
         st[D_LAUNDER] = k
         return
     if best_t == -2:
@@ -288,8 +336,9 @@ def _extend_bury(st, pr, p):
             break
         pocket = st[C_POCKET + c]
         gain = pocket if found == 2 else pocket - pocket // 2
-        extra = (_pay_loss(st, pr, p, ACTION.bury, cost_new, -1)
-                 - _pay_loss(st, pr, p, ACTION.bury, cost_old, -1))
+        extra = _pay_loss(st, pr, p, ACTION.bury, cost_new, -1) - _pay_loss(
+            st, pr, p, ACTION.bury, cost_old, -1
+        )
         if gain - extra > 0:
             st[D_T + i] = c
             st[D_DEST + i] = d
@@ -310,8 +359,9 @@ def _extend_kill(st, pr, p):
         cost_new = discounted(st, p, ACTION.kill, raw + st[C_RANK + c])
         if cost_new > hand_n:
             continue
-        extra = (_pay_loss(st, pr, p, ACTION.kill, cost_new, -1)
-                 - _pay_loss(st, pr, p, ACTION.kill, cost_old, -1))
+        extra = _pay_loss(st, pr, p, ACTION.kill, cost_new, -1) - _pay_loss(
+            st, pr, p, ACTION.kill, cost_old, -1
+        )
         if _prm(st, pr, p, 2) * st[C_POCKET + c] - extra > 0:
             st[D_T + st[D_NT]] = c
             st[D_NT] += 1
@@ -344,7 +394,7 @@ def token_room(st, pr, p):
     for r in range(NROOMS):
         if st[R_KEY + r] == p:
             return r
-    n = open_rooms(st, S_A)
+    open_rooms(st, S_A)
     return st[S_A]
 
 

@@ -25,61 +25,155 @@ corpses, the public table and the counters every player sees.
 The archetypes ``killer``, ``builder``, ``briber``, ``banker`` and the tuned ``expert`` are
 presets of these parameters (``PRESETS``).
 """
+
 from numba import njit
 
-from kernels.sigs import B, I, PR, ST, sig
+from kernels.sigs import PR, ST, B, I, sig
+
 from .layout import (
-    ACTION, BARN_SLOT, CTYPE, LOC, MAXP, MAXPARAM, NACT, NCOL, NROOMS, WHITE,
-    C_AFF, C_COLOUR, C_FILL, C_KIND, C_LOC, C_POCKET, C_RANK, C_TYPE,
-    D_ACTION, D_DEST, D_LAUNDER, D_NPAY, D_NT, D_PAY, D_PEASANTS, D_T,
-    G_BISTRO_N, G_CAP, G_ENT_N, G_ENT_POS, G_EXIT_N, G_NP, G_OPEN_ROOMS, G_TURNS,
-    G_UNIQUE, G_UNLIMITED, G_VOLUNTARY,
-    K_ANNEXABLE, K_BUILD_CASH, K_CHAPEL, K_DISCOUNT_ACT, K_DISCOUNT_AMT, K_END_CHEQUE,
-    K_END_COLOUR, K_END_COLOUR_AMT, K_LEAVE_INCOME, K_MONK, K_MULTI, K_PEASANT_LIMIT,
-    K_PER_COLOUR, K_PER_COLOUR_AMT, K_ROOM_SERVICE, K_WAGE_FREE,
-    P_ANNEX_N, P_BARN_FILL, P_CASH, P_CHAPEL, P_CHEQUES, P_COL_ANNEX, P_CORPSE_N,
-    P_DISCOUNT, P_HAND_N, P_KINDS_OWNED, P_LINEUP, P_MULTI, P_PEAS_LIMIT,
-    R_CARD, R_KEY, R_TOKENS, S_A, S_B, S_C, LISTS, L_ANNEX, L_BISTRO, L_CORPSE, L_EXIT, L_HAND,
+    ACTION,
+    BARN_SLOT,
+    C_AFF,
+    C_COLOUR,
+    C_FILL,
+    C_KIND,
+    C_LOC,
+    C_POCKET,
+    C_RANK,
+    C_TYPE,
+    CTYPE,
+    D_ACTION,
+    D_DEST,
+    D_LAUNDER,
+    D_NPAY,
+    D_NT,
+    D_PAY,
+    D_PEASANTS,
+    D_T,
+    G_BISTRO_N,
+    G_CAP,
+    G_ENT_N,
+    G_ENT_POS,
+    G_EXIT_N,
+    G_NP,
+    G_OPEN_ROOMS,
+    G_TURNS,
+    G_UNIQUE,
+    G_UNLIMITED,
+    G_VOLUNTARY,
+    K_ANNEXABLE,
+    K_BUILD_CASH,
+    K_CHAPEL,
+    K_DISCOUNT_ACT,
+    K_DISCOUNT_AMT,
+    K_END_CHEQUE,
+    K_END_COLOUR,
+    K_END_COLOUR_AMT,
+    K_LEAVE_INCOME,
+    K_MONK,
+    K_MULTI,
+    K_PEASANT_LIMIT,
+    K_PER_COLOUR,
+    K_PER_COLOUR_AMT,
+    K_ROOM_SERVICE,
+    K_WAGE_FREE,
+    L_ANNEX,
+    L_BISTRO,
+    L_CORPSE,
+    L_EXIT,
+    L_HAND,
+    LISTS,
+    LOC,
     MAXC,
+    MAXP,
+    MAXPARAM,
+    NACT,
+    NCOL,
+    NROOMS,
+    P_ANNEX_N,
+    P_BARN_FILL,
+    P_CASH,
+    P_CHAPEL,
+    P_CHEQUES,
+    P_COL_ANNEX,
+    P_CORPSE_N,
+    P_DISCOUNT,
+    P_HAND_N,
+    P_KINDS_OWNED,
+    P_LINEUP,
+    P_MULTI,
+    P_PEAS_LIMIT,
+    R_CARD,
+    R_KEY,
+    R_TOKENS,
+    S_A,
+    S_B,
+    S_C,
+    WHITE,
 )
 from .strat_tools import clock as _clock
 
 #: (name, default, meaning) of the parameters, in ``pr`` order.
 PARAMS = (
     ("card_value", 1.5, "francs an accomplice in hand is worth as payment"),
-    ("affinity_value", 1.5, "extra francs for an accomplice whose affinity returns it to "
-                            "hand when it pays for that action (police: kill, merchant: "
-                            "bribe, artisan: build, religious: bury)"),
-    ("corpse_value", 0.7, "share of its pocket money a fresh corpse is worth when a burial "
-                          "place is within reach"),
+    (
+        "affinity_value",
+        1.5,
+        "extra francs for an accomplice whose affinity returns it to "
+        "hand when it pays for that action (police: kill, merchant: "
+        "bribe, artisan: build, religious: bury)",
+    ),
+    (
+        "corpse_value",
+        0.7,
+        "share of its pocket money a fresh corpse is worth when a burial place is within reach",
+    ),
     ("capacity_value", 2.0, "francs per burial place an annex adds"),
-    ("police_risk", 1.0, "weight of the 10 F fine per corpse left unburied at an "
-                         "investigation"),
+    ("police_risk", 1.0, "weight of the 10 F fine per corpse left unburied at an investigation"),
     ("wage_cost", 1.0, "francs charged for taking on one more accomplice (its wages)"),
     ("build_bias", 0.0, "francs added to every Build"),
-    ("effect_value", 1.0, "weight of lasting annex effects (discounts, multi-target, wages, "
-                          "income, Room Service, Monk, Chapel, Brewery)"),
-    ("end_bonus", 1.0, "weight of the expected end-of-game bonuses (colour annexes, "
-                       "Greenhouse)"),
+    (
+        "effect_value",
+        1.0,
+        "weight of lasting annex effects (discounts, multi-target, wages, "
+        "income, Room Service, Monk, Chapel, Brewery)",
+    ),
+    ("end_bonus", 1.0, "weight of the expected end-of-game bonuses (colour annexes, Greenhouse)"),
     ("launder_above", 30.0, "cash above which spare tens become cheques when passing"),
     ("launder_value", 1.0, "weight of the francs a laundering pass saves from the wealth cap"),
     ("kill_bias", 0.0, "francs added to every Kill of a traveller"),
     ("bribe_bias", 0.0, "francs added to every Bribe of a traveller"),
-    ("hand_target", 5.0, "hand size up to which one more accomplice is worth its full value "
-                         "(half beyond)"),
-    ("share_penalty", 0.5, "weight of francs handed to an opponent (burial under their "
-                           "annex, their Room Service when placing)"),
-    ("horizon", 4.0, "rounds over which accomplices, burial places and lasting effects pay "
-                     "off; their value fades when fewer rounds remain"),
+    ("hand_target", 5.0, "hand size up to which one more accomplice is worth its full value (half beyond)"),
+    (
+        "share_penalty",
+        0.5,
+        "weight of francs handed to an opponent (burial under their annex, their Room Service when placing)",
+    ),
+    (
+        "horizon",
+        4.0,
+        "rounds over which accomplices, burial places and lasting effects pay "
+        "off; their value fades when fewer rounds remain",
+    ),
 )
 
 #: Search range of each parameter for the tuner (``sim tune``).
 BOUNDS = {
-    "card_value": (0.0, 6.0), "affinity_value": (0.0, 6.0), "corpse_value": (0.0, 1.5),
-    "capacity_value": (0.0, 6.0), "police_risk": (0.0, 3.0), "wage_cost": (0.0, 5.0),
-    "build_bias": (-10.0, 10.0), "effect_value": (0.0, 3.0), "end_bonus": (0.0, 3.0),
-    "launder_above": (0.0, 40.0), "launder_value": (0.0, 3.0), "kill_bias": (-10.0, 10.0),
-    "bribe_bias": (-10.0, 10.0), "hand_target": (1.0, 12.0), "share_penalty": (0.0, 2.0),
+    "card_value": (0.0, 6.0),
+    "affinity_value": (0.0, 6.0),
+    "corpse_value": (0.0, 1.5),
+    "capacity_value": (0.0, 6.0),
+    "police_risk": (0.0, 3.0),
+    "wage_cost": (0.0, 5.0),
+    "build_bias": (-10.0, 10.0),
+    "effect_value": (0.0, 3.0),
+    "end_bonus": (0.0, 3.0),
+    "launder_above": (0.0, 40.0),
+    "launder_value": (0.0, 3.0),
+    "kill_bias": (-10.0, 10.0),
+    "bribe_bias": (-10.0, 10.0),
+    "hand_target": (1.0, 12.0),
+    "share_penalty": (0.0, 2.0),
     "horizon": (0.5, 12.0),
 }
 
@@ -99,48 +193,113 @@ def preset(**changes):
 #: docs/strategies.md), so each archetype plays its plan competently.
 PLAN = {
     "killer": ("kill_bias", "corpse_value", "police_risk", "build_bias", "bribe_bias"),
-    "builder": ("build_bias", "effect_value", "capacity_value", "end_bonus", "kill_bias",
-                "corpse_value", "bribe_bias"),
-    "briber": ("affinity_value", "bribe_bias", "hand_target", "wage_cost", "kill_bias",
-               "build_bias"),
-    "banker": ("end_bonus", "launder_above", "launder_value", "kill_bias", "corpse_value",
-               "police_risk", "effect_value"),
+    "builder": (
+        "build_bias",
+        "effect_value",
+        "capacity_value",
+        "end_bonus",
+        "kill_bias",
+        "corpse_value",
+        "bribe_bias",
+    ),
+    "briber": ("affinity_value", "bribe_bias", "hand_target", "wage_cost", "kill_bias", "build_bias"),
+    "banker": (
+        "end_bonus",
+        "launder_above",
+        "launder_value",
+        "kill_bias",
+        "corpse_value",
+        "police_risk",
+        "effect_value",
+    ),
 }
 PRESETS = {
     # kills and buries the richest guests it can house; no corpse left out under police
     "killer": dict(
-        card_value=1.06, affinity_value=2.49, corpse_value=1.0, capacity_value=4.83,
-        police_risk=2.0, wage_cost=0.06, build_bias=-2.0, effect_value=1.26,
-        end_bonus=0.49, launder_above=27.49, launder_value=2.37, kill_bias=4.0,
-        bribe_bias=-3.0, hand_target=5.42, share_penalty=0.25, horizon=1.62),
+        card_value=1.06,
+        affinity_value=2.49,
+        corpse_value=1.0,
+        capacity_value=4.83,
+        police_risk=2.0,
+        wage_cost=0.06,
+        build_bias=-2.0,
+        effect_value=1.26,
+        end_bonus=0.49,
+        launder_above=27.49,
+        launder_value=2.37,
+        kill_bias=4.0,
+        bribe_bias=-3.0,
+        hand_target=5.42,
+        share_penalty=0.25,
+        horizon=1.62,
+    ),
     # annexes first (cash, capacity, discounts, end bonuses), then harvests
     "builder": dict(
-        card_value=0.84, affinity_value=0.48, corpse_value=0.5, capacity_value=3.0,
-        police_risk=1.81, wage_cost=0.06, build_bias=9.0, effect_value=2.5, end_bonus=1.5,
-        launder_above=24.62, launder_value=1.2, kill_bias=-2.0, bribe_bias=0.0,
-        hand_target=5.01, share_penalty=0.97, horizon=7.04),
+        card_value=0.84,
+        affinity_value=0.48,
+        corpse_value=0.5,
+        capacity_value=3.0,
+        police_risk=1.81,
+        wage_cost=0.06,
+        build_bias=9.0,
+        effect_value=2.5,
+        end_bonus=1.5,
+        launder_above=24.62,
+        launder_value=1.2,
+        kill_bias=-2.0,
+        bribe_bias=0.0,
+        hand_target=5.01,
+        share_penalty=0.97,
+        horizon=7.04,
+    ),
     # gathers accomplices whose affinities make its actions free, then strikes
     "briber": dict(
-        card_value=1.05, affinity_value=4.0, corpse_value=1.44, capacity_value=5.69,
-        police_risk=1.52, wage_cost=0.5, build_bias=-1.0, effect_value=2.58,
-        end_bonus=2.33, launder_above=27.67, launder_value=1.83, kill_bias=0.0,
-        bribe_bias=2.0, hand_target=9.0, share_penalty=0.38, horizon=5.12),
+        card_value=1.05,
+        affinity_value=4.0,
+        corpse_value=1.44,
+        capacity_value=5.69,
+        police_risk=1.52,
+        wage_cost=0.5,
+        build_bias=-1.0,
+        effect_value=2.58,
+        end_bonus=2.33,
+        launder_above=27.67,
+        launder_value=1.83,
+        kill_bias=0.0,
+        bribe_bias=2.0,
+        hand_target=9.0,
+        share_penalty=0.38,
+        horizon=5.12,
+    ),
     # cheques, Greenhouse and colour bonuses; launders early to stay under the cap
     "banker": dict(
-        card_value=1.46, affinity_value=0.38, corpse_value=0.6, capacity_value=3.9,
-        police_risk=1.5, wage_cost=0.51, build_bias=1.05, effect_value=1.5, end_bonus=3.0,
-        launder_above=10.0, launder_value=2.0, kill_bias=-2.0, bribe_bias=-2.81,
-        hand_target=5.52, share_penalty=0.29, horizon=4.8),
+        card_value=1.46,
+        affinity_value=0.38,
+        corpse_value=0.6,
+        capacity_value=3.9,
+        police_risk=1.5,
+        wage_cost=0.51,
+        build_bias=1.05,
+        effect_value=1.5,
+        end_bonus=3.0,
+        launder_above=10.0,
+        launder_value=2.0,
+        kill_bias=-2.0,
+        bribe_bias=-2.81,
+        hand_target=5.52,
+        share_penalty=0.29,
+        horizon=4.8,
+    ),
 }
 
-SCALE = 1024.0            # keep values are stored in the int scratch as francs x SCALE
-KV = S_C                  # keep value of the i-th card of the sorted hand (S_A)
-PFX = S_C + 128           # PFX + a * PSTRIDE + k: loss of the k cheapest non-returning cards
-PSTRIDE = 32              # (the stride's last slot holds how many such cards there are)
-ODEST = S_B + 256         # per opponent: a destination with a free place (or 0)
-STAMP = S_C + 500         # (turn, player, hand size) of the last sorted hand of an action
-HMAX = 100                # hands beyond this are not valued card by card
-BIG = 100.0               # francs per card beyond the hand: out of reach
+SCALE = 1024.0  # keep values are stored in the int scratch as francs x SCALE
+KV = S_C  # keep value of the i-th card of the sorted hand (S_A)
+PFX = S_C + 128  # PFX + a * PSTRIDE + k: loss of the k cheapest non-returning cards
+PSTRIDE = 32  # (the stride's last slot holds how many such cards there are)
+ODEST = S_B + 256  # per opponent: a destination with a free place (or 0)
+STAMP = S_C + 500  # (turn, player, hand size) of the last sorted hand of an action
+HMAX = 100  # hands beyond this are not valued card by card
+BIG = 100.0  # francs per card beyond the hand: out of reach
 _NEG = -1e18
 
 # Performance: every function compiles without reference counting (``_nrt=False``, as the
@@ -149,6 +308,7 @@ _NEG = -1e18
 
 
 # --- scalar helpers ---------------------------------------------------------------------
+
 
 @njit(cache=True, _nrt=False)
 def _clip_need(need, k):
@@ -181,14 +341,14 @@ def _payable(b0, b1, b2, n, skip, extra, h, ret):
         c1 = 1 << 30
     if m < 1:
         c0 = 1 << 30
-    if skip >= 0:                       # drop one corpse of that cost
+    if skip >= 0:  # drop one corpse of that cost
         if c0 == skip:
             c0, c1, c2 = c1, c2, 1 << 30
         elif c1 == skip:
             c1, c2 = c2, 1 << 30
         elif c2 == skip:
             c2 = 1 << 30
-    if extra >= 0:                      # insert in order
+    if extra >= 0:  # insert in order
         if extra < c0:
             c0, c1, c2, c3 = extra, c0, c1, c2
         elif extra < c1:
@@ -279,6 +439,7 @@ def _fade(rn, horizon):
 
 # --- reading the table (one call per decision) -----------------------------------------
 
+
 @njit(cache=True, _nrt=False)
 def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
     """Own hand to ``S_A`` sorted by keep value (ascending), the values (x SCALE) to
@@ -351,7 +512,7 @@ def _loss_tables(st, nh, chapel):
         if aff != 3 and k3 + 1 < PSTRIDE - 1:
             st[PFX + 3 * PSTRIDE + k3 + 1] = st[PFX + 3 * PSTRIDE + k3] + v
     if chapel:
-        r3 = nh                               # the Chapel: every card returns for Bury
+        r3 = nh  # the Chapel: every card returns for Bury
     return r0, r1, r2, r3
 
 
@@ -436,6 +597,7 @@ def _end_francs(st, p, k, rn, in_inn):
 
 # --- decisions ----------------------------------------------------------------------------
 
+
 @njit(cache=True, _nrt=False)
 def place(st, pr, p, card):
     """BI-E1: Room-Service income for self, little for opponents; own keys for the rest."""
@@ -455,7 +617,7 @@ def place(st, pr, p, card):
                 if t > 0:
                     v += t * rank if q == p else -share * t * rank
         if key == p:
-            v += 0.5            # 1 F in the morning if the traveller is still there (BI-M2)
+            v += 0.5  # 1 F in the morning if the traveller is still there (BI-M2)
         elif key != WHITE:
             v -= 0.5 * share
         if v > bv:
@@ -488,7 +650,7 @@ def action(st, pr, p):
 
     np_ = st[G_NP]
     rl, in_inn, police, my_left, last = _clock(st)
-    rn = rl - 1.0 + 0.5 * my_left                 # rounds of use after this action
+    rn = rl - 1.0 + 0.5 * my_left  # rounds of use after this action
     tau = _fade(rn, horizon)
     cash = st[P_CASH + p]
     cap = st[G_CAP]
@@ -510,14 +672,13 @@ def action(st, pr, p):
     crypt = st[P_MULTI + p * NACT + ACTION.bury] != 0
 
     nh = _hand(st, p, card_v, aff_v, cap_v, build_b, tau)
-    (held, own_free, own_dest, other_free, other_dest, bistro_card,
-     b0, b1, b2) = _table(st, p, disc_bury)
-    st[STAMP] = st[G_TURNS]                 # the payment of this action reuses the hand
+    (held, own_free, own_dest, other_free, other_dest, bistro_card, b0, b1, b2) = _table(st, p, disc_bury)
+    st[STAMP] = st[G_TURNS]  # the payment of this action reuses the hand
     st[STAMP + 1] = p
     st[STAMP + 2] = nh
     chapel = st[P_CHAPEL + p] != 0
     ret_bribe, ret_build, ret_kill, ret_bury = _loss_tables(st, nh, chapel)
-    k_bribe = min(nh - ret_bribe, PSTRIDE - 2)      # non-returning cards per action
+    k_bribe = min(nh - ret_bribe, PSTRIDE - 2)  # non-returning cards per action
     k_build = min(nh - ret_build, PSTRIDE - 2)
     k_kill = min(nh - ret_kill, PSTRIDE - 2)
     k_bury = min(nh - ret_bury, PSTRIDE - 2)
@@ -526,8 +687,9 @@ def action(st, pr, p):
     avail_any = slots - held
 
     # -- pass / launder (BI-N7): the baseline every action is compared with
-    def_exp = _exposed(held, police, last, my_left, slots,
-                       _payable(b0, b1, b2, held, -1, -1, nh, ret_bury), crypt, pn)
+    def_exp = _exposed(
+        held, police, last, my_left, slots, _payable(b0, b1, b2, held, -1, -1, nh, ret_bury), crypt, pn
+    )
     cash_out = st[P_CHEQUES + p]
     lim = (cap - cash) // 10
     if cash_out > lim:
@@ -536,7 +698,7 @@ def action(st, pr, p):
         cash_out = 0
     buy = 0
     if not unlimited and cash > laund_above:
-        buy = (cash - nh - 1) // 10                 # keep the next wages in cash
+        buy = (cash - nh - 1) // 10  # keep the next wages in cash
         if buy > cash // 10:
             buy = cash // 10
         if buy < 0:
@@ -570,7 +732,7 @@ def action(st, pr, p):
         v_pass += laund_w * gain
         best_launder = buy
     elif cash < nh and cash_out > 0 and not last:
-        best_launder = -((nh - cash + 9) // 10)     # cash a cheque to pay the wages
+        best_launder = -((nh - cash + 9) // 10)  # cash a cheque to pay the wages
         if -best_launder > cash_out:
             best_launder = -cash_out
         v_pass += 0.5 * card_v * tau * min(nh - cash, -10 * best_launder)
@@ -596,8 +758,16 @@ def action(st, pr, p):
             need = kb - ret_bury
             loss = _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(need, k_bury)], need, k_bury)
             left = nh - (need if need > 0 else 0)
-            exp = _exposed(held - 1, police, last, my_left, slots - 1,
-                           _payable(b0, b1, b2, held, kb, -1, left, ret_bury), crypt, pn)
+            exp = _exposed(
+                held - 1,
+                police,
+                last,
+                my_left,
+                slots - 1,
+                _payable(b0, b1, b2, held, kb, -1, left, ret_bury),
+                crypt,
+                pn,
+            )
             v = gain - loss - fine * exp
             if v > best_v:
                 best_v, best_a, best_t, best_d = v, ACTION.bury, c, d
@@ -609,7 +779,7 @@ def action(st, pr, p):
             any_white = True
     owned = st[P_KINDS_OWNED + p]
     unique = st[G_UNIQUE] != 0
-    cnt_nb = 0                                   # non-artisans before position i
+    cnt_nb = 0  # non-artisans before position i
     for i in range(nh):
         c = st[S_A + i]
         a = st[C_AFF + c]
@@ -625,11 +795,12 @@ def action(st, pr, p):
                 if need > 0 and a != ACTION.build and cnt_nb < need:
                     # the card itself is among the cheapest: the next one pays instead
                     n1 = need + 1
-                    loss = _loss_of(st[PFX + PSTRIDE + _clip_need(n1, k_build)], n1,
-                                    k_build) - st[KV + i] / SCALE
+                    loss = (
+                        _loss_of(st[PFX + PSTRIDE + _clip_need(n1, k_build)], n1, k_build)
+                        - st[KV + i] / SCALE
+                    )
                 else:
-                    loss = _loss_of(st[PFX + PSTRIDE + _clip_need(need, k_build)], need,
-                                    k_build)
+                    loss = _loss_of(st[PFX + PSTRIDE + _clip_need(need, k_build)], need, k_build)
                 now = st[K_BUILD_CASH + k]
                 col = st[K_PER_COLOUR + k]
                 if col >= 0:
@@ -660,13 +831,20 @@ def action(st, pr, p):
                 v += eff_w * e
                 if st[K_END_COLOUR + k] >= 0 or st[K_END_CHEQUE + k] > 0:
                     v += end_w * _end_francs(st, p, k, rn, in_inn)
-                v -= tau * (card_v + (aff_v if a >= 0 else 0.0))   # no longer an accomplice
+                v -= tau * (card_v + (aff_v if a >= 0 else 0.0))  # no longer an accomplice
                 v += build_b - loss
                 if held > 0 and (fine < 0.0 or v > best_v):
                     left = nh - 1 - (need if need > 0 else 0)
-                    v -= fine * _exposed(held, police, last, my_left, slots + rank,
-                                         _payable(b0, b1, b2, held, -1, -1, left, ret_bury),
-                                         crypt, pn)
+                    v -= fine * _exposed(
+                        held,
+                        police,
+                        last,
+                        my_left,
+                        slots + rank,
+                        _payable(b0, b1, b2, held, -1, -1, left, ret_bury),
+                        crypt,
+                        pn,
+                    )
                 if v > best_v:
                     best_v, best_a, best_t = v, ACTION.build, c
         if a != ACTION.build:
@@ -695,12 +873,28 @@ def action(st, pr, p):
             kb = rank - disc_bury
             if kb < 0:
                 kb = 0
-            exp_old = _exposed(held, pol_after, last, my_left, slots,
-                               _payable(b0, b1, b2, held, -1, -1, left, ret_bury), crypt, pn)
-            exp = _exposed(held + 1, pol_after, last, my_left, slots,
-                           _payable(b0, b1, b2, held, -1, kb, left, ret_bury), crypt, pn)
+            exp_old = _exposed(
+                held,
+                pol_after,
+                last,
+                my_left,
+                slots,
+                _payable(b0, b1, b2, held, -1, -1, left, ret_bury),
+                crypt,
+                pn,
+            )
+            exp = _exposed(
+                held + 1,
+                pol_after,
+                last,
+                my_left,
+                slots,
+                _payable(b0, b1, b2, held, -1, kb, left, ret_bury),
+                crypt,
+                pn,
+            )
             if avail_any <= 0:
-                v = -fine                 # nowhere to bury it: a fine sooner or later
+                v = -fine  # nowhere to bury it: a fine sooner or later
             else:
                 if avail_own > 0:
                     g = pocket - _slot_value(cap_v, tau, avail_own - 1)
@@ -709,7 +903,7 @@ def action(st, pr, p):
                     g = (pocket - half) - share * half
                 nb = kb - ret_bury
                 g -= _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(nb, k_bury)], nb, k_bury)
-                lost = exp - exp_old              # chance this corpse is the one fined
+                lost = exp - exp_old  # chance this corpse is the one fined
                 v = corpse_v * g * (1.0 - (lost if lost < 1.0 else 1.0))
             v += kill_b - loss - fine * exp
             if v > best_v:
@@ -730,17 +924,25 @@ def action(st, pr, p):
             v = marg * tau * kv - loss - wage_c + bribe_b
             if held > 0 and (not prune or v > best_v):
                 left = nh - (need if need > 0 else 0) + 1
-                v -= fine * _exposed(held, pol_after, last, my_left, slots,
-                                     _payable(b0, b1, b2, held, -1, -1, left, ret_bury),
-                                     crypt, pn)
+                v -= fine * _exposed(
+                    held,
+                    pol_after,
+                    last,
+                    my_left,
+                    slots,
+                    _payable(b0, b1, b2, held, -1, -1, left, ret_bury),
+                    crypt,
+                    pn,
+                )
             if v > best_v:
                 best_v, best_a, best_t = v, ACTION.bribe, c
 
     # -- the Bistro: a peasant corpse (rank 0, free) or free peasant accomplices
     if bistro_card >= 0:
         pocket = st[C_POCKET + bistro_card]
-        exp = _exposed(held + 1, police, last, my_left, slots,
-                       _payable(b0, b1, b2, held, -1, 0, nh, ret_bury), crypt, pn)
+        exp = _exposed(
+            held + 1, police, last, my_left, slots, _payable(b0, b1, b2, held, -1, 0, nh, ret_bury), crypt, pn
+        )
         if avail_any <= 0:
             v = -fine
         else:
@@ -784,15 +986,50 @@ def action(st, pr, p):
     if best_a == ACTION.bury and crypt:
         _extend_bury(st, p, nh, ret_bury, k_bury, disc_bury, room, share)
     elif best_a == ACTION.kill and st[P_MULTI + p * NACT + ACTION.kill] != 0:
-        _extend_kill(st, p, nh, ret_kill, k_kill, disc_kill, corpse_v, kill_b, avail_own - 1,
-                     avail_any - 1, share, fine, police, last, my_left, slots, crypt, held,
-                     pn, cap_v, tau)
+        _extend_kill(
+            st,
+            p,
+            nh,
+            ret_kill,
+            k_kill,
+            disc_kill,
+            corpse_v,
+            kill_b,
+            avail_own - 1,
+            avail_any - 1,
+            share,
+            fine,
+            police,
+            last,
+            my_left,
+            slots,
+            crypt,
+            held,
+            pn,
+            cap_v,
+            tau,
+        )
     elif best_a == ACTION.bribe and st[P_MULTI + p * NACT + ACTION.bribe] != 0:
-        _extend_bribe(st, p, nh, ret_bribe, k_bribe, disc_bribe, card_v, aff_v, cap_v,
-                      build_b, tau, hand_t, wage_c, bribe_b)
+        _extend_bribe(
+            st,
+            p,
+            nh,
+            ret_bribe,
+            k_bribe,
+            disc_bribe,
+            card_v,
+            aff_v,
+            cap_v,
+            build_b,
+            tau,
+            hand_t,
+            wage_c,
+            bribe_b,
+        )
 
 
 # --- multi-target annexes (rare: one Crypt, one Butcher's Shop, one Store) ----------------
+
 
 @njit(cache=True, _nrt=False)
 def _free_left(st, d, upto):
@@ -864,8 +1101,9 @@ def _extend_bury(st, p, nh, ret_bury, k_bury, disc_bury, room, share):
             gain = min(float(pocket - half), room if room > 0 else 0.0) - share * half
         n_new = new - ret_bury
         n_old = old - ret_bury
-        extra = (_loss_of(st[PFX + 3 * PSTRIDE + _clip_need(n_new, k_bury)], n_new, k_bury)
-                 - _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(n_old, k_bury)], n_old, k_bury))
+        extra = _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(n_new, k_bury)], n_new, k_bury) - _loss_of(
+            st[PFX + 3 * PSTRIDE + _clip_need(n_old, k_bury)], n_old, k_bury
+        )
         if gain - extra > 0.0:
             st[D_T + i] = c
             st[D_DEST + i] = d
@@ -875,9 +1113,29 @@ def _extend_bury(st, p, nh, ret_bury, k_bury, disc_bury, room, share):
 
 
 @njit(cache=True, _nrt=False)
-def _extend_kill(st, p, nh, ret_kill, k_kill, disc_kill, corpse_v, kill_b, avail_own,
-                 avail_any, share, fine, police, last, my_left, slots, crypt, held, pn,
-                 cap_v, tau):
+def _extend_kill(
+    st,
+    p,
+    nh,
+    ret_kill,
+    k_kill,
+    disc_kill,
+    corpse_v,
+    kill_b,
+    avail_own,
+    avail_any,
+    share,
+    fine,
+    police,
+    last,
+    my_left,
+    slots,
+    crypt,
+    held,
+    pn,
+    cap_v,
+    tau,
+):
     """Butcher's Shop: further travellers in the same Kill while each pays for itself."""
     first = st[D_T]
     raw = st[C_RANK + first]
@@ -903,12 +1161,12 @@ def _extend_kill(st, p, nh, ret_kill, k_kill, disc_kill, corpse_v, kill_b, avail
             break
         pol2 = pol - (1 if st[C_TYPE + c] == CTYPE.police else 0)
         e_old = _exposed(held + n_new, pol, last, my_left, slots, held + n_new, crypt, pn)
-        e_new = _exposed(held + n_new + 1, pol2, last, my_left, slots, held + n_new + 1,
-                         crypt, pn)
+        e_new = _exposed(held + n_new + 1, pol2, last, my_left, slots, held + n_new + 1, crypt, pn)
         a_new = new - ret_kill
         a_old = old - ret_kill
-        extra = (_loss_of(st[PFX + 2 * PSTRIDE + _clip_need(a_new, k_kill)], a_new, k_kill)
-                 - _loss_of(st[PFX + 2 * PSTRIDE + _clip_need(a_old, k_kill)], a_old, k_kill))
+        extra = _loss_of(st[PFX + 2 * PSTRIDE + _clip_need(a_new, k_kill)], a_new, k_kill) - _loss_of(
+            st[PFX + 2 * PSTRIDE + _clip_need(a_old, k_kill)], a_old, k_kill
+        )
         lost = e_new - e_old
         v = corpse_v * g * (1.0 - (lost if lost < 1.0 else 1.0)) - extra + kill_b - fine * lost
         if v > 0.0:
@@ -922,8 +1180,9 @@ def _extend_kill(st, p, nh, ret_kill, k_kill, disc_kill, corpse_v, kill_b, avail
 
 
 @njit(cache=True, _nrt=False)
-def _extend_bribe(st, p, nh, ret_bribe, k_bribe, disc_bribe, card_v, aff_v, cap_v, build_b,
-                  tau, hand_t, wage_c, bribe_b):
+def _extend_bribe(
+    st, p, nh, ret_bribe, k_bribe, disc_bribe, card_v, aff_v, cap_v, build_b, tau, hand_t, wage_c, bribe_b
+):
     """Store: further travellers in the same Bribe while each pays for itself."""
     first = st[D_T]
     raw = st[C_RANK + first]
@@ -949,8 +1208,9 @@ def _extend_bribe(st, p, nh, ret_bribe, k_bribe, disc_bribe, card_v, aff_v, cap_
         gain = (1.0 if size < hand_t else 0.5) * tau * kv
         a_new = new - ret_bribe
         a_old = old - ret_bribe
-        extra = (_loss_of(st[PFX + _clip_need(a_new, k_bribe)], a_new, k_bribe)
-                 - _loss_of(st[PFX + _clip_need(a_old, k_bribe)], a_old, k_bribe))
+        extra = _loss_of(st[PFX + _clip_need(a_new, k_bribe)], a_new, k_bribe) - _loss_of(
+            st[PFX + _clip_need(a_old, k_bribe)], a_old, k_bribe
+        )
         if gain - extra - wage_c + bribe_b > 0.0:
             st[D_T + st[D_NT]] = c
             st[D_NT] += 1
@@ -963,7 +1223,7 @@ def payment(st, pr, p, action_id, cost, exclude):
     """BI-N2: returning cards first (affinity = action; every card for Bury with the
     Chapel), then the cards worth least."""
     if st[STAMP] == st[G_TURNS] and st[STAMP + 1] == p and st[STAMP + 2] == st[P_HAND_N + p]:
-        nh = st[STAMP + 2]                   # the hand as sorted by this action's decision
+        nh = st[STAMP + 2]  # the hand as sorted by this action's decision
     else:
         base = st[P_LINEUP + p] * MAXPARAM
         rl, _, _, my_left, _ = _clock(st)
@@ -971,14 +1231,14 @@ def payment(st, pr, p, action_id, cost, exclude):
         nh = _hand(st, p, pr[base], pr[base + 1], pr[base + 3], pr[base + 6], tau)
     all_back = action_id == ACTION.bury and st[P_CHAPEL + p] != 0
     n = 0
-    for i in range(nh):                      # returning cards cost nothing
+    for i in range(nh):  # returning cards cost nothing
         if n == cost:
             break
         c = st[S_A + i]
         if c != exclude and (all_back or st[C_AFF + c] == action_id):
             st[D_PAY + n] = c
             n += 1
-    for i in range(nh):                      # then the cheapest others (hand is sorted)
+    for i in range(nh):  # then the cheapest others (hand is sorted)
         if n == cost:
             break
         c = st[S_A + i]
@@ -1053,7 +1313,7 @@ def wages(st, pr, p, max_keep):
         k = 0
         # the hand is sorted ascending: the best cards are at the end
         for i in range(nh - 1, nh - 1 - keep, -1):
-            if st[KV + i] < SCALE and k >= needed:   # worth less than its wage
+            if st[KV + i] < SCALE and k >= needed:  # worth less than its wage
                 break
             k += 1
         keep = k
@@ -1067,8 +1327,20 @@ def wages(st, pr, p, max_keep):
 #: ``expert``: the best parameters found by ``sim tune`` (copied from
 #: ``configs/bloody_inn/strategies/expert.toml``; a test checks they agree).
 EXPERT = dict(
-    card_value=1.4851, affinity_value=0.2877, corpse_value=0.6813,
-    capacity_value=4.3209, police_risk=1.6456, wage_cost=0.2184, build_bias=-0.8325,
-    effect_value=1.438, end_bonus=2.8975, launder_above=7.831, launder_value=1.9555,
-    kill_bias=-1.7284, bribe_bias=-2.1985, hand_target=6.3987, share_penalty=0.363,
-    horizon=4.4192)
+    card_value=1.4851,
+    affinity_value=0.2877,
+    corpse_value=0.6813,
+    capacity_value=4.3209,
+    police_risk=1.6456,
+    wage_cost=0.2184,
+    build_bias=-0.8325,
+    effect_value=1.438,
+    end_bonus=2.8975,
+    launder_above=7.831,
+    launder_value=1.9555,
+    kill_bias=-1.7284,
+    bribe_bias=-2.1985,
+    hand_target=6.3987,
+    share_penalty=0.363,
+    horizon=4.4192,
+)

@@ -4,20 +4,61 @@ Hierarchical: first an action type uniformly among the feasible ones, then a tar
 uniformly among the legal ones, then a uniformly random payment.  Multi-target annexes
 add each further affordable target with probability 1/2.
 """
+
 from numba import njit
 
-from kernels.sigs import I, PR, ST, sig
+from kernels.sigs import PR, ST, I, sig
+
 from .layout import (
-    ACTION, CTYPE, LOC, NROOMS, NACT, C_LOC, C_RANK, C_TYPE, G_NCARDS, G_BISTRO_N, G_VOLUNTARY,
-    G_FREE_SPACE, G_N_EMPTY, R_EMPTY, LISTS, L_HAND, L_CORPSE, MAXC, P_CORPSE_N, P_DISCOUNT, R_CARD, S_D, S_E,
-    D_ACTION, D_DEST, D_LAUNDER, D_NPAY, D_NT, D_PAY, D_PEASANTS, D_T,
-    P_HAND_N, P_PEAS_LIMIT, S_A, S_B, S_C,
+    ACTION,
+    C_RANK,
+    C_TYPE,
+    CTYPE,
+    D_ACTION,
+    D_DEST,
+    D_LAUNDER,
+    D_NPAY,
+    D_NT,
+    D_PAY,
+    D_PEASANTS,
+    D_T,
+    G_BISTRO_N,
+    G_FREE_SPACE,
+    G_N_EMPTY,
+    G_VOLUNTARY,
+    L_CORPSE,
+    L_HAND,
+    LISTS,
+    MAXC,
+    NACT,
+    NROOMS,
+    P_CORPSE_N,
+    P_DISCOUNT,
+    P_HAND_N,
+    P_PEAS_LIMIT,
+    R_CARD,
+    R_EMPTY,
+    S_A,
+    S_B,
+    S_C,
+    S_D,
+    S_E,
 )
-from .legal import (action_feasible, can_build, discounted, launder_range, list_burial_places,
-                    list_corpses, list_hand)
-from .policy_tools import (bury_raw_cost, dest_room_left, empty_open_rooms, has_multi,
-                           open_rooms, rand, room_candidates, shuffle_prefix,
-                           targets_raw_cost, white_rooms)
+from .legal import (
+    can_build,
+    discounted,
+    launder_range,
+    list_burial_places,
+    list_hand,
+)
+from .policy_tools import (
+    dest_room_left,
+    has_multi,
+    open_rooms,
+    rand,
+    shuffle_prefix,
+    white_rooms,
+)
 
 
 @njit(cache=True, _nrt=False)
@@ -48,8 +89,8 @@ def action(st, pr, p):
     bistro = st[G_BISTRO_N]
     db = st[P_DISCOUNT + p * NACT + ACTION.bribe]
     dk = st[P_DISCOUNT + p * NACT + ACTION.kill]
-    nb = 0                                   # bribable travellers -> S_B
-    nk = 0                                   # killable travellers -> S_C
+    nb = 0  # bribable travellers -> S_B
+    nk = 0  # killable travellers -> S_C
     for r in range(NROOMS):
         c = st[R_CARD + r]
         if c >= 0:
@@ -60,14 +101,14 @@ def action(st, pr, p):
             if rank - dk <= hand_n:
                 st[S_C + nk] = c
                 nk += 1
-    nbuild = 0                               # buildable cards in hand -> S_D
+    nbuild = 0  # buildable cards in hand -> S_D
     hb = LISTS + (L_HAND + p) * MAXC
     for i in range(hand_n):
         c = st[hb + i]
         if can_build(st, p, c):
             st[S_D + nbuild] = c
             nbuild += 1
-    nbury = 0                                # affordable own corpses -> S_E
+    nbury = 0  # affordable own corpses -> S_E
     if st[G_FREE_SPACE] > 0:
         cb = LISTS + (L_CORPSE + p) * MAXC
         for i in range(st[P_CORPSE_N + p]):
@@ -97,7 +138,7 @@ def action(st, pr, p):
         off = S_B if a == ACTION.bribe else S_C
         m = nb if a == ACTION.bribe else nk
         k = rand(st, m + (1 if bistro > 0 else 0))
-        if k == m:                           # the Bistro option
+        if k == m:  # the Bistro option
             st[D_PEASANTS] = 1
             if a == ACTION.bribe:
                 lim = min(st[P_PEAS_LIMIT + p], bistro)

@@ -3,11 +3,23 @@
 Everything here reads only what any player may know: the public counters (Entrance and
 Exit sizes, season, round, the turn counter) and the rooms.
 """
+
 from numba import njit
 
 from .layout import (
-    CTYPE, NROOMS, C_TYPE, G_ENT_N, G_ENT_POS, G_EXIT_N, G_LAST_ROUND, G_NP, G_OPEN_ROOMS,
-    G_SEASON, G_SEASONS, G_TURNS, R_CARD,
+    C_TYPE,
+    CTYPE,
+    G_ENT_N,
+    G_ENT_POS,
+    G_EXIT_N,
+    G_LAST_ROUND,
+    G_NP,
+    G_OPEN_ROOMS,
+    G_SEASON,
+    G_SEASONS,
+    G_TURNS,
+    NROOMS,
+    R_CARD,
 )
 
 #: share of the cards still to come in season 1 expected back in the season-2 Entrance
@@ -28,7 +40,7 @@ def clock(st):
             if st[C_TYPE + c] == CTYPE.police:
                 police += 1
     np_ = st[G_NP]
-    my_left = 1 if st[G_TURNS] % (2 * np_) < np_ else 0     # BI-N1: two passes a round
+    my_left = 1 if st[G_TURNS] % (2 * np_) < np_ else 0  # BI-N1: two passes a round
     ent_left = st[G_ENT_N] - st[G_ENT_POS]
     final_season = st[G_SEASON] >= st[G_SEASONS]
     # BI-E4: in the last season an Entrance with fewer cards than players ends the game
@@ -41,5 +53,3 @@ def clock(st):
         if not final_season:
             rl += (st[G_EXIT_N] + SEASON2_SHARE * (ent_left + n)) / rooms
     return rl, n, police, my_left, last
-
-

@@ -7,11 +7,14 @@ A preset (same code, other parameter defaults) is only a ``REGISTRY`` line: the
 archetypes and ``expert`` are presets of ``heuristic``, so the kernel compiles three
 policies whatever the number of names.
 """
+
 from numba import njit
 
-from kernels.sigs import I, PR, ST, sig
+from kernels.sigs import PR, ST, I, sig
+
+from . import strat_greedy, strat_random
+from . import strat_heuristic as heur
 from .layout import P_STRAT
-from . import strat_random, strat_greedy, strat_heuristic as heur
 
 RANDOM = 0
 GREEDY = 1
@@ -21,18 +24,38 @@ HEURISTIC = 2
 REGISTRY = {
     "random": (RANDOM, (), "uniform over the legal choices at every decision (the rules fuzzer)"),
     "greedy": (GREEDY, strat_greedy.PARAMS, "takes the choice worth the most francs now"),
-    "heuristic": (HEURISTIC, heur.PARAMS, "values every choice in francs with tunable weights "
-                  "(money now, corpses, capacity, accomplices, police risk, effects, laundering)"),
-    "killer": (HEURISTIC, heur.preset(**heur.PRESETS["killer"]), "heuristic preset: kills and "
-               "buries the richest guests it can house, never leaves a corpse out under police"),
-    "builder": (HEURISTIC, heur.preset(**heur.PRESETS["builder"]), "heuristic preset: annexes "
-                "first (cash, capacity, discounts, end bonuses), then harvests"),
-    "briber": (HEURISTIC, heur.preset(**heur.PRESETS["briber"]), "heuristic preset: gathers "
-               "accomplices whose affinities make its actions free, then strikes"),
-    "banker": (HEURISTIC, heur.preset(**heur.PRESETS["banker"]), "heuristic preset: cheques, "
-               "Greenhouse and colour bonuses, launders to stay under the cap"),
-    "expert": (HEURISTIC, heur.preset(**heur.EXPERT), "heuristic with the best parameters the "
-               "tuner found (configs/bloody_inn/strategies/expert.toml)"),
+    "heuristic": (
+        HEURISTIC,
+        heur.PARAMS,
+        "values every choice in francs with tunable weights "
+        "(money now, corpses, capacity, accomplices, police risk, effects, laundering)",
+    ),
+    "killer": (
+        HEURISTIC,
+        heur.preset(**heur.PRESETS["killer"]),
+        "heuristic preset: kills and "
+        "buries the richest guests it can house, never leaves a corpse out under police",
+    ),
+    "builder": (
+        HEURISTIC,
+        heur.preset(**heur.PRESETS["builder"]),
+        "heuristic preset: annexes first (cash, capacity, discounts, end bonuses), then harvests",
+    ),
+    "briber": (
+        HEURISTIC,
+        heur.preset(**heur.PRESETS["briber"]),
+        "heuristic preset: gathers accomplices whose affinities make its actions free, then strikes",
+    ),
+    "banker": (
+        HEURISTIC,
+        heur.preset(**heur.PRESETS["banker"]),
+        "heuristic preset: cheques, Greenhouse and colour bonuses, launders to stay under the cap",
+    ),
+    "expert": (
+        HEURISTIC,
+        heur.preset(**heur.EXPERT),
+        "heuristic with the best parameters the tuner found (configs/bloody_inn/strategies/expert.toml)",
+    ),
 }
 
 

@@ -16,36 +16,84 @@ accusations) and its own record of what it showed to whom.
 
 Parameters live in ``st[S_PARAM + seat * N_PARAMS + k]`` scaled by ``PARAM_SCALE``.
 """
+
 import math
 
 import numpy as np
 from numba import njit
 
 from kernels.rng import randint
-from kernels.sigs import I, ST, sig
+from kernels.sigs import ST, I, sig
+
 from .board import reached_steps
-from .knowledge import (copy_block, kbase, known_cards, low_card, popc, propagate,
-                        random_card, sample_deal, solve, add_has)
-from .layout import (AGENT, ALL_CARDS, CAT_ROOM, CAT_SUSPECT, CAT_WEAPON, ENVELOPE,
-                     FIRST_ROOM, K_DIRTY, K_EXRES, K_EXVER, K_HAS, K_NOT, K_VER, MAX_NODES,
-                     N_HOLDERS, N_PARAMS, PARAM_SCALE, S_AGENT, S_CHAR, S_HSIZE, S_LOOKED, S_N, S_NWRONG,
-                     S_PARAM, S_PASS, S_POS, S_PROB, S_PUBLIC, S_RNG, S_ROOMCARD, S_SHOWN, S_STALE, S_TRUE,
-                     S_WRONG, S_XK, T_SDIST, X_A, X_DIST, X_QUEUE)
+from .knowledge import (
+    add_has,
+    copy_block,
+    kbase,
+    known_cards,
+    low_card,
+    popc,
+    propagate,
+    random_card,
+    sample_deal,
+    solve,
+)
+from .layout import (
+    AGENT,
+    ALL_CARDS,
+    CAT_ROOM,
+    CAT_SUSPECT,
+    CAT_WEAPON,
+    ENVELOPE,
+    FIRST_ROOM,
+    K_DIRTY,
+    K_EXRES,
+    K_EXVER,
+    K_HAS,
+    K_NOT,
+    K_VER,
+    MAX_NODES,
+    N_HOLDERS,
+    N_PARAMS,
+    PARAM_SCALE,
+    S_AGENT,
+    S_CHAR,
+    S_HSIZE,
+    S_LOOKED,
+    S_N,
+    S_NWRONG,
+    S_PARAM,
+    S_PASS,
+    S_POS,
+    S_PROB,
+    S_PUBLIC,
+    S_RNG,
+    S_ROOMCARD,
+    S_SHOWN,
+    S_STALE,
+    S_TRUE,
+    S_WRONG,
+    S_XK,
+    T_SDIST,
+    X_A,
+    X_DIST,
+    X_QUEUE,
+)
 
 # parameter slots
-P_SHOW = 0       # 1: show the least revealing card, 0: a random one
-P_LOUPE = 1      # 1: use a loupe for a clue card unless the step is needed to reach the target room
-P_WALK = 2       # stay and suggest when the nearest useful room is farther than this
-P_EXACT = 3      # settle the envelope exactly when at most this many triples remain (0 off)
-P_RISK = 4       # prob: accuse when the likeliest triple has at least this probability
-P_SAMPLES = 5    # prob: sampled deals per estimate
+P_SHOW = 0  # 1: show the least revealing card, 0: a random one
+P_LOUPE = 1  # 1: use a loupe for a clue card unless the step is needed to reach the target room
+P_WALK = 2  # stay and suggest when the nearest useful room is farther than this
+P_EXACT = 3  # settle the envelope exactly when at most this many triples remain (0 off)
+P_RISK = 4  # prob: accuse when the likeliest triple has at least this probability
+P_SAMPLES = 5  # prob: sampled deals per estimate
 
 STAY = 1
 ROLL = 0
-PASSAGE = 2      # + destination room
+PASSAGE = 2  # + destination room
 
 SOLVER_BUDGET = 4000
-PR_VER = 21      # S_PROB slots: 0..20 envelope ppm per card, 21 knowledge version, 22 best, 23 ppm
+PR_VER = 21  # S_PROB slots: 0..20 envelope ppm per card, 21 knowledge version, 22 best, 23 ppm
 
 
 @njit(cache=True, inline="always")
@@ -83,6 +131,7 @@ def _excluded(st, t):
 
 
 # --- what the agent believes ---------------------------------------------------------
+
 
 @njit(cache=True)
 def candidates(st, seat):
@@ -172,13 +221,12 @@ def _estimate(st, seat):
     logw = np.empty(n)
     trip = np.empty(n, np.int64)
     k = 0
-    for i in range(n):
+    for _ in range(n):
         lw = sample_deal(st, kb)
         if lw == -math.inf:
             continue
         env = st[kb + K_HAS + ENVELOPE] | st[X_A + ENVELOPE]
-        t = pack(low_card(env & CAT_SUSPECT), low_card(env & CAT_WEAPON),
-                 low_card(env & CAT_ROOM))
+        t = pack(low_card(env & CAT_SUSPECT), low_card(env & CAT_WEAPON), low_card(env & CAT_ROOM))
         if _excluded(st, t):
             continue
         logw[k] = lw
@@ -228,8 +276,9 @@ def prepare(st, seat):
         t = _exact_envelope(st, seat, limit)
         if t >= 0:
             # entailed: record it so that propagation uses it
-            add_has(st, kb, ENVELOPE,
-                    (1 << unpack_suspect(t)) | (1 << unpack_weapon(t)) | (1 << unpack_room(t)))
+            add_has(
+                st, kb, ENVELOPE, (1 << unpack_suspect(t)) | (1 << unpack_weapon(t)) | (1 << unpack_room(t))
+            )
             propagate(st, kb)
         st[kb + K_EXVER] = st[kb + K_VER]
         st[kb + K_EXRES] = t
@@ -267,6 +316,7 @@ def _env_prob(st, seat, c):
 
 # --- movement ------------------------------------------------------------------------
 
+
 @njit(cache=True)
 def useful_rooms(st, seat):
     """Rooms (mask over 0..8) worth walking to: with 2 players, first the rooms whose
@@ -282,7 +332,7 @@ def useful_rooms(st, seat):
         r = ((st[S_TRUE + seat] | cand) & CAT_ROOM) >> FIRST_ROOM
     else:
         r = 0
-    if st[S_N] == 2:                # CL-2.2: face-down cards not looked at yet come first
+    if st[S_N] == 2:  # CL-2.2: face-down cards not looked at yet come first
         fd = 0
         for q in range(9):
             if st[S_ROOMCARD + q] >= 0 and not (st[S_LOOKED + seat] >> q) & 1:
@@ -342,8 +392,8 @@ def start_action(st, tb, seat, pos, may_stay):
     learning = _still_learning(st, seat)
     passages = st[S_PASS + pos]
     if st[S_STALE + seat]:
-        may_stay = False            # the last suggestion taught nothing: go elsewhere,
-        passages = 0                # on foot (no passage ping-pong)
+        may_stay = False  # the last suggestion taught nothing: go elsewhere,
+        passages = 0  # on foot (no passage ping-pong)
     if may_stay and (useful >> pos) & 1:
         return STAY
     if passages & useful:
@@ -419,6 +469,7 @@ def choose_destination(st, tb, seat, pos, target, nq):
 
 # --- suggestions, showing, clue-card choices ---------------------------------------------
 
+
 @njit(sig(ST, I, I), cache=True)
 def _pick(st, seat, cat):
     cand = candidates(st, seat) & cat
@@ -432,7 +483,7 @@ def _pick(st, seat, cat):
         return low_card(cand)
     info = _refutable(st, seat, cand)
     if info == 0:
-        return random_card(st, cand)    # nobody can refute any: the suggestion isolates
+        return random_card(st, cand)  # nobody can refute any: the suggestion isolates
     cand = info
     if st[S_AGENT + seat] == AGENT.PROB and st[S_PROB + seat * 24 + 22] >= 0:
         best = -1
@@ -512,8 +563,7 @@ def choose_room_all_move(st, tb, seat):
     if useful:
         if ch_pos < 9 and (useful >> ch_pos) & 1:
             return ch_pos
-        return low_card(useful) if popc(useful) == 1 else \
-            nth_room(useful, randint(st, S_RNG, popc(useful)))
+        return low_card(useful) if popc(useful) == 1 else nth_room(useful, randint(st, S_RNG, popc(useful)))
     if ch_pos < 9:
         return ch_pos
     return _nearest_room(st, tb, seat, ch_pos, 0x1FF)

@@ -8,11 +8,11 @@ pawn can end on are exactly those whose blocked-board BFS distance is at most th
 rooms are dead ends of the search (entering a room ends the move) and the room a pawn starts
 in is already visited (no re-entering in the same turn).
 """
+
 import numpy as np
 from numba import njit
 
-from .layout import (FAR, MAX_DEGREE, MAX_NODES, S_GEN, S_POS, T_ADJ, X_DIST, X_QUEUE,
-                     X_STAMP)
+from .layout import FAR, MAX_DEGREE, MAX_NODES, S_GEN, S_POS, T_ADJ, X_DIST, X_QUEUE, X_STAMP
 
 
 @njit(cache=True)

@@ -21,16 +21,44 @@ over the remaining deals: the ``logic`` agent uses it to settle the envelope whe
 candidate triples remain, the tests use it as the oracle, and ``sample_deal`` draws
 consistent deals for the ``prob`` agent.
 """
+
 import math
 
 from numba import njit
 
 from kernels.rng import randint
-from kernels.sigs import I, ST, sig
-from .layout import (ALL_CARDS, CAT_ROOM, CAT_SUSPECT, CAT_WEAPON, ENVELOPE, K_CL, K_DIRTY,
-                     K_EXRES, K_EXVER, K_HAS, K_NCL, K_NOT, K_SIZE, K_VER, MAX_CLAUSES,
-                     N_CARDS, N_HOLDERS, S_CL_OVERFLOW, S_HSIZE, S_KN, S_RNG, S_TRUE, TABLE,
-                     X_A, X_ASG, X_OPT, X_ORDER, X_REM)
+from kernels.sigs import ST, I, sig
+
+from .layout import (
+    ALL_CARDS,
+    CAT_ROOM,
+    CAT_SUSPECT,
+    CAT_WEAPON,
+    ENVELOPE,
+    K_CL,
+    K_DIRTY,
+    K_EXRES,
+    K_EXVER,
+    K_HAS,
+    K_NCL,
+    K_NOT,
+    K_SIZE,
+    K_VER,
+    MAX_CLAUSES,
+    N_CARDS,
+    N_HOLDERS,
+    S_CL_OVERFLOW,
+    S_HSIZE,
+    S_KN,
+    S_RNG,
+    S_TRUE,
+    TABLE,
+    X_A,
+    X_ASG,
+    X_OPT,
+    X_ORDER,
+    X_REM,
+)
 
 
 @njit(cache=True, inline="always")
@@ -114,14 +142,14 @@ def add_clause(st, kb, h, mask):
     if st[kb + K_HAS + h] & mask:
         return
     n = st[kb + K_NCL]
-    for i in range(n):              # already implied by a clause on the same holder
+    for i in range(n):  # already implied by a clause on the same holder
         e = st[kb + K_CL + i]
         if (e >> N_CARDS) == h and (e & ALL_CARDS & ~mask) == 0:
             return
     if n == MAX_CLAUSES:
-        propagate(st, kb)           # drops satisfied clauses
+        propagate(st, kb)  # drops satisfied clauses
         n = st[kb + K_NCL]
-        if n == MAX_CLAUSES:        # still full: forget the oldest (sound, loses information)
+        if n == MAX_CLAUSES:  # still full: forget the oldest (sound, loses information)
             for i in range(n - 1):
                 st[kb + K_CL + i] = st[kb + K_CL + i + 1]
             n -= 1
@@ -147,8 +175,8 @@ def propagate(st, kb):
             seen2 |= seen1 & p
             seen1 |= p
         if seen1 != ALL_CARDS:
-            return 1                # a card nobody may hold
-        only = seen1 & ~seen2       # cards with exactly one possible holder
+            return 1  # a card nobody may hold
+        only = seen1 & ~seen2  # cards with exactly one possible holder
         for h in range(N_HOLDERS):
             hs = st[kb + K_HAS + h]
             nt = st[kb + K_NOT + h]
@@ -169,7 +197,7 @@ def propagate(st, kb):
                     return 1
                 if pc == size:
                     hs2 = p
-            if h == ENVELOPE:       # exactly one card of each category (CL-S2)
+            if h == ENVELOPE:  # exactly one card of each category (CL-S2)
                 for k in range(3):
                     cat = CAT_SUSPECT if k == 0 else (CAT_WEAPON if k == 1 else CAT_ROOM)
                     hc = hs2 & cat
@@ -246,8 +274,7 @@ def _feasible(st, kb, rest):
         e = st[kb + K_CL + i]
         h = e >> N_CARDS
         m = e & ALL_CARDS
-        if (st[X_A + h] & m) == 0 and ((rest & m & ~st[kb + K_NOT + h]) == 0
-                                        or st[X_REM + h] == 0):
+        if (st[X_A + h] & m) == 0 and ((rest & m & ~st[kb + K_NOT + h]) == 0 or st[X_REM + h] == 0):
             return False
     return True
 
@@ -282,7 +309,7 @@ def _prepare(st, kb):
                 if not (st[kb + K_NOT + h] >> c) & 1:
                     opts += 1
             if not (inclause >> c) & 1:
-                opts += N_HOLDERS       # cards of clauses first: conflicts show early
+                opts += N_HOLDERS  # cards of clauses first: conflicts show early
             # insertion by option count (stable: ties keep card order)
             j = nu
             while j > 0 and st[X_OPT + j - 1] > opts:
@@ -407,4 +434,3 @@ def known_cards(st, kb):
     for h in range(N_HOLDERS):
         k |= st[kb + K_HAS + h]
     return k
-

@@ -8,6 +8,7 @@ keeps two threads off each other's cache lines.
 
 Offsets below are plain module-level ints: Numba folds them into the compiled code.
 """
+
 from typing import NamedTuple
 
 # --- cards (CL-C1/CL-C2) -----------------------------------------------------------
@@ -32,18 +33,19 @@ N_HOLDERS = 8
 # Node ids: rooms are nodes 0..8 (room index = card - FIRST_ROOM), squares follow.
 MAX_NODES = 320
 MAX_DEGREE = 6
-FAR = 9999                      # "unreachable" in the static distance table
+FAR = 9999  # "unreachable" in the static distance table
 
-N_CLUE_MAX = 64                 # clue deck capacity (29 in the shipped deck)
-N_PARAMS = 8                    # float parameters per strategy (stored x PARAM_SCALE)
+N_CLUE_MAX = 64  # clue deck capacity (29 in the shipped deck)
+N_PARAMS = 8  # float parameters per strategy (stored x PARAM_SCALE)
 PARAM_SCALE = 1_000_000
-MAX_CLAUSES = 48                # "holds at least one of" facts kept per player
-EV_COLS = 8                     # event row: seq, turn, seat, kind, a, b, c, d
-EV_BUF = 96                     # events buffered per turn in the state before flushing
+MAX_CLAUSES = 48  # "holds at least one of" facts kept per player
+EV_COLS = 8  # event row: seq, turn, seat, kind, a, b, c, d
+EV_BUF = 96  # events buffered per turn in the state before flushing
 
 
 class Agent(NamedTuple):
     """Strategy ids (``sim strategies cluedo``)."""
+
     NAIVE: int = 0
     LOGIC: int = 1
     PROB: int = 2
@@ -54,6 +56,7 @@ AGENT = Agent()
 
 class Effect(NamedTuple):
     """Clue-card effects (CL-K1..CL-K7)."""
+
     SHOW_SPECIFIC: int = 0
     NAME_SUSPECT: int = 1
     NAME_WEAPON: int = 2
@@ -66,30 +69,51 @@ class Effect(NamedTuple):
 
 
 EFFECT = Effect()
-EFFECT_NAMES = ("show_specific", "name_suspect", "name_weapon", "name_room",
-                "choose_player_reveals", "all_reveal", "all_show_left",
-                "all_move_to_room", "new_passage")
+EFFECT_NAMES = (
+    "show_specific",
+    "name_suspect",
+    "name_weapon",
+    "name_room",
+    "choose_player_reveals",
+    "all_reveal",
+    "all_show_left",
+    "all_move_to_room",
+    "new_passage",
+)
 
 
 class Ev(NamedTuple):
     """Event kinds of the optional event log (columns a, b, c, d by kind)."""
-    ENVELOPE: int = 0     # a, b, c = solution suspect, weapon, room card
-    DEAL: int = 1         # seat = holder (6 envelope, 7 face down), a = card, b = room (face down)
-    WEAPON: int = 2       # a = weapon card, b = room index (setup)
-    ROLL: int = 3         # a, b = dice (0 = no second die), c = loupes, d = 1 if a clue card was drawn
-    CLUE: int = 4         # a = clue card number (1-based row), b = effect, c = choice (card/seat/room), d = -1
-    REVEAL: int = 5       # seat = revealer, a = card, b = seen by (-1 everyone), c = 1 if no holder (a not held)
-    MOVE: int = 6         # a = from node, b = to node, c = steps allowed, d = 1 passage / 2 clue / 3 suggestion
-    SUGGEST: int = 7      # a, b, c = suspect, weapon, room card, d = refuting seat (-1 nobody)
-    SHOW: int = 8         # seat = refuter, a = card shown, b = to seat
-    ACCUSE: int = 9       # a, b, c = cards, d = 1 right / 2 wrong
-    LOOK: int = 10        # a = face-down card looked at, b = room (CL-2.2)
-    PASSAGE: int = 11     # a = room given the new passage (CL-K7)
+
+    ENVELOPE: int = 0  # a, b, c = solution suspect, weapon, room card
+    DEAL: int = 1  # seat = holder (6 envelope, 7 face down), a = card, b = room (face down)
+    WEAPON: int = 2  # a = weapon card, b = room index (setup)
+    ROLL: int = 3  # a, b = dice (0 = no second die), c = loupes, d = 1 if a clue card was drawn
+    CLUE: int = 4  # a = clue card number (1-based row), b = effect, c = choice (card/seat/room), d = -1
+    REVEAL: int = 5  # seat = revealer, a = card, b = seen by (-1 everyone), c = 1 if no holder (a not held)
+    MOVE: int = 6  # a = from node, b = to node, c = steps allowed, d = 1 passage / 2 clue / 3 suggestion
+    SUGGEST: int = 7  # a, b, c = suspect, weapon, room card, d = refuting seat (-1 nobody)
+    SHOW: int = 8  # seat = refuter, a = card shown, b = to seat
+    ACCUSE: int = 9  # a, b, c = cards, d = 1 right / 2 wrong
+    LOOK: int = 10  # a = face-down card looked at, b = room (CL-2.2)
+    PASSAGE: int = 11  # a = room given the new passage (CL-K7)
 
 
 EV = Ev()
-EV_NAMES = ("envelope", "deal", "weapon", "roll", "clue", "reveal", "move", "suggest",
-            "show", "accuse", "look", "new_passage")
+EV_NAMES = (
+    "envelope",
+    "deal",
+    "weapon",
+    "roll",
+    "clue",
+    "reveal",
+    "move",
+    "suggest",
+    "show",
+    "accuse",
+    "look",
+    "new_passage",
+)
 
 
 class _Alloc:
@@ -104,75 +128,75 @@ class _Alloc:
 
 # --- per-game state array ``st`` -----------------------------------------------------
 _a = _Alloc()
-S_RNG = _a()            # counter-based stream state (kernels.rng)
-S_GAME = _a()           # game id
-S_N = _a()              # players
-S_TURNS = _a()          # turns taken by all players
-S_CUR = _a()            # seat to play
+S_RNG = _a()  # counter-based stream state (kernels.rng)
+S_GAME = _a()  # game id
+S_N = _a()  # players
+S_TURNS = _a()  # turns taken by all players
+S_CUR = _a()  # seat to play
 S_ROUNDS = _a()
-S_WINNER = _a()         # seat or -1
+S_WINNER = _a()  # seat or -1
 S_OVER = _a()
 S_TRUNC = _a()
-S_CLUE_PTR = _a()       # top of the clue pile (cyclic: a drawn card goes under, CL-T2)
+S_CLUE_PTR = _a()  # top of the clue pile (cyclic: a drawn card goes under, CL-T2)
 S_CLUE_DRAWN = _a()
-S_REC = _a()            # event mode: 0 off, 1 count, 2 write
-S_NEV = _a()            # events buffered
-S_EVSEQ = _a()          # events of this game so far
-S_CHECK = _a()          # check invariants after every turn (tests)
-S_VIOL = _a()           # invariant violations found
-S_GEN = _a()            # BFS generation stamp
-S_NWRONG = _a()         # wrong accusations so far
-S_CL_OVERFLOW = _a()    # clause facts dropped because a player's list was full
-S_ENV0 = _a()           # envelope mask at setup (invariant check)
-S_MOVE_STEPS = _a()     # steps allowed in the current move (event log)
+S_REC = _a()  # event mode: 0 off, 1 count, 2 write
+S_NEV = _a()  # events buffered
+S_EVSEQ = _a()  # events of this game so far
+S_CHECK = _a()  # check invariants after every turn (tests)
+S_VIOL = _a()  # invariant violations found
+S_GEN = _a()  # BFS generation stamp
+S_NWRONG = _a()  # wrong accusations so far
+S_CL_OVERFLOW = _a()  # clause facts dropped because a player's list was full
+S_ENV0 = _a()  # envelope mask at setup (invariant check)
+S_MOVE_STEPS = _a()  # steps allowed in the current move (event log)
 S_TMP = _a(4)
-S_POS = _a(6)           # node of each character's pawn (CL-S1: all 6 pawns on the board)
-S_MOVED = _a(6)         # pawn moved into a room by another's suggestion / clue card (CL-T4)
-S_WROOM = _a(6)         # room of each weapon
-S_PASS = _a(9)          # secret-passage mask of each room (CL-C3, CL-K7)
-S_OWNER = _a(N_CARDS)   # holder of each card
+S_POS = _a(6)  # node of each character's pawn (CL-S1: all 6 pawns on the board)
+S_MOVED = _a(6)  # pawn moved into a room by another's suggestion / clue card (CL-T4)
+S_WROOM = _a(6)  # room of each weapon
+S_PASS = _a(9)  # secret-passage mask of each room (CL-C3, CL-K7)
+S_OWNER = _a(N_CARDS)  # holder of each card
 S_TRUE = _a(N_HOLDERS)  # true card mask of each holder
 S_HSIZE = _a(N_HOLDERS)  # public number of cards of each holder
-S_ROOMCARD = _a(9)      # face-down card in each room (CL-2.1), -1 none
-S_CHAR = _a(6)          # seat -> character
-S_SEATOF = _a(6)        # character -> seat, -1 unplayed
-S_AGENT = _a(6)         # seat -> agent id
-S_LINEUP = _a(6)        # seat -> lineup entry
+S_ROOMCARD = _a(9)  # face-down card in each room (CL-2.1), -1 none
+S_CHAR = _a(6)  # seat -> character
+S_SEATOF = _a(6)  # character -> seat, -1 unplayed
+S_AGENT = _a(6)  # seat -> agent id
+S_LINEUP = _a(6)  # seat -> lineup entry
 S_PARAM = _a(6 * N_PARAMS)
-S_ACTIVE = _a(6)        # 0 once eliminated (CL-T6)
+S_ACTIVE = _a(6)  # 0 once eliminated (CL-T6)
 S_TTAKEN = _a(6)
 S_NSUGG = _a(6)
 S_FIRST_ROOM = _a(6)
-S_ACCUSED = _a(6)       # 0 none, 1 right, 2 wrong
-S_LOOKED = _a(6)        # rooms whose face-down card the seat has looked at (CL-2.2)
-S_STALE = _a(6)         # the seat's last suggestion taught it nothing: do not stay for another
-S_PUBLIC = _a(N_HOLDERS)   # cards each holder revealed to everyone
-S_SHOWN = _a(36)        # [j * 6 + i]: cards seat j showed seat i privately
-S_WRONG = _a(18)        # wrong accusations (public): suspect, weapon, room card
+S_ACCUSED = _a(6)  # 0 none, 1 right, 2 wrong
+S_LOOKED = _a(6)  # rooms whose face-down card the seat has looked at (CL-2.2)
+S_STALE = _a(6)  # the seat's last suggestion taught it nothing: do not stay for another
+S_PUBLIC = _a(N_HOLDERS)  # cards each holder revealed to everyone
+S_SHOWN = _a(36)  # [j * 6 + i]: cards seat j showed seat i privately
+S_WRONG = _a(18)  # wrong accusations (public): suspect, weapon, room card
 S_DECK = _a(N_CLUE_MAX)  # clue pile order (row numbers of the clue table)
-S_PROB = _a(6 * 24)     # prob agent: envelope probability per card (ppm), best triple, its ppm
+S_PROB = _a(6 * 24)  # prob agent: envelope probability per card (ppm), best triple, its ppm
 # knowledge of each seat (see kernels.cluedo.knowledge)
 K_HAS = 0
 K_NOT = N_HOLDERS
 K_NCL = 2 * N_HOLDERS
 K_DIRTY = K_NCL + 1
 K_VER = K_NCL + 2
-K_EXVER = K_NCL + 3     # version of the last exact envelope check
-K_EXRES = K_NCL + 4     # its result: packed triple or -1
+K_EXVER = K_NCL + 3  # version of the last exact envelope check
+K_EXRES = K_NCL + 4  # its result: packed triple or -1
 K_CL = K_NCL + 5
 K_SIZE = K_CL + MAX_CLAUSES
 S_KN = _a(6 * K_SIZE)
-S_XK = _a(K_SIZE)       # scratch knowledge block for the exact solver
+S_XK = _a(K_SIZE)  # scratch knowledge block for the exact solver
 # scratch
 X_DIST = _a(MAX_NODES)
 X_STAMP = _a(MAX_NODES)
 X_QUEUE = _a(MAX_NODES)
-X_ORDER = _a(N_CARDS)   # solver: card order
-X_OPT = _a(N_CARDS)     # solver: next holder to try at each depth
-X_ASG = _a(N_CARDS)     # solver: holder assigned at each depth
-X_A = _a(N_HOLDERS)     # solver: cards assigned to each holder
-X_REM = _a(N_HOLDERS)   # solver: free places of each holder
-X_CNT = _a(324)         # prob agent: weight of each envelope triple (ppm-scaled)
+X_ORDER = _a(N_CARDS)  # solver: card order
+X_OPT = _a(N_CARDS)  # solver: next holder to try at each depth
+X_ASG = _a(N_CARDS)  # solver: holder assigned at each depth
+X_A = _a(N_HOLDERS)  # solver: cards assigned to each holder
+X_REM = _a(N_HOLDERS)  # solver: free places of each holder
+X_CNT = _a(324)  # prob agent: weight of each envelope triple (ppm-scaled)
 X_W = _a(N_CARDS)
 S_EVB = _a(EV_BUF * EV_COLS)
 STATE_SIZE = _a.n
@@ -188,19 +212,19 @@ T_NLINEUP = _t()
 T_LOUPE_DICE = _t()
 T_DICE = _t()
 T_CLUE_ON = _t()
-T_STAY = _t()           # 1 stay_and_suggest allowed, 0 classic
+T_STAY = _t()  # 1 stay_and_suggest allowed, 0 classic
 T_FIRST_CLASSIC = _t()  # 1 classic character order from Scarlett
-T_TWO_RANDOM = _t()     # 1 face-down rooms random, 0 corner rooms
+T_TWO_RANDOM = _t()  # 1 face-down rooms random, 0 corner rooms
 T_MAX_TURNS = _t()
 T_CHARS_RANDOM = _t()
-T_CHARS = _t(6)         # configured characters per seat
-T_CORNERS = _t(4)       # the four corner rooms (CL-2.1 default)
-T_START = _t(6)         # start node of each character
-T_PASS = _t(9)          # initial passage masks
+T_CHARS = _t(6)  # configured characters per seat
+T_CORNERS = _t(4)  # the four corner rooms (CL-2.1 default)
+T_START = _t(6)  # start node of each character
+T_PASS = _t(9)  # initial passage masks
 T_NCLUE = _t()
-T_CLUE = _t(2 * N_CLUE_MAX)   # effect, target card (-1) per clue row
+T_CLUE = _t(2 * N_CLUE_MAX)  # effect, target card (-1) per clue row
 T_LAGENT = _t(6)
 T_LPARAM = _t(6 * N_PARAMS)
 T_ADJ = _t(MAX_NODES * MAX_DEGREE)
-T_SDIST = _t(9 * MAX_NODES)   # static walking distance from each room to each node
+T_SDIST = _t(9 * MAX_NODES)  # static walking distance from each room to each node
 TABLE_SIZE = _t.n

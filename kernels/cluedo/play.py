@@ -5,15 +5,47 @@ array and its own copy of the run tables, playing its games in order.  Game ``g`
 its own stream keyed by ``(seed, g)`` and writes only row ``g - start`` of the output
 columns, so results do not depend on threads, blocks or chunking.
 """
+
 import numpy as np
 from numba import njit, prange
 
 from .knowledge import kbase, known_cards, low_card, popc, propagate
-from .layout import (AGENT, CAT_ROOM, CAT_SUSPECT, CAT_WEAPON, ENVELOPE, EV_COLS, FIRST_ROOM,
-                     K_DIRTY, S_ACCUSED, S_ACTIVE, S_AGENT, S_CHAR, S_CHECK, S_CLUE_DRAWN,
-                     S_CL_OVERFLOW, S_CUR, S_EVB, S_EVSEQ, S_FIRST_ROOM, S_LINEUP, S_NEV,
-                     S_NSUGG, S_OVER, S_REC, S_ROUNDS, S_TRUE, S_TRUNC, S_TTAKEN, S_TURNS,
-                     S_VIOL, S_WINNER, STATE_SIZE, T_MAX_TURNS, T_NPLAYERS)
+from .layout import (
+    AGENT,
+    CAT_ROOM,
+    CAT_SUSPECT,
+    CAT_WEAPON,
+    ENVELOPE,
+    EV_COLS,
+    FIRST_ROOM,
+    K_DIRTY,
+    S_ACCUSED,
+    S_ACTIVE,
+    S_AGENT,
+    S_CHAR,
+    S_CHECK,
+    S_CL_OVERFLOW,
+    S_CLUE_DRAWN,
+    S_CUR,
+    S_EVB,
+    S_EVSEQ,
+    S_FIRST_ROOM,
+    S_LINEUP,
+    S_NEV,
+    S_NSUGG,
+    S_OVER,
+    S_REC,
+    S_ROUNDS,
+    S_TRUE,
+    S_TRUNC,
+    S_TTAKEN,
+    S_TURNS,
+    S_VIOL,
+    S_WINNER,
+    STATE_SIZE,
+    T_MAX_TURNS,
+    T_NPLAYERS,
+)
 from .rules import check_invariants, setup, take_turn
 
 MODE_EVENTS_COUNT = 1
@@ -39,7 +71,7 @@ def _flush(st, ev, at):
 def play_one(st, tb, game_id, mode, ev, ev_at):
     """Play one game to its end (or the CL-V7 cap) in ``st``."""
     n = tb[T_NPLAYERS]
-    setup(st, tb, game_id, n, mode & 3)     # clears st
+    setup(st, tb, game_id, n, mode & 3)  # clears st
     st[S_CHECK] = 1 if mode & MODE_CHECK else 0
     _flush(st, ev, ev_at)
     if st[S_CHECK]:
@@ -56,7 +88,7 @@ def play_one(st, tb, game_id, mode, ev, ev_at):
         if st[S_OVER]:
             break
         if st[S_TURNS] >= max_turns:
-            st[S_TRUNC] = 1                       # CL-V7
+            st[S_TRUNC] = 1  # CL-V7
             break
         seat = (seat + 1) % n
         if seat == 0:
@@ -65,11 +97,37 @@ def play_one(st, tb, game_id, mode, ev, ev_at):
 
 
 @njit(cache=True, parallel=True)
-def play(tb, start, count, nblocks, mode, ev_at, ev,
-         rounds, turns, winner, n_winners, truncated, sol_s, sol_w, sol_r, clue_drawn,
-         n_events, violations, overflow,
-         character, lineup, turns_taken, suggestions, first_room, accused, known, score,
-         place, win):
+def play(
+    tb,
+    start,
+    count,
+    nblocks,
+    mode,
+    ev_at,
+    ev,
+    rounds,
+    turns,
+    winner,
+    n_winners,
+    truncated,
+    sol_s,
+    sol_w,
+    sol_r,
+    clue_drawn,
+    n_events,
+    violations,
+    overflow,
+    character,
+    lineup,
+    turns_taken,
+    suggestions,
+    first_room,
+    accused,
+    known,
+    score,
+    place,
+    win,
+):
     """Play games ``start .. start+count-1``; fill row ``g - start`` of the game columns and
     rows ``(g - start) * n + seat`` of the seat columns.
 
@@ -117,7 +175,7 @@ def play(tb, start, count, nblocks, mode, ev_at, ev,
                 accused[r] = st[S_ACCUSED + s]
                 kb = kbase(s)
                 if st[S_AGENT + s] != AGENT.NAIVE and st[kb + K_DIRTY]:
-                    propagate(st, kb)           # what a reasoning player knows at the end
+                    propagate(st, kb)  # what a reasoning player knows at the end
                 known[r] = popc(known_cards(st, kb))
                 if s == w:
                     score[r] = 1

@@ -1,27 +1,97 @@
 """The rules of Cluedo (CL-S, CL-T, CL-K, CL-2, CL-V): setup, the turn, suggestions and
 refutation, clue cards, accusations.  Every decision is delegated to ``agents``; every fact a
 player learns goes to its knowledge block through ``_tell_*`` (what it could really know)."""
+
 from numba import njit
 
 from kernels.rng import randint, stream_key
-from kernels.sigs import I, ST, sig
+from kernels.sigs import ST, I, sig
+
 from . import agents
 from .board import reach
 from .knowledge import add_clause, add_has, add_not, kbase, kn_init, popc, propagate
-from .layout import (AGENT, ALL_CARDS, CAT_ROOM, CAT_SUSPECT, CAT_WEAPON, EFFECT, ENVELOPE,
-                     EV, EV_BUF, EV_COLS, FIRST_ROOM, K_HAS, K_NOT, K_VER, N_CARDS, N_HOLDERS,
-                     N_PARAMS, S_ACCUSED, S_ACTIVE, S_AGENT, S_CHAR, S_CLUE_DRAWN, S_CLUE_PTR,
-                     S_DECK, S_ENV0, S_EVB, S_EVSEQ, S_FIRST_ROOM, S_GAME, S_HSIZE,
-                     S_LINEUP, S_MOVE_STEPS, S_MOVED, S_N, S_NEV, S_NSUGG, S_NWRONG, S_OVER,
-                     S_OWNER, S_PARAM, S_PASS, S_POS, S_PUBLIC, S_REC, S_RNG, S_ROOMCARD,
-                     S_LOOKED, S_ROUNDS, S_SEATOF, S_SHOWN, S_STALE, S_TRUE, S_TTAKEN, S_TURNS, S_VIOL,
-                     S_WINNER, S_WRONG, S_WROOM, T_CHARS, T_CHARS_RANDOM, T_CLUE, T_CLUE_ON,
-                     T_CORNERS, T_DICE, T_FIRST_CLASSIC, T_LAGENT, T_LOUPE_DICE, T_LPARAM,
-                     T_NCLUE, T_NLINEUP, T_PASS, T_ROTATE, T_SEED, T_START, T_STAY,
-                     T_TWO_RANDOM, TABLE)
-
+from .layout import (
+    AGENT,
+    ALL_CARDS,
+    CAT_ROOM,
+    CAT_SUSPECT,
+    CAT_WEAPON,
+    EFFECT,
+    ENVELOPE,
+    EV,
+    EV_BUF,
+    EV_COLS,
+    FIRST_ROOM,
+    K_HAS,
+    K_NOT,
+    K_VER,
+    N_CARDS,
+    N_HOLDERS,
+    N_PARAMS,
+    S_ACCUSED,
+    S_ACTIVE,
+    S_AGENT,
+    S_CHAR,
+    S_CLUE_DRAWN,
+    S_CLUE_PTR,
+    S_DECK,
+    S_ENV0,
+    S_EVB,
+    S_EVSEQ,
+    S_FIRST_ROOM,
+    S_GAME,
+    S_HSIZE,
+    S_LINEUP,
+    S_LOOKED,
+    S_MOVE_STEPS,
+    S_MOVED,
+    S_N,
+    S_NEV,
+    S_NSUGG,
+    S_NWRONG,
+    S_OVER,
+    S_OWNER,
+    S_PARAM,
+    S_PASS,
+    S_POS,
+    S_PUBLIC,
+    S_REC,
+    S_RNG,
+    S_ROOMCARD,
+    S_ROUNDS,
+    S_SEATOF,
+    S_SHOWN,
+    S_STALE,
+    S_TRUE,
+    S_TTAKEN,
+    S_TURNS,
+    S_VIOL,
+    S_WINNER,
+    S_WRONG,
+    S_WROOM,
+    T_CHARS,
+    T_CHARS_RANDOM,
+    T_CLUE,
+    T_CLUE_ON,
+    T_CORNERS,
+    T_DICE,
+    T_FIRST_CLASSIC,
+    T_LAGENT,
+    T_LOUPE_DICE,
+    T_LPARAM,
+    T_NCLUE,
+    T_NLINEUP,
+    T_PASS,
+    T_ROTATE,
+    T_SEED,
+    T_START,
+    T_STAY,
+    T_TWO_RANDOM,
+    TABLE,
+)
 
 # --- event log ------------------------------------------------------------------------
+
 
 @njit(sig(ST, I, I, I, I, I, I), cache=True)
 def emit(st, seat, kind, a, b, c, d):
@@ -30,7 +100,7 @@ def emit(st, seat, kind, a, b, c, d):
         return
     i = st[S_NEV]
     if i >= EV_BUF:
-        st[S_VIOL] += 1         # buffer too small: flagged, never silent
+        st[S_VIOL] += 1  # buffer too small: flagged, never silent
         return
     o = S_EVB + i * EV_COLS
     st[o] = st[S_EVSEQ] + i
@@ -45,6 +115,7 @@ def emit(st, seat, kind, a, b, c, d):
 
 
 # --- what players learn -----------------------------------------------------------------
+
 
 @njit(cache=True, inline="always")
 def _smart(st, p):
@@ -112,6 +183,7 @@ def look_face_down(st, seat, room):
 
 # --- pawns ---------------------------------------------------------------------------
 
+
 @njit(sig(ST, I, I, I), cache=True)
 def move_pawn(st, ch, node, how):
     frm = st[S_POS + ch]
@@ -133,6 +205,7 @@ def _arrived(st, seat, room):
 
 # --- suggestion and refutation (CL-T5) ---------------------------------------------------
 
+
 @njit(cache=True)
 def suggest(st, tb, seat, room):
     """``seat`` suggests in ``room``: its agent names a suspect and a weapon (CL-T5)."""
@@ -153,13 +226,13 @@ def resolve_suggestion(st, seat, s, w, room):
         st[S_MOVE_STEPS] = 0
         move_pawn(st, s, room, 3)
         if st[S_CHAR + seat] != s:
-            st[S_MOVED + s] = 1                      # CL-T4
+            st[S_MOVED + s] = 1  # CL-T4
     st[S_WROOM + w - 6] = room
     m = (1 << s) | (1 << w) | (1 << r)
     refuter = -1
     card = -1
     for k in range(1, n):
-        j = (seat + k) % n                       # to the left, in order; eliminated still show
+        j = (seat + k) % n  # to the left, in order; eliminated still show
         match = st[S_TRUE + j] & m
         if match:
             refuter = j
@@ -183,6 +256,7 @@ def resolve_suggestion(st, seat, s, w, room):
 
 # --- clue cards (CL-K) -------------------------------------------------------------------
 
+
 @njit(cache=True)
 def draw_clue(st, tb, seat):
     """Draw the top clue card, apply it, put it under the pile (CL-T2).  Returns 1 if the
@@ -200,8 +274,11 @@ def draw_clue(st, tb, seat):
         emit(st, seat, EV.CLUE, row + 1, eff, target, -1)
         show_named(st, target)
     elif eff == EFFECT.NAME_SUSPECT or eff == EFFECT.NAME_WEAPON or eff == EFFECT.NAME_ROOM:
-        cat = CAT_SUSPECT if eff == EFFECT.NAME_SUSPECT else (
-            CAT_WEAPON if eff == EFFECT.NAME_WEAPON else CAT_ROOM)
+        cat = (
+            CAT_SUSPECT
+            if eff == EFFECT.NAME_SUSPECT
+            else (CAT_WEAPON if eff == EFFECT.NAME_WEAPON else CAT_ROOM)
+        )
         c = agents.choose_named_card(st, seat, cat)
         emit(st, seat, EV.CLUE, row + 1, eff, c, -1)
         show_named(st, c)
@@ -234,9 +311,9 @@ def draw_clue(st, tb, seat):
                     if p == seat:
                         placed = 1
                     else:
-                        st[S_MOVED + ch] = 1     # may suggest there next turn (as CL-T4)
+                        st[S_MOVED + ch] = 1  # may suggest there next turn (as CL-T4)
                 elif p == seat:
-                    placed = 2                   # chose to stay where it is
+                    placed = 2  # chose to stay where it is
     elif eff == EFFECT.NEW_PASSAGE:
         room = agents.choose_new_passage(st, seat)
         emit(st, seat, EV.CLUE, row + 1, eff, room, -1)
@@ -250,6 +327,7 @@ def draw_clue(st, tb, seat):
 
 
 # --- accusation (CL-T6, CL-T7) -----------------------------------------------------------
+
 
 @njit(cache=True)
 def accuse(st, seat, t):
@@ -265,7 +343,7 @@ def accuse(st, seat, t):
         st[S_OVER] = 1
         return
     st[S_ACCUSED + seat] = 2
-    st[S_ACTIVE + seat] = 0                      # out, pawn stays, still shows cards
+    st[S_ACTIVE + seat] = 0  # out, pawn stays, still shows cards
     i = st[S_NWRONG]
     st[S_WRONG + 3 * i] = s
     st[S_WRONG + 3 * i + 1] = w
@@ -274,10 +352,11 @@ def accuse(st, seat, t):
     for p in range(st[S_N]):
         if st[S_ACTIVE + p]:
             return
-    st[S_OVER] = 1                               # CL-T7: nobody wins
+    st[S_OVER] = 1  # CL-T7: nobody wins
 
 
 # --- the turn (CL-T) ----------------------------------------------------------------------
+
 
 @njit(cache=True)
 def take_turn(st, tb, seat):
@@ -287,9 +366,9 @@ def take_turn(st, tb, seat):
     moved = st[S_MOVED + ch]
     st[S_MOVED + ch] = 0
     in_room = pos < 9
-    may_stay = in_room and (tb[T_STAY] == 1 or moved == 1)   # CL-T3, CL-T4, CL-V4
+    may_stay = in_room and (tb[T_STAY] == 1 or moved == 1)  # CL-T3, CL-T4, CL-V4
     if moved:
-        st[S_STALE + seat] = 0                                 # a new room, a new start
+        st[S_STALE + seat] = 0  # a new room, a new start
     if in_room:
         _arrived(st, seat, pos)
     agents.prepare(st, seat)
@@ -304,13 +383,13 @@ def take_turn(st, tb, seat):
     elif act >= agents.PASSAGE:
         q = act - agents.PASSAGE
         st[S_MOVE_STEPS] = 0
-        move_pawn(st, ch, q, 1)                  # the passage is the whole move (CL-T3)
+        move_pawn(st, ch, q, 1)  # the passage is the whole move (CL-T3)
         _arrived(st, seat, q)
         suggest(st, tb, seat, q)
     else:
         d1 = 1 + randint(st, S_RNG, 6)
-        d2 = 1 + randint(st, S_RNG, 6) if tb[T_DICE] == 2 else 0      # CL-V2
-        loupes = 0                                                    # CL-V1: face 1 is a loupe
+        d2 = 1 + randint(st, S_RNG, 6) if tb[T_DICE] == 2 else 0  # CL-V2
+        loupes = 0  # CL-V1: face 1 is a loupe
         if tb[T_LOUPE_DICE] >= 1 and d1 == 1:
             loupes += 1
         if tb[T_LOUPE_DICE] >= 2 and d2 == 1:
@@ -322,10 +401,10 @@ def take_turn(st, tb, seat):
         emit(st, seat, EV.ROLL, d1, d2, loupes, 1 if draw else 0)
         placed = 0
         if draw:
-            total -= 1                           # the loupe used for its effect counts 0
+            total -= 1  # the loupe used for its effect counts 0
             placed = draw_clue(st, tb, seat)
             if placed == 2 and not may_stay:
-                placed = 0                       # staying put is not entering (CL-V4)
+                placed = 0  # staying put is not entering (CL-V4)
             if placed == 0:
                 agents.prepare(st, seat)
                 target = agents.choose_target(st, tb, seat, pos)
@@ -354,6 +433,7 @@ def take_turn(st, tb, seat):
 
 # --- setup (CL-S, CL-2) ---------------------------------------------------------------------
 
+
 @njit(cache=True)
 def setup(st, tb, game_id, n, rec):
     """Clear ``st`` and deal game ``game_id`` (its own random stream, CL-S1..S4, CL-2.1);
@@ -372,7 +452,7 @@ def setup(st, tb, game_id, n, rec):
     if tb[T_CHARS_RANDOM]:
         for i in range(6):
             st[S_CHAR + i] = i
-        for i in range(n):                       # partial Fisher-Yates: n of the 6 suspects
+        for i in range(n):  # partial Fisher-Yates: n of the 6 suspects
             j = i + randint(st, S_RNG, 6 - i)
             a = st[S_CHAR + i]
             st[S_CHAR + i] = st[S_CHAR + j]
@@ -380,7 +460,7 @@ def setup(st, tb, game_id, n, rec):
     else:
         for i in range(n):
             st[S_CHAR + i] = tb[T_CHARS + i]
-    if tb[T_FIRST_CLASSIC]:                      # CL-V5 classic: Scarlett's order
+    if tb[T_FIRST_CLASSIC]:  # CL-V5 classic: Scarlett's order
         for i in range(1, n):
             v = st[S_CHAR + i]
             j = i
@@ -406,7 +486,7 @@ def setup(st, tb, game_id, n, rec):
         st[S_POS + c] = tb[T_START + c]
     # each weapon in a different random room (CL-S1)
     for r in range(9):
-        st[S_ROOMCARD + r] = r                   # scratch permutation of the rooms
+        st[S_ROOMCARD + r] = r  # scratch permutation of the rooms
     for i in range(6):
         j = i + randint(st, S_RNG, 9 - i)
         a = st[S_ROOMCARD + i]
@@ -440,8 +520,8 @@ def setup(st, tb, game_id, n, rec):
         st[S_DECK + i] = st[S_DECK + j]
         st[S_DECK + j] = a
     first = 0
-    if n == 2:                                   # CL-2.1: 4 cards face down in 4 rooms
-        if tb[T_TWO_RANDOM]:                     # CL-V6
+    if n == 2:  # CL-2.1: 4 cards face down in 4 rooms
+        if tb[T_TWO_RANDOM]:  # CL-V6
             for r in range(9):
                 st[S_ROOMCARD + r] = r
             for i in range(4):
@@ -463,7 +543,7 @@ def setup(st, tb, game_id, n, rec):
             for i in range(4):
                 _face_down(st, tb[T_CORNERS + i], st[S_DECK + i])
         first = 4
-    for i in range(first, 18):                   # dealt one at a time from seat 0
+    for i in range(first, 18):  # dealt one at a time from seat 0
         p = (i - first) % n
         c = st[S_DECK + i]
         st[S_OWNER + c] = p
@@ -494,6 +574,7 @@ def _face_down(st, room, card):
 
 # --- invariants (tests) -------------------------------------------------------------------
 
+
 @njit(cache=True)
 def check_invariants(st, tb):
     """Count broken invariants: 21 cards each in exactly one place, envelope unchanged, one
@@ -515,8 +596,12 @@ def check_invariants(st, tb):
         if not (st[S_TRUE + st[S_OWNER + c]] >> c) & 1:
             bad += 1
     env = st[S_TRUE + ENVELOPE]
-    if env != st[S_ENV0] or popc(env & CAT_SUSPECT) != 1 or popc(env & CAT_WEAPON) != 1 \
-            or popc(env & CAT_ROOM) != 1:
+    if (
+        env != st[S_ENV0]
+        or popc(env & CAT_SUSPECT) != 1
+        or popc(env & CAT_WEAPON) != 1
+        or popc(env & CAT_ROOM) != 1
+    ):
         bad += 1
     for a in range(6):
         for b in range(a + 1, 6):

@@ -7,6 +7,7 @@ is imported only when asked for (``--backend ray``), so its dependency stays opt
 A backend function may also carry a ``configure(**options)`` attribute for options such as a
 cluster address; :func:`configure` passes the CLI's ``--address`` to it.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -40,14 +41,14 @@ def load(name):
         when the backend's package is not installed (the message says how to install it).
     """
     from .. import runner
+
     if name in runner.BACKENDS:
         return runner.BACKENDS[name]
     if not isinstance(name, str) or name not in OPTIONAL:
         raise ConfigError("backend", name, allowed())
     module, needs, install = OPTIONAL[name]
     if importlib.util.find_spec(needs) is None:
-        raise SimError(f"--backend {name} needs the {needs!r} package, which is not installed: "
-                       f"{install}")
+        raise SimError(f"--backend {name} needs the {needs!r} package, which is not installed: {install}")
     importlib.import_module(module)
     return runner.BACKENDS[name]
 
@@ -61,10 +62,14 @@ def configure(name, **options):
     if not options:
         return
     from .. import runner
+
     fn = runner.get_backend(name)
     conf = getattr(fn, "configure", None)
     if conf is None:
         key = next(iter(options))
-        raise ConfigError("--" + key.replace("_", "-"), options[key],
-                          f"only with a backend that takes it ('ray'), not {name!r}")
+        raise ConfigError(
+            "--" + key.replace("_", "-"),
+            options[key],
+            f"only with a backend that takes it ('ray'), not {name!r}",
+        )
     conf(**options)

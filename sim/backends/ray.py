@@ -34,6 +34,7 @@ Task size: when fewer than two tasks per free slot would be left, chunks are spl
 ranges of at least 2,000 games so that every CPU of the cluster has work
 (``BOARDSIM_RAY_TASK_GAMES`` sets the largest task instead).  The data does not depend on it.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -77,8 +78,13 @@ ENV_CRASH_ONCE = "BOARDSIM_RAY_CRASH_ONCE"
 ENV_TASK_MIN_SECONDS = "BOARDSIM_RAY_TASK_MIN_SECONDS"
 _TEST_HOOKS = (ENV_CRASH_ONCE, ENV_TASK_MIN_SECONDS)
 
-_options = {"address": None, "task_games": None, "shared_output": None, "ship_code": None,
-            "max_retries": None}
+_options = {
+    "address": None,
+    "task_games": None,
+    "shared_output": None,
+    "ship_code": None,
+    "max_retries": None,
+}
 _state = {"address": None, "remote": None, "points": 1}
 #: Set when one grid point of a concurrent sweep fails or Ctrl-C arrives: the others stop too.
 _stop = threading.Event()
@@ -90,8 +96,8 @@ class RayBackendError(SimError):
 
 # --- options ------------------------------------------------------------------------
 
-def configure(address=None, task_games=None, shared_output=None, ship_code=None,
-              max_retries=None):
+
+def configure(address=None, task_games=None, shared_output=None, ship_code=None, max_retries=None):
     """Set backend options (``None`` keeps the current value).
 
     Parameters
@@ -113,8 +119,10 @@ def configure(address=None, task_games=None, shared_output=None, ship_code=None,
         if not isinstance(address, str) or not address.strip():
             raise ConfigError("--address", address, "HOST:PORT or ray://HOST:PORT of a Ray cluster")
         if _state["address"] is not None and _state["address"] != address.strip():
-            raise SimError(f"this process is already connected to Ray at {_state['address']}; "
-                           "one process uses one cluster")
+            raise SimError(
+                f"this process is already connected to Ray at {_state['address']}; "
+                "one process uses one cluster"
+            )
         _options["address"] = address.strip()
         # Connect now, so that a wrong address fails before any output is touched.
         _connect()
@@ -161,20 +169,29 @@ def check_threads(threads):
     """``--threads`` with Ray: CPUs (and Numba threads) of each task; at most the CPUs of the
     cluster's largest node, else the task could never be scheduled."""
     cpus = 1 if threads is None else _check_int("threads", threads, 1, MAX_THREADS)
-    largest = max((n["Resources"].get("CPU", 0) for n in _connect().nodes() if n["Alive"]),
-                  default=0)
+    largest = max((n["Resources"].get("CPU", 0) for n in _connect().nodes() if n["Alive"]), default=0)
     if cpus > largest:
-        raise ConfigError("threads", threads, f"an integer from 1 to {int(largest)} "
-                          "(CPUs of the largest node of the Ray cluster)")
+        raise ConfigError(
+            "threads",
+            threads,
+            f"an integer from 1 to {int(largest)} (CPUs of the largest node of the Ray cluster)",
+        )
     return cpus
 
 
 # --- code identity ------------------------------------------------------------------
 
 #: The files that decide a game's rows besides its own kernel package and adapter modules.
-_SHARED_SOURCES = ("kernels/__init__.py", "kernels/rng.py", "kernels/sigs.py", "sim/api.py",
-                   "sim/config.py", "sim/registry.py", "sim/runner.py",
-                   "sim/games/__init__.py")
+_SHARED_SOURCES = (
+    "kernels/__init__.py",
+    "kernels/rng.py",
+    "kernels/sigs.py",
+    "sim/api.py",
+    "sim/config.py",
+    "sim/registry.py",
+    "sim/runner.py",
+    "sim/games/__init__.py",
+)
 
 
 @lru_cache(maxsize=None)
@@ -186,8 +203,8 @@ def code_fingerprint(game):
     """
     import kernels
     import sim
-    roots = {"kernels": Path(kernels.__file__).resolve().parent,
-             "sim": Path(sim.__file__).resolve().parent}
+
+    roots = {"kernels": Path(kernels.__file__).resolve().parent, "sim": Path(sim.__file__).resolve().parent}
     files = [roots[rel.split("/", 1)[0]] / rel.split("/", 1)[1] for rel in _SHARED_SOURCES]
     files += sorted((roots["kernels"] / game).rglob("*.py"))
     files += sorted((roots["sim"] / "games").glob(f"{game}*.py"))
@@ -202,29 +219,38 @@ def code_fingerprint(game):
 
 # --- connection ---------------------------------------------------------------------
 
+
 def _connect():
     """Connect to the cluster (once per process) and return the ``ray`` module."""
     import ray
+
     if ray.is_initialized():
         return ray
     address = _options["address"] or os.environ.get("RAY_ADDRESS") or "local"
-    kwargs = {"address": address, "namespace": "boardsim", "log_to_driver": False,
-              "logging_level": logging.WARNING}
+    kwargs = {
+        "address": address,
+        "namespace": "boardsim",
+        "log_to_driver": False,
+        "logging_level": logging.WARNING,
+    }
     if address == "local":
         kwargs["include_dashboard"] = False
     if _option("ship_code", ENV_SHIP, flag=True):
         import kernels
         import sim
-        kwargs["runtime_env"] = {"py_modules": [str(Path(sim.__file__).parent),
-                                                str(Path(kernels.__file__).parent)],
-                                 "excludes": ["__pycache__", "*.pyc"]}
+
+        kwargs["runtime_env"] = {
+            "py_modules": [str(Path(sim.__file__).parent), str(Path(kernels.__file__).parent)],
+            "excludes": ["__pycache__", "*.pyc"],
+        }
     _probe(address)
     _messages_to_stderr()
     try:
         ray.init(**kwargs)
     except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
-        where = "start a local Ray instance" if address == "local" else \
-            f"connect to the Ray cluster at {address}"
+        where = (
+            "start a local Ray instance" if address == "local" else f"connect to the Ray cluster at {address}"
+        )
         raise RayBackendError(f"cannot {where}: {_one_line(exc)}") from None
     _state["address"] = address
     return ray
@@ -242,9 +268,11 @@ def _probe(address, timeout=10.0):
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
     except OSError as exc:
-        raise RayBackendError(f"cannot connect to the Ray cluster at {address}: nothing answers "
-                              f"at {host}:{port} ({exc.strerror or exc}); is the head node "
-                              "started (ray start --head) and the address right?") from None
+        raise RayBackendError(
+            f"cannot connect to the Ray cluster at {address}: nothing answers "
+            f"at {host}:{port} ({exc.strerror or exc}); is the head node "
+            "started (ray start --head) and the address right?"
+        ) from None
 
 
 def _messages_to_stderr():
@@ -269,6 +297,7 @@ def _messages_to_stderr():
 def shutdown():
     """Disconnect from Ray (stopping the local instance if this process started one)."""
     import ray
+
     if ray.is_initialized():
         ray.shutdown()
     _state["address"] = None
@@ -282,6 +311,7 @@ def _remote(ray):
 
 
 # --- the task (runs on a worker) ----------------------------------------------------
+
 
 def _maybe_crash():
     where = os.environ.get(ENV_CRASH_ONCE)
@@ -317,16 +347,24 @@ def _play_task(resolved, out, index, start, count, events, cpus, shared):
     t0 = time.perf_counter()
     _maybe_crash()
     import numba
+
     numba.set_num_threads(max(1, min(int(cpus), numba.config.NUMBA_NUM_THREADS)))
     import ray
-    meta = {"code": code_fingerprint(resolved["game"]),
-            "node": ray.get_runtime_context().get_node_id()[:16],
-            "host": platform.node(), "pid": os.getpid(), "threads": numba.get_num_threads()}
+
+    meta = {
+        "code": code_fingerprint(resolved["game"]),
+        "node": ray.get_runtime_context().get_node_id()[:16],
+        "host": platform.node(),
+        "pid": os.getpid(),
+        "threads": numba.get_num_threads(),
+    }
     if shared:
         if not (Path(out) / "games").is_dir():
-            raise FileNotFoundError(f"the output directory {out} is not visible on node "
-                                    f"{platform.node()}; unset {ENV_SHARED} to send the "
-                                    "tables to the driver instead")
+            raise FileNotFoundError(
+                f"the output directory {out} is not visible on node "
+                f"{platform.node()}; unset {ENV_SHARED} to send the "
+                "tables to the driver instead"
+            )
         payload = runner.play_and_write_chunk(resolved, out, index, start, count, events)
     else:
         tables = runner.play_chunk_to_tables(resolved, start, count, events)
@@ -340,6 +378,7 @@ def _play_task(resolved, out, index, start, count, events, cpus, shared):
 
 
 # --- planning -----------------------------------------------------------------------
+
 
 def plan_tasks(pending, slots, task_games=None):
     """Split pending chunks into game ranges: ``[(index, part, start, count), ...]``.
@@ -378,6 +417,7 @@ def plan_tasks(pending, slots, task_games=None):
 
 # --- the backend (runs on the driver) -----------------------------------------------
 
+
 def _one_line(exc):
     text = str(exc).strip().splitlines()
     return text[-1] if text else type(exc).__name__
@@ -386,16 +426,22 @@ def _one_line(exc):
 def _task_failure(exc, task, name):
     index, _, start, count = task
     cause = getattr(exc, "cause", None)
-    why = f"{type(cause).__name__}: {_one_line(cause)}" if cause is not None else \
-        f"{type(exc).__name__}: {_one_line(exc)}"
+    why = (
+        f"{type(cause).__name__}: {_one_line(cause)}"
+        if cause is not None
+        else f"{type(exc).__name__}: {_one_line(exc)}"
+    )
     hint = ""
     if isinstance(cause, ModuleNotFoundError) or "No module named" in why:
-        hint = ("; the workers cannot import the simulator: install boardsim (same commit) "
-                f"on every node, or set {ENV_SHIP}=1")
+        hint = (
+            "; the workers cannot import the simulator: install boardsim (same commit) "
+            f"on every node, or set {ENV_SHIP}=1"
+        )
     return RayBackendError(
         f"{name}: the Ray task playing games {start:,}..{start + count - 1:,} (chunk {index}) "
         f"failed: {why}{hint}; finished chunks are kept, run the same command with --resume "
-        "to complete the dataset")
+        "to complete the dataset"
+    )
 
 
 def ray_backend(resolved, pending, writer, *, events, threads, progress):
@@ -411,7 +457,7 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
     slots = max(1, int(total_cpus // cpus))
     task_games = _option("task_games", ENV_TASK_GAMES, 1, runner.MAX_CHUNK_GAMES)
     tasks = plan_tasks(pending, slots, None if shared else task_games)
-    if shared:                       # a task writes a whole chunk's files
+    if shared:  # a task writes a whole chunk's files
         tasks = [(i, 0, s, c) for i, s, c in pending]
     parts_of = {}
     for index, *_ in tasks:
@@ -423,17 +469,26 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
         if os.environ.get(hook):
             env[hook] = os.environ[hook]
     # SPREAD: equal tasks go to every node, rather than queueing on the driver's node first.
-    remote = _remote(ray).options(num_cpus=cpus, max_retries=retries,
-                                  retry_exceptions=RETRY_EXCEPTIONS,
-                                  scheduling_strategy="SPREAD",
-                                  runtime_env={"env_vars": env})
+    remote = _remote(ray).options(
+        num_cpus=cpus,
+        max_retries=retries,
+        retry_exceptions=RETRY_EXCEPTIONS,
+        scheduling_strategy="SPREAD",
+        runtime_env={"env_vars": env},
+    )
     name = writer.manifest.get("name") or str(writer.out)
     session = writer.manifest["sessions"][-1] if writer.manifest.get("sessions") else {}
-    info = {"address": _state["address"], "ray_version": ray.__version__,
-            "nodes": sum(1 for n in ray.nodes() if n["Alive"]), "cpus": total_cpus,
-            "cpus_per_task": cpus, "tasks": len(tasks),
-            "mode": "shared output" if shared else "arrow to driver",
-            "code": code_fingerprint(resolved["game"]), "workers": {}}
+    info = {
+        "address": _state["address"],
+        "ray_version": ray.__version__,
+        "nodes": sum(1 for n in ray.nodes() if n["Alive"]),
+        "cpus": total_cpus,
+        "cpus_per_task": cpus,
+        "tasks": len(tasks),
+        "mode": "shared output" if shared else "arrow to driver",
+        "code": code_fingerprint(resolved["game"]),
+        "workers": {},
+    }
     session["ray"] = info
     out = str(Path(writer.out).resolve())
     resolved_ref = ray.put(resolved)
@@ -442,7 +497,7 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
     inflight, partial = {}, {}
     try:
         while queue or inflight:
-            if _stop.is_set():               # another grid point failed or Ctrl-C
+            if _stop.is_set():  # another grid point failed or Ctrl-C
                 raise KeyboardInterrupt
             while queue and len(inflight) < window:
                 t = queue.popleft()
@@ -462,10 +517,18 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
                         f"node {meta['node']} ({meta['host']}) runs other simulator code "
                         f"than this driver (source fingerprint {meta['code']} vs "
                         f"{info['code']}); install the same boardsim commit on every node or "
-                        f"set {ENV_SHIP}=1; finished chunks are kept (--resume)")
-                w = info["workers"].setdefault(meta["node"], {
-                    "host": meta["host"], "tasks": 0, "games": 0, "threads": meta["threads"],
-                    "cache_dir": meta["cache_dir"]})
+                        f"set {ENV_SHIP}=1; finished chunks are kept (--resume)"
+                    )
+                w = info["workers"].setdefault(
+                    meta["node"],
+                    {
+                        "host": meta["host"],
+                        "tasks": 0,
+                        "games": 0,
+                        "threads": meta["threads"],
+                        "cache_dir": meta["cache_dir"],
+                    },
+                )
                 w["tasks"] += 1
                 w["games"] += t[3]
                 index = t[0]
@@ -479,8 +542,9 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
                     continue
                 del partial[index]
                 _, start, count = chunk_of[index]
-                tables = {tname: _join([parts[p][tname] for p in range(parts_of[index])])
-                          for tname in parts[0]}
+                tables = {
+                    tname: _join([parts[p][tname] for p in range(parts_of[index])]) for tname in parts[0]
+                }
                 writer.write_chunk(index, start, count, tables)
                 del tables
                 progress.advance(count)
@@ -488,7 +552,7 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
         for ref in inflight:
             try:
                 ray.cancel(ref, force=True)
-            except Exception:            # already finished or gone: nothing to cancel
+            except Exception:  # already finished or gone: nothing to cancel
                 pass
 
 
@@ -529,7 +593,7 @@ def run_points(runs, run):
         futures.wait(jobs)
         raise runner.RunInterrupted("interrupted") from None
     finally:
-        _stop.set()                       # stop the other points if one failed
+        _stop.set()  # stop the other points if one failed
         for j in jobs:
             j.cancel()
         pool.shutdown(wait=True)

@@ -20,6 +20,7 @@ machine (CPU, cores, memory, versions, load average), so runs can be compared.
 
 No timing here is a pass/fail test; the note in ``benchmarks/README.md`` records the numbers.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -41,21 +42,24 @@ import typer
 from ..errors import ConfigError, SimError
 
 BENCH_FORMAT = 1
-WARM_GAMES = 1_000                      # `sim run` size of the cold/warm start measurement
+WARM_GAMES = 1_000  # `sim run` size of the cold/warm start measurement
 MIN_GAMES, MAX_GAMES = 64, 5_000_000
 CHILD_TIMEOUT = 3_600
 
 #: The issue's targets on the reference 2-core machine (both cores, through `sim run`,
 #: Parquet included), for 1,000,000 games.
 TARGETS = [
-    ("bloody_inn 3p long, random at every seat",
-     {"game": "bloody_inn", "players": 3, "rules": {"length": "long"},
-      "seats": [{"strategy": "random"}]}, 8.0),
-    ("bloody_inn 3p long, expert at every seat",
-     {"game": "bloody_inn", "players": 3, "rules": {"length": "long"},
-      "seats": [{"strategy": "expert"}]}, 20.0),
-    ("cluedo 4p, logic agents",
-     {"game": "cluedo", "players": 4, "seats": [{"strategy": "logic"}]}, 100.0),
+    (
+        "bloody_inn 3p long, random at every seat",
+        {"game": "bloody_inn", "players": 3, "rules": {"length": "long"}, "seats": [{"strategy": "random"}]},
+        8.0,
+    ),
+    (
+        "bloody_inn 3p long, expert at every seat",
+        {"game": "bloody_inn", "players": 3, "rules": {"length": "long"}, "seats": [{"strategy": "expert"}]},
+        20.0,
+    ),
+    ("cluedo 4p, logic agents", {"game": "cluedo", "players": 4, "seats": [{"strategy": "logic"}]}, 100.0),
 ]
 TARGET_SPEEDUP_2 = 1.8
 #: 1-thread / all-cores pass pairs per throughput row (the speed-up is their median ratio)
@@ -64,6 +68,7 @@ TARGET_WARM_START_S = 3.0
 
 
 # --- the machine ----------------------------------------------------------------------------
+
 
 def _read(path):
     try:
@@ -75,21 +80,40 @@ def _read(path):
 def machine():
     """A description of this machine and software, to compare bench runs."""
     import numba
+
     from .. import dataset
-    cpu = next((ln.split(":", 1)[1].strip() for ln in _read("/proc/cpuinfo").splitlines()
-                if ln.startswith("model name")), platform.processor() or platform.machine())
-    mem = next((int(ln.split()[1]) * 1024 for ln in _read("/proc/meminfo").splitlines()
-                if ln.startswith("MemTotal:")), None)
+
+    cpu = next(
+        (
+            ln.split(":", 1)[1].strip()
+            for ln in _read("/proc/cpuinfo").splitlines()
+            if ln.startswith("model name")
+        ),
+        platform.processor() or platform.machine(),
+    )
+    mem = next(
+        (
+            int(ln.split()[1]) * 1024
+            for ln in _read("/proc/meminfo").splitlines()
+            if ln.startswith("MemTotal:")
+        ),
+        None,
+    )
     try:
         usable = len(os.sched_getaffinity(0))
     except AttributeError:
         usable = os.cpu_count()
     return {
-        "host": platform.node(), "platform": platform.platform(), "cpu": cpu,
-        "logical_cpus": os.cpu_count(), "usable_cpus": usable,
-        "memory_bytes": mem, "numba_threads": numba.config.NUMBA_NUM_THREADS,
+        "host": platform.node(),
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "logical_cpus": os.cpu_count(),
+        "usable_cpus": usable,
+        "memory_bytes": mem,
+        "numba_threads": numba.config.NUMBA_NUM_THREADS,
         "numba_threading_layer": os.environ.get("NUMBA_THREADING_LAYER", "default"),
-        "versions": dataset.package_versions(), "git": dataset.git_state(),
+        "versions": dataset.package_versions(),
+        "git": dataset.git_state(),
         "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
         "time": dataset.now_iso(),
     }
@@ -97,10 +121,12 @@ def machine():
 
 # --- configs --------------------------------------------------------------------------------
 
+
 def lineups(game, players):
     """Named strategy mixes of ``game`` at ``players``: each strategy at every seat, and
     ``mixed`` (the game's strategies in turn over the seats; the lineup rotates)."""
     from .. import registry
+
     names = [s["name"] for s in registry.get_adapter(game).strategies()]
     out = {"mixed": [names[i % len(names)] for i in range(players)]}
     out.update({n: [n] * players for n in names})
@@ -108,8 +134,15 @@ def lineups(game, players):
 
 
 def bench_config(game, players, lineup, games=WARM_GAMES, seed=1):
-    cfg = {"game": game, "players": players, "games": games, "seed": seed, "rotate": True,
-           "name": f"bench-{game}-{players}p", "seats": [{"strategy": s} for s in lineup]}
+    cfg = {
+        "game": game,
+        "players": players,
+        "games": games,
+        "seed": seed,
+        "rotate": True,
+        "name": f"bench-{game}-{players}p",
+        "seats": [{"strategy": s} for s in lineup],
+    }
     if game == "bloody_inn":
         cfg["rules"] = {"length": "long"}
     return cfg
@@ -149,6 +182,7 @@ def to_toml(cfg):
 
 # --- child processes ------------------------------------------------------------------------
 
+
 def run_child(cmd, *, env=None, stdin=None, cwd=None, timeout=CHILD_TIMEOUT):
     """Run ``cmd``; return ``(returncode, stdout, stderr, wall seconds, peak RSS bytes,
     CPU seconds)``.
@@ -158,8 +192,14 @@ def run_child(cmd, *, env=None, stdin=None, cwd=None, timeout=CHILD_TIMEOUT):
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if stdin is not None else
-                                subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=cwd)
+        proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            env=env,
+            cwd=cwd,
+        )
         timer = threading.Timer(timeout, proc.kill)
         timer.start()
         try:
@@ -173,9 +213,14 @@ def run_child(cmd, *, env=None, stdin=None, cwd=None, timeout=CHILD_TIMEOUT):
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return (proc.returncode, out.read().decode(errors="replace"),
-                err.read().decode(errors="replace"), wall, usage.ru_maxrss * 1024,
-                usage.ru_utime + usage.ru_stime)
+        return (
+            proc.returncode,
+            out.read().decode(errors="replace"),
+            err.read().decode(errors="replace"),
+            wall,
+            usage.ru_maxrss * 1024,
+            usage.ru_utime + usage.ru_stime,
+        )
 
 
 def _child_env(**extra):
@@ -188,11 +233,15 @@ def _child_env(**extra):
 def _measure_in_child(spec, **env):
     code, out, err, wall, rss, _ = run_child(
         [sys.executable, "-c", "from sim.commands.bench import _child_main; _child_main()"],
-        stdin=json.dumps(spec), env=_child_env(**env))
+        stdin=json.dumps(spec),
+        env=_child_env(**env),
+    )
     if code != 0:
         tail = "\n".join(err.strip().splitlines()[-15:])
-        raise SimError(f"bench measurement failed ({spec['config']['game']}, "
-                       f"{spec['config']['players']} players):\n{tail}")
+        raise SimError(
+            f"bench measurement failed ({spec['config']['game']}, "
+            f"{spec['config']['players']} players):\n{tail}"
+        )
     result = json.loads(out.strip().splitlines()[-1])
     result["peak_rss_bytes"] = rss
     result["child_wall_s"] = round(wall, 3)
@@ -202,13 +251,15 @@ def _measure_in_child(spec, **env):
 def _child_main():
     """Entry point of a measurement child: spec JSON on stdin, result JSON on stdout."""
     import warnings
-    warnings.simplefilter("ignore")      # the RNG's intended uint64 wrap-around without JIT
+
+    warnings.simplefilter("ignore")  # the RNG's intended uint64 wrap-around without JIT
     spec = json.loads(sys.stdin.read())
     result = measure(spec)
     sys.stdout.write(json.dumps(result) + "\n")
 
 
 # --- the measurement (runs in the child) ----------------------------------------------------
+
 
 class KernelTimer:
     """Time spent in a game's Numba functions called from Python, while active.
@@ -220,6 +271,7 @@ class KernelTimer:
 
     def __init__(self, game):
         from .. import registry
+
         self.modules = [registry._ADAPTERS[game], f"kernels.{game}"]
         self.seconds = 0.0
         self.calls = 0
@@ -233,13 +285,16 @@ class KernelTimer:
             finally:
                 self.seconds += time.perf_counter() - t0
                 self.calls += 1
+
         return timed
 
     def __enter__(self):
         from numba.core.dispatcher import Dispatcher
+
         for name, mod in list(sys.modules.items()):
-            if mod is None or not (name == self.modules[0] or name == self.modules[1]
-                                   or name.startswith(self.modules[1] + ".")):
+            if mod is None or not (
+                name == self.modules[0] or name == self.modules[1] or name.startswith(self.modules[1] + ".")
+            ):
                 continue
             for attr, obj in list(vars(mod).items()):
                 if isinstance(obj, Dispatcher):
@@ -257,6 +312,7 @@ class KernelTimer:
 def tables_digest(chunk):
     """sha256 of a chunk's games and seats tables (Arrow IPC bytes): equal digests, equal rows."""
     import pyarrow as pa
+
     h = hashlib.sha256()
     for table in (chunk.games, chunk.seats):
         sink = pa.BufferOutputStream()
@@ -275,7 +331,9 @@ def measure(spec):
     ``write`` (also time the Parquet files), ``digest_games`` (hash of games 0..k-1).
     """
     import numba
+
     from .. import api, dataset
+
     resolved = api.resolve(spec["config"])
     jit = not numba.config.DISABLE_JIT
     all_threads = numba.config.NUMBA_NUM_THREADS
@@ -283,7 +341,7 @@ def measure(spec):
     if jit:
         try:
             res["threading_layer"] = numba.threading_layer()
-        except ValueError:            # no parallel region has run yet
+        except ValueError:  # no parallel region has run yet
             pass
     if spec.get("digest_games"):
         api.set_threads(all_threads)
@@ -321,9 +379,13 @@ def measure(spec):
             play, cpu = time.perf_counter() - t0, time.process_time() - c0
             # CPU time (all threads) per game hardly depends on other load on the machine,
             # unlike the wall-clock rate: threads / cpu_us_per_game estimates the idle rate.
-            p = {"threads": threads, "play_s": round(play, 4),
-                 "games_per_s": round(n / play, 1), "cpu_s": round(cpu, 4),
-                 "cpu_us_per_game": round(cpu / n * 1e6, 2)}
+            p = {
+                "threads": threads,
+                "play_s": round(play, 4),
+                "games_per_s": round(n / play, 1),
+                "cpu_s": round(cpu, 4),
+                "cpu_us_per_game": round(cpu / n * 1e6, 2),
+            }
             if timer is not None and timer.calls:
                 p["kernel_s"] = round(timer.seconds, 4)
                 p["kernel_us_per_game"] = round(timer.seconds / n * 1e6, 2)
@@ -353,6 +415,7 @@ def measure(spec):
 
 # --- the parts of a bench run ---------------------------------------------------------------
 
+
 def _median_pass(passes):
     """The pass with the median rate (the lower middle one for an even count)."""
     ranked = sorted(passes, key=lambda p: p["games_per_s"])
@@ -368,10 +431,17 @@ def throughput(game, players, mix, lineup, *, games, seconds, digest_games, roun
     of the median pass of each kind.
     """
     import numba
+
     all_threads = numba.config.NUMBA_NUM_THREADS
     threads = [1] if all_threads == 1 else [1, all_threads] * rounds
-    spec = {"config": bench_config(game, players, lineup), "games": games, "seconds": seconds,
-            "threads": threads, "write": True, "digest_games": digest_games}
+    spec = {
+        "config": bench_config(game, players, lineup),
+        "games": games,
+        "seconds": seconds,
+        "threads": threads,
+        "write": True,
+        "digest_games": digest_games,
+    }
     r = _measure_in_child(spec)
     passes = r["passes"]
     ones = [p for p in passes if p["threads"] == 1]
@@ -380,25 +450,36 @@ def throughput(game, players, mix, lineup, *, games, seconds, digest_games, roun
     if all_threads == 1:
         ratios = [1.0]
     else:
-        ratios = [f["games_per_s"] / o["games_per_s"]
-                  for o, f in zip(passes[0::2], passes[1::2]) if o["games_per_s"]]
+        ratios = [
+            f["games_per_s"] / o["games_per_s"]
+            for o, f in zip(passes[0::2], passes[1::2])
+            if o["games_per_s"]
+        ]
     speedup = statistics.median(ratios) if ratios else None
-    row = {"game": game, "players": players, "mix": mix, "lineup": lineup,
-           "games": r["games"], "threads": full["threads"],
-           "games_per_s_1": one["games_per_s"], "games_per_s_all": full["games_per_s"],
-           "speedup": round(speedup, 3) if speedup else None,
-           "speedups": [round(x, 3) for x in ratios],
-           "efficiency": round(speedup / full["threads"], 3) if speedup else None,
-           "pipeline_games_per_s": full.get("pipeline_games_per_s"),
-           "cpu_us_per_game_1": one.get("cpu_us_per_game"),
-           "cpu_us_per_game_all": full.get("cpu_us_per_game"),
-           "threading_layer": r.get("threading_layer"),
-           "kernel_us_per_game_1": one.get("kernel_us_per_game"),
-           "kernel_us_per_game_all": full.get("kernel_us_per_game"),
-           "arrow_us_per_game_all": full.get("arrow_us_per_game"),
-           "parquet_us_per_game": full.get("parquet_us_per_game"),
-           "warmup_s": r.get("warmup_s"), "peak_rss_bytes": r["peak_rss_bytes"],
-           "passes": passes}
+    row = {
+        "game": game,
+        "players": players,
+        "mix": mix,
+        "lineup": lineup,
+        "games": r["games"],
+        "threads": full["threads"],
+        "games_per_s_1": one["games_per_s"],
+        "games_per_s_all": full["games_per_s"],
+        "speedup": round(speedup, 3) if speedup else None,
+        "speedups": [round(x, 3) for x in ratios],
+        "efficiency": round(speedup / full["threads"], 3) if speedup else None,
+        "pipeline_games_per_s": full.get("pipeline_games_per_s"),
+        "cpu_us_per_game_1": one.get("cpu_us_per_game"),
+        "cpu_us_per_game_all": full.get("cpu_us_per_game"),
+        "threading_layer": r.get("threading_layer"),
+        "kernel_us_per_game_1": one.get("kernel_us_per_game"),
+        "kernel_us_per_game_all": full.get("kernel_us_per_game"),
+        "arrow_us_per_game_all": full.get("arrow_us_per_game"),
+        "parquet_us_per_game": full.get("parquet_us_per_game"),
+        "warmup_s": r.get("warmup_s"),
+        "peak_rss_bytes": r["peak_rss_bytes"],
+        "passes": passes,
+    }
     if digest_games:
         row["digest"] = r.get("digest")
         row["digest_games"] = digest_games
@@ -410,18 +491,39 @@ def pure_python(game, players, mix, lineup, *, games):
     spec = {"config": bench_config(game, players, lineup), "digest_games": games}
     r = _measure_in_child(spec, NUMBA_DISABLE_JIT=1, NUMBA_NUM_THREADS=1)
     rate = games / r["digest_s"] if r["digest_s"] else None
-    return {"game": game, "players": players, "mix": mix, "games": games,
-            "seconds": r["digest_s"], "games_per_s": round(rate, 3) if rate else None,
-            "digest": r["digest"], "peak_rss_bytes": r["peak_rss_bytes"]}
+    return {
+        "game": game,
+        "players": players,
+        "mix": mix,
+        "games": games,
+        "seconds": r["digest_s"],
+        "games_per_s": round(rate, 3) if rate else None,
+        "digest": r["digest"],
+        "peak_rss_bytes": r["peak_rss_bytes"],
+    }
 
 
 def _sim_run(toml_path, out, games, *, env, cwd):
-    cmd = [sys.executable, "-m", "sim.cli", "run", str(toml_path), "--games", str(games),
-           "--out", str(out), "--force", "--json", "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "sim.cli",
+        "run",
+        str(toml_path),
+        "--games",
+        str(games),
+        "--out",
+        str(out),
+        "--force",
+        "--json",
+        "--no-progress",
+    ]
     code, stdout, err, wall, rss, cpu = run_child(cmd, env=env, cwd=cwd)
     if code != 0:
-        raise SimError(f"bench: `sim run {toml_path.name} --games {games}` failed: "
-                       f"{(err.strip().splitlines() or ['?'])[-1]}")
+        raise SimError(
+            f"bench: `sim run {toml_path.name} --games {games}` failed: "
+            f"{(err.strip().splitlines() or ['?'])[-1]}"
+        )
     summary = json.loads(stdout.strip().splitlines()[-1])
     summary["cpu_s"] = round(cpu, 3)
     return wall, rss, summary
@@ -440,18 +542,29 @@ def startup(game, players, mix, lineup):
         versions = len(list(cache.rglob("*.nbc")))
         functions = len(list(cache.rglob("*.nbi")))
         warm, warm_rss, summary = _sim_run(cfg, tmp / "out", WARM_GAMES, env=env, cwd=tmp)
-    return {"game": game, "players": players, "mix": mix, "games": WARM_GAMES,
-            "cold_s": round(cold, 3), "warm_s": round(warm, 3),
-            "cold_cpu_s": cold_summary["cpu_s"], "warm_cpu_s": summary["cpu_s"],
-            "compile_s": round(cold - warm, 3), "compiled_versions": versions,
-            "cached_functions": functions, "cold_peak_rss_bytes": cold_rss,
-            "warm_peak_rss_bytes": warm_rss, "warm_run_elapsed_s": summary.get("elapsed_s")}
+    return {
+        "game": game,
+        "players": players,
+        "mix": mix,
+        "games": WARM_GAMES,
+        "cold_s": round(cold, 3),
+        "warm_s": round(warm, 3),
+        "cold_cpu_s": cold_summary["cpu_s"],
+        "warm_cpu_s": summary["cpu_s"],
+        "compile_s": round(cold - warm, 3),
+        "compiled_versions": versions,
+        "cached_functions": functions,
+        "cold_peak_rss_bytes": cold_rss,
+        "warm_peak_rss_bytes": warm_rss,
+        "warm_run_elapsed_s": summary.get("elapsed_s"),
+    }
 
 
 def targets(games):
     """The issue's throughput targets through ``sim run`` (``games`` each; the time target is
     scaled when ``games`` is not 1,000,000)."""
     from .. import registry
+
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-targets-") as tmp:
         tmp = Path(tmp)
@@ -460,24 +573,32 @@ def targets(games):
             scaled = seconds * games / 1_000_000
             row = {"target": label, "games": games, "target_s": round(scaled, 3)}
             names = registry.game_names()
-            strategies = [s["name"] for s in registry.get_adapter(game).strategies()] \
-                if game in names else []
+            strategies = [s["name"] for s in registry.get_adapter(game).strategies()] if game in names else []
             missing = sorted({s["strategy"] for s in cfg["seats"]} - set(strategies))
             if game not in names or missing:
-                row["skipped"] = (f"game {game!r} is not registered" if game not in names
-                                  else f"no {', '.join(map(repr, missing))} strategy in {game}")
+                row["skipped"] = (
+                    f"game {game!r} is not registered"
+                    if game not in names
+                    else f"no {', '.join(map(repr, missing))} strategy in {game}"
+                )
                 rows.append(row)
                 continue
             path = tmp / f"{game}.toml"
             path.write_text(to_toml(dict(cfg, games=games, seed=1, name="bench-target")))
             env = _child_env()
-            _sim_run(path, tmp / "warm", 1_000, env=env, cwd=tmp)   # compile outside the clock
+            _sim_run(path, tmp / "warm", 1_000, env=env, cwd=tmp)  # compile outside the clock
             wall, rss, summary = _sim_run(path, tmp / "out", games, env=env, cwd=tmp)
             shutil.rmtree(tmp / "out", ignore_errors=True)
-            row.update({"elapsed_s": summary["elapsed_s"], "wall_s": round(wall, 3),
-                        "games_per_s": summary["games_per_s"], "peak_rss_bytes": rss,
-                        "process_cpu_s": summary["cpu_s"],
-                        "ok": summary["elapsed_s"] <= scaled})
+            row.update(
+                {
+                    "elapsed_s": summary["elapsed_s"],
+                    "wall_s": round(wall, 3),
+                    "games_per_s": summary["games_per_s"],
+                    "peak_rss_bytes": rss,
+                    "process_cpu_s": summary["cpu_s"],
+                    "ok": summary["elapsed_s"] <= scaled,
+                }
+            )
             rows.append(row)
     return rows
 
@@ -487,29 +608,56 @@ def checks(result):
     out = []
     for row in result["throughput"]:
         if row["threads"] == 2 and row["speedup"] is not None:
-            out.append({"check": f"speed-up on 2 threads, {row['game']} {row['players']}p "
-                        f"{row['mix']}", "target": f">= {TARGET_SPEEDUP_2}",
-                        "value": row["speedup"], "ok": row["speedup"] >= TARGET_SPEEDUP_2})
+            out.append(
+                {
+                    "check": f"speed-up on 2 threads, {row['game']} {row['players']}p {row['mix']}",
+                    "target": f">= {TARGET_SPEEDUP_2}",
+                    "value": row["speedup"],
+                    "ok": row["speedup"] >= TARGET_SPEEDUP_2,
+                }
+            )
     for row in result["startup"]:
-        out.append({"check": f"warm start of sim run ({WARM_GAMES:,} games), {row['game']}",
-                    "target": f"< {TARGET_WARM_START_S} s", "value": row["warm_s"],
-                    "ok": row["warm_s"] < TARGET_WARM_START_S})
+        out.append(
+            {
+                "check": f"warm start of sim run ({WARM_GAMES:,} games), {row['game']}",
+                "target": f"< {TARGET_WARM_START_S} s",
+                "value": row["warm_s"],
+                "ok": row["warm_s"] < TARGET_WARM_START_S,
+            }
+        )
     for row in result["pure_python"]:
-        jit = next((t for t in result["throughput"] if (t["game"], t["players"], t["mix"]) ==
-                    (row["game"], row["players"], row["mix"])), None)
+        jit = next(
+            (
+                t
+                for t in result["throughput"]
+                if (t["game"], t["players"], t["mix"]) == (row["game"], row["players"], row["mix"])
+            ),
+            None,
+        )
         if jit is not None and jit.get("digest"):
-            out.append({"check": f"JIT and pure Python give the same rows, {row['game']}",
-                        "target": "equal", "value": jit["digest"] == row["digest"],
-                        "ok": jit["digest"] == row["digest"]})
+            out.append(
+                {
+                    "check": f"JIT and pure Python give the same rows, {row['game']}",
+                    "target": "equal",
+                    "value": jit["digest"] == row["digest"],
+                    "ok": jit["digest"] == row["digest"],
+                }
+            )
     for row in result.get("targets", []):
         if "skipped" not in row:
-            out.append({"check": f"{row['target']}: {row['games']:,} games",
-                        "target": f"<= {row['target_s']} s", "value": row["elapsed_s"],
-                        "ok": row["ok"]})
+            out.append(
+                {
+                    "check": f"{row['target']}: {row['games']:,} games",
+                    "target": f"<= {row['target_s']} s",
+                    "value": row["elapsed_s"],
+                    "ok": row["ok"],
+                }
+            )
     return out
 
 
 # --- presentation ---------------------------------------------------------------------------
+
 
 def _fmt(v, spec=",.0f"):
     if v is None:
@@ -523,10 +671,11 @@ def _fmt(v, spec=",.0f"):
 
 def _table(headers, rows):
     cells = [[_fmt(c[0], c[1]) if isinstance(c, tuple) else _fmt(c) for c in r] for r in rows]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h)
-              for i, h in enumerate(headers)]
-    line = lambda r: "  ".join(x.rjust(w) if i else x.ljust(w)  # noqa: E731
-                               for i, (x, w) in enumerate(zip(r, widths)))
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
+    line = lambda r: "  ".join(
+        x.rjust(w) if i else x.ljust(w)  # noqa: E731
+        for i, (x, w) in enumerate(zip(r, widths))
+    )
     return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in cells])
 
 
@@ -541,70 +690,171 @@ def render(result):
     """The bench result as plain-text tables."""
     m = result["machine"]
     mem = f"{m['memory_bytes'] / 2**30:.1f} GiB" if m.get("memory_bytes") else "?"
-    out = [f"machine: {m['cpu']}, {m['usable_cpus']} usable CPUs, {mem}, numba "
-           f"{m['versions'].get('numba')} ({m['numba_threads']} threads); load average at "
-           f"start {', '.join(f'{x:.2f}' for x in m['load_average'] or [])}, at end "
-           f"{', '.join(f'{x:.2f}' for x in result.get('load_average_end') or [])}"]
+    out = [
+        f"machine: {m['cpu']}, {m['usable_cpus']} usable CPUs, {mem}, numba "
+        f"{m['versions'].get('numba')} ({m['numba_threads']} threads); load average at "
+        f"start {', '.join(f'{x:.2f}' for x in m['load_average'] or [])}, at end "
+        f"{', '.join(f'{x:.2f}' for x in result.get('load_average_end') or [])}"
+    ]
     mb = lambda b: b / 2**20 if b else None  # noqa: E731
     if result["throughput"]:
-        rows = [[r["game"], r["players"], r["mix"], r["games"], (r["games_per_s_1"], ",.0f"),
-                 (r["games_per_s_all"], ",.0f"), r["threads"], (r["speedup"], ".2f"),
-                 _spread(r.get("speedups")),
-                 (r["efficiency"], ".2f"), (r.get("cpu_us_per_game_1"), ".1f"),
-                 (r.get("cpu_us_per_game_all"), ".1f"), (r["kernel_us_per_game_all"], ".1f"),
-                 (r["arrow_us_per_game_all"], ".1f"), (r["parquet_us_per_game"], ".1f"),
-                 (r["pipeline_games_per_s"], ",.0f"), (mb(r["peak_rss_bytes"]), ",.0f")]
-                for r in result["throughput"]]
-        out += ["", "throughput (games/s; per-game times in microseconds: CPU time of all "
-                "threads, then wall time on all cores; speed-up: median of the rounds' ratios, "
-                "range: lowest-highest)",
-                _table(["game", "players", "mix", "games", "1 thread", "all cores", "threads",
-                        "speed-up", "range", "efficiency", "cpu us 1t", "cpu us all", "kernel us",
-                        "arrow us", "parquet us",
-                        "pipeline g/s", "peak MB"], rows)]
+        rows = [
+            [
+                r["game"],
+                r["players"],
+                r["mix"],
+                r["games"],
+                (r["games_per_s_1"], ",.0f"),
+                (r["games_per_s_all"], ",.0f"),
+                r["threads"],
+                (r["speedup"], ".2f"),
+                _spread(r.get("speedups")),
+                (r["efficiency"], ".2f"),
+                (r.get("cpu_us_per_game_1"), ".1f"),
+                (r.get("cpu_us_per_game_all"), ".1f"),
+                (r["kernel_us_per_game_all"], ".1f"),
+                (r["arrow_us_per_game_all"], ".1f"),
+                (r["parquet_us_per_game"], ".1f"),
+                (r["pipeline_games_per_s"], ",.0f"),
+                (mb(r["peak_rss_bytes"]), ",.0f"),
+            ]
+            for r in result["throughput"]
+        ]
+        out += [
+            "",
+            "throughput (games/s; per-game times in microseconds: CPU time of all "
+            "threads, then wall time on all cores; speed-up: median of the rounds' ratios, "
+            "range: lowest-highest)",
+            _table(
+                [
+                    "game",
+                    "players",
+                    "mix",
+                    "games",
+                    "1 thread",
+                    "all cores",
+                    "threads",
+                    "speed-up",
+                    "range",
+                    "efficiency",
+                    "cpu us 1t",
+                    "cpu us all",
+                    "kernel us",
+                    "arrow us",
+                    "parquet us",
+                    "pipeline g/s",
+                    "peak MB",
+                ],
+                rows,
+            ),
+        ]
     if result["pure_python"]:
         rows = []
         for r in result["pure_python"]:
-            jit = next((t for t in result["throughput"] if (t["game"], t["players"], t["mix"])
-                        == (r["game"], r["players"], r["mix"])), None)
+            jit = next(
+                (
+                    t
+                    for t in result["throughput"]
+                    if (t["game"], t["players"], t["mix"]) == (r["game"], r["players"], r["mix"])
+                ),
+                None,
+            )
             one = jit["games_per_s_1"] if jit else None
             speed = one / r["games_per_s"] if one and r["games_per_s"] else None
-            rows.append([r["game"], r["players"], r["mix"], r["games"],
-                         (r["games_per_s"], ",.2f"), (one, ",.0f"), (speed, ",.0f"),
-                         jit.get("digest") == r["digest"] if jit else None])
-        out += ["", "JIT speed-up (NUMBA_DISABLE_JIT=1 runs the same code as plain Python; "
-                "1 thread)",
-                _table(["game", "players", "mix", "games", "python g/s", "jit g/s",
-                        "jit speed-up", "same rows"], rows)]
+            rows.append(
+                [
+                    r["game"],
+                    r["players"],
+                    r["mix"],
+                    r["games"],
+                    (r["games_per_s"], ",.2f"),
+                    (one, ",.0f"),
+                    (speed, ",.0f"),
+                    jit.get("digest") == r["digest"] if jit else None,
+                ]
+            )
+        out += [
+            "",
+            "JIT speed-up (NUMBA_DISABLE_JIT=1 runs the same code as plain Python; 1 thread)",
+            _table(
+                ["game", "players", "mix", "games", "python g/s", "jit g/s", "jit speed-up", "same rows"],
+                rows,
+            ),
+        ]
     if result["startup"]:
-        rows = [[r["game"], r["players"], r["mix"], (r["cold_s"], ".2f"), (r["compile_s"], ".2f"),
-                 r["compiled_versions"], r["cached_functions"], (r["warm_s"], ".2f"),
-                 (r.get("cold_cpu_s"), ".2f"), (r.get("warm_cpu_s"), ".2f"),
-                 (mb(r["cold_peak_rss_bytes"]), ",.0f"), (mb(r["warm_peak_rss_bytes"]), ",.0f")]
-                for r in result["startup"]]
-        out += ["", f"start-up of `sim run` with {WARM_GAMES:,} games (whole process, seconds)",
-                _table(["game", "players", "mix", "cold", "compile", "versions", "functions",
-                        "warm", "cold cpu", "warm cpu", "cold peak MB", "warm peak MB"], rows)]
+        rows = [
+            [
+                r["game"],
+                r["players"],
+                r["mix"],
+                (r["cold_s"], ".2f"),
+                (r["compile_s"], ".2f"),
+                r["compiled_versions"],
+                r["cached_functions"],
+                (r["warm_s"], ".2f"),
+                (r.get("cold_cpu_s"), ".2f"),
+                (r.get("warm_cpu_s"), ".2f"),
+                (mb(r["cold_peak_rss_bytes"]), ",.0f"),
+                (mb(r["warm_peak_rss_bytes"]), ",.0f"),
+            ]
+            for r in result["startup"]
+        ]
+        out += [
+            "",
+            f"start-up of `sim run` with {WARM_GAMES:,} games (whole process, seconds)",
+            _table(
+                [
+                    "game",
+                    "players",
+                    "mix",
+                    "cold",
+                    "compile",
+                    "versions",
+                    "functions",
+                    "warm",
+                    "cold cpu",
+                    "warm cpu",
+                    "cold peak MB",
+                    "warm peak MB",
+                ],
+                rows,
+            ),
+        ]
     if result.get("targets"):
-        rows = [[r["target"], r["games"], (r["target_s"], ".1f"),
-                 (r.get("elapsed_s"), ".2f"), (r.get("process_cpu_s"), ".1f"),
-                 (r.get("games_per_s"), ",.0f"),
-                 r.get("ok") if "skipped" not in r else r["skipped"]]
-                for r in result["targets"]]
-        out += ["", "targets through `sim run` (both cores, Parquet included)",
-                _table(["target", "games", "target s", "elapsed s", "cpu s", "games/s", "met"],
-                       rows)]
+        rows = [
+            [
+                r["target"],
+                r["games"],
+                (r["target_s"], ".1f"),
+                (r.get("elapsed_s"), ".2f"),
+                (r.get("process_cpu_s"), ".1f"),
+                (r.get("games_per_s"), ",.0f"),
+                r.get("ok") if "skipped" not in r else r["skipped"],
+            ]
+            for r in result["targets"]
+        ]
+        out += [
+            "",
+            "targets through `sim run` (both cores, Parquet included)",
+            _table(["target", "games", "target s", "elapsed s", "cpu s", "games/s", "met"], rows),
+        ]
     if result["checks"]:
-        out += ["", _table(["check", "target", "value", "met"],
-                           [[c["check"], c["target"], (c["value"], ",.2f"), c["ok"]]
-                            for c in result["checks"]])]
+        out += [
+            "",
+            _table(
+                ["check", "target", "value", "met"],
+                [[c["check"], c["target"], (c["value"], ",.2f"), c["ok"]] for c in result["checks"]],
+            ),
+        ]
     return "\n".join(out)
 
 
 # --- the command ----------------------------------------------------------------------------
 
+
 def _selection(games_opt, players_opt, mixes_opt):
     from .. import registry
+
     names = registry.game_names()
     chosen = games_opt or names
     for g in chosen:
@@ -616,8 +866,7 @@ def _selection(games_opt, players_opt, mixes_opt):
         counts = players_opt or list(range(a.min_players, a.max_players + 1))
         counts = [p for p in counts if a.min_players <= p <= a.max_players]
         if not counts:
-            raise ConfigError("--players", players_opt,
-                              f"{a.min_players} to {a.max_players} for {g}")
+            raise ConfigError("--players", players_opt, f"{a.min_players} to {a.max_players} for {g}")
         default_players = _default_players(g)
         for p in counts:
             mixes = lineups(g, p)
@@ -637,6 +886,7 @@ def _selection(games_opt, players_opt, mixes_opt):
 
 def _default_players(game):
     from .. import api
+
     try:
         return api.resolve({"game": game})["players"]
     except SimError:
@@ -654,37 +904,54 @@ def _reference(plan):
     return list(out.values())
 
 
-def bench(game: Annotated[Optional[List[str]], typer.Option(
-              "--game", help="Game to measure (repeatable; default: every game).",
-              show_default=False)] = None,
-          players: Annotated[Optional[List[int]], typer.Option(
-              "--players", help="Player count (repeatable; default: every count).",
-              show_default=False)] = None,
-          mix: Annotated[Optional[List[str]], typer.Option(
-              "--mix", help="Strategy mix: 'mixed' (the game's strategies in turn over the "
-              "seats) or a strategy at every seat (repeatable; default: mixed at every "
-              "player count, and each strategy alone at the game's default count).",
-              show_default=False)] = None,
-          seconds: Annotated[float, typer.Option(
-              help="Target duration of each all-cores pass (the 1-thread pass takes longer)."
-          )] = 1.0,
-          games: Annotated[Optional[int], typer.Option(
-              help="Fixed games per pass instead of --seconds.", show_default=False)] = None,
-          rounds: Annotated[int, typer.Option(
-              help="Pairs of passes (1 thread, then all cores) per row; the speed-up is the "
-              "median of their ratios, which keeps a VM's drifting speed out of it.")] = ROUNDS,
-          py_games: Annotated[int, typer.Option(
-              "--py-games", help="Games played with the JIT disabled (0: skip).")] = 20,
-          startup_: Annotated[bool, typer.Option(
-              "--startup/--no-startup", help="Time cold compile and warm start of sim run.")]
-          = True,
-          targets_: Annotated[bool, typer.Option(
-              "--targets", help="Also run the issue's targets through sim run.")] = False,
-          target_games: Annotated[int, typer.Option(
-              "--target-games", help="Games per target run.")] = 1_000_000,
-          json_: Annotated[bool, typer.Option(
-              "--json", help="Print the results as JSON (with the machine description).")]
-          = False):
+def bench(
+    game: Annotated[
+        Optional[List[str]],
+        typer.Option("--game", help="Game to measure (repeatable; default: every game).", show_default=False),
+    ] = None,
+    players: Annotated[
+        Optional[List[int]],
+        typer.Option(
+            "--players", help="Player count (repeatable; default: every count).", show_default=False
+        ),
+    ] = None,
+    mix: Annotated[
+        Optional[List[str]],
+        typer.Option(
+            "--mix",
+            help="Strategy mix: 'mixed' (the game's strategies in turn over the "
+            "seats) or a strategy at every seat (repeatable; default: mixed at every "
+            "player count, and each strategy alone at the game's default count).",
+            show_default=False,
+        ),
+    ] = None,
+    seconds: Annotated[
+        float, typer.Option(help="Target duration of each all-cores pass (the 1-thread pass takes longer).")
+    ] = 1.0,
+    games: Annotated[
+        Optional[int], typer.Option(help="Fixed games per pass instead of --seconds.", show_default=False)
+    ] = None,
+    rounds: Annotated[
+        int,
+        typer.Option(
+            help="Pairs of passes (1 thread, then all cores) per row; the speed-up is the "
+            "median of their ratios, which keeps a VM's drifting speed out of it."
+        ),
+    ] = ROUNDS,
+    py_games: Annotated[
+        int, typer.Option("--py-games", help="Games played with the JIT disabled (0: skip).")
+    ] = 20,
+    startup_: Annotated[
+        bool, typer.Option("--startup/--no-startup", help="Time cold compile and warm start of sim run.")
+    ] = True,
+    targets_: Annotated[
+        bool, typer.Option("--targets", help="Also run the issue's targets through sim run.")
+    ] = False,
+    target_games: Annotated[int, typer.Option("--target-games", help="Games per target run.")] = 1_000_000,
+    json_: Annotated[
+        bool, typer.Option("--json", help="Print the results as JSON (with the machine description).")
+    ] = False,
+):
     """Measure games/s (1 thread, all cores), where the time goes, start-up, memory, JIT gain."""
     if games is not None and not MIN_GAMES <= games <= MAX_GAMES:
         raise ConfigError("--games", games, f"an integer from {MIN_GAMES} to {MAX_GAMES}")
@@ -698,20 +965,39 @@ def bench(game: Annotated[Optional[List[str]], typer.Option(
         raise ConfigError("--target-games", target_games, "an integer from 1 to 100000000")
     plan = _selection(game, players, mix)
     refs = _reference(plan)
-    say = (lambda msg: typer.echo(msg, err=True))
-    result = {"format": "boardsim-bench", "format_version": BENCH_FORMAT,
-              "machine": machine(),
-              "settings": {"seconds": seconds, "games": games, "rounds": rounds,
-                           "py_games": py_games,
-                           "startup": startup_, "targets": targets_,
-                           "target_games": target_games if targets_ else None},
-              "throughput": [], "pure_python": [], "startup": []}
+    say = lambda msg: typer.echo(msg, err=True)
+    result = {
+        "format": "boardsim-bench",
+        "format_version": BENCH_FORMAT,
+        "machine": machine(),
+        "settings": {
+            "seconds": seconds,
+            "games": games,
+            "rounds": rounds,
+            "py_games": py_games,
+            "startup": startup_,
+            "targets": targets_,
+            "target_games": target_games if targets_ else None,
+        },
+        "throughput": [],
+        "pure_python": [],
+        "startup": [],
+    }
     digest_for = {(g, p, m): py_games for g, p, m, _ in refs} if py_games else {}
     for g, p, m, lineup in plan:
         say(f"bench: {g}, {p} players, {m} ...")
-        result["throughput"].append(throughput(g, p, m, lineup, games=games, seconds=seconds,
-                                               digest_games=digest_for.get((g, p, m)),
-                                               rounds=rounds))
+        result["throughput"].append(
+            throughput(
+                g,
+                p,
+                m,
+                lineup,
+                games=games,
+                seconds=seconds,
+                digest_games=digest_for.get((g, p, m)),
+                rounds=rounds,
+            )
+        )
     for g, p, m, lineup in refs:
         if py_games:
             say(f"bench: {g}, {p} players, {m}, JIT disabled, {py_games} games ...")

@@ -1,4 +1,5 @@
 """Command ``replay``: the independent referee replays a dataset's logged games."""
+
 from __future__ import annotations
 
 import json
@@ -27,19 +28,30 @@ def _datasets(directory):
     return found
 
 
-def replay(directory: Annotated[Path, typer.Argument(
-               metavar="DIR", help="Dataset written by `sim run CONFIG --events` (or a sweep "
-               "directory of such datasets).", show_default=False)],
-           games: Annotated[Optional[int], typer.Option(
-               help="Replay only the first N games (of each dataset).",
-               show_default=False)] = None,
-           show: Annotated[int, typer.Option(
-               help="Divergences printed in full (the rest are counted).")] = 10,
-           json_: Annotated[bool, typer.Option(
-               "--json", help="Print the report as JSON on stdout.")] = False,
-           progress: Annotated[Optional[bool], typer.Option(
-               "--progress/--no-progress", help="Progress bar on stderr (default: only when "
-               "stderr is a terminal).", show_default=False)] = None):
+def replay(
+    directory: Annotated[
+        Path,
+        typer.Argument(
+            metavar="DIR",
+            help="Dataset written by `sim run CONFIG --events` (or a sweep directory of such datasets).",
+            show_default=False,
+        ),
+    ],
+    games: Annotated[
+        Optional[int],
+        typer.Option(help="Replay only the first N games (of each dataset).", show_default=False),
+    ] = None,
+    show: Annotated[int, typer.Option(help="Divergences printed in full (the rest are counted).")] = 10,
+    json_: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
+    progress: Annotated[
+        Optional[bool],
+        typer.Option(
+            "--progress/--no-progress",
+            help="Progress bar on stderr (default: only when stderr is a terminal).",
+            show_default=False,
+        ),
+    ] = None,
+):
     """Replay every logged game with the referee's own rules and check every event.
 
     Reports the first divergence of each game (rule id, event, both states) and exits

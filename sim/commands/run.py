@@ -1,4 +1,5 @@
 """Commands ``run``, ``sweep``, ``validate``, ``games`` and ``strategies``."""
+
 from __future__ import annotations
 
 import json
@@ -8,33 +9,60 @@ from typing import Annotated, Optional
 
 import typer
 
-from .. import api, backends, registry, runner, sweep as sweeps
+from .. import api, backends, registry, runner
+from .. import sweep as sweeps
 from ..config import MAX_GAMES, MAX_SEED, config_id, load_toml
 from ..errors import ConfigError, SimError
 from ..progress import Progress, auto_enabled
 
-ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="Run config (TOML).",
-                                           show_default=False)]
-OutOpt = Annotated[Optional[Path], typer.Option("--out", "-o", help="Output directory "
-                   "(default: results/<config file name>/).", show_default=False)]
-ThreadsOpt = Annotated[Optional[int], typer.Option(help="Numba threads (default: all cores); "
-                       "the data does not depend on it.", show_default=False)]
-ChunkOpt = Annotated[Optional[int], typer.Option("--chunk-games", help="Games per chunk file "
-                     "(default: 100000, 1000 with --events); the data does not depend on it.",
-                     show_default=False)]
+ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="Run config (TOML).", show_default=False)]
+OutOpt = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--out", "-o", help="Output directory (default: results/<config file name>/).", show_default=False
+    ),
+]
+ThreadsOpt = Annotated[
+    Optional[int],
+    typer.Option(
+        help="Numba threads (default: all cores); the data does not depend on it.", show_default=False
+    ),
+]
+ChunkOpt = Annotated[
+    Optional[int],
+    typer.Option(
+        "--chunk-games",
+        help="Games per chunk file (default: 100000, 1000 with --events); the data does not depend on it.",
+        show_default=False,
+    ),
+]
 EventsOpt = Annotated[bool, typer.Option("--events", help="Also write the event log.")]
-ResumeOpt = Annotated[bool, typer.Option("--resume", help="Complete an interrupted dataset "
-                      "(same config); a complete one is kept as it is.")]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Delete the dataset in the output "
-                     "directory and start over.")]
-ProgressOpt = Annotated[Optional[bool], typer.Option("--progress/--no-progress", help="Progress "
-                        "bar on stderr (default: only when stderr is a terminal).",
-                        show_default=False)]
+ResumeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--resume", help="Complete an interrupted dataset (same config); a complete one is kept as it is."
+    ),
+]
+ForceOpt = Annotated[
+    bool, typer.Option("--force", help="Delete the dataset in the output directory and start over.")
+]
+ProgressOpt = Annotated[
+    Optional[bool],
+    typer.Option(
+        "--progress/--no-progress",
+        help="Progress bar on stderr (default: only when stderr is a terminal).",
+        show_default=False,
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")]
 BackendOpt = Annotated[str, typer.Option(help="Where chunks are played.")]
-AddressOpt = Annotated[Optional[str], typer.Option(help="Ray cluster address for --backend ray "
-                       "(default: start a local Ray instance); see docs/ray.md.",
-                       show_default=False)]
+AddressOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        help="Ray cluster address for --backend ray (default: start a local Ray instance); see docs/ray.md.",
+        show_default=False,
+    ),
+]
 
 
 def _progress(flag):
@@ -52,30 +80,51 @@ def _rate(games, seconds):
     return f"{games / seconds:,.0f} games/s" if seconds else "-"
 
 
-def run(config: ConfigArg,
-        games: Annotated[Optional[int], typer.Option(help="Override the config's games.",
-                                                     show_default=False)] = None,
-        seed: Annotated[Optional[int], typer.Option(help="Override the config's seed.",
-                                                    show_default=False)] = None,
-        out: OutOpt = None, threads: ThreadsOpt = None, chunk_games: ChunkOpt = None,
-        events: EventsOpt = False, resume: ResumeOpt = False, force: ForceOpt = False,
-        progress: ProgressOpt = None, json_: Annotated[bool, typer.Option(
-            "--json", help="Print a JSON summary on stdout.")] = False,
-        backend: BackendOpt = "local", address: AddressOpt = None):
+def run(
+    config: ConfigArg,
+    games: Annotated[
+        Optional[int], typer.Option(help="Override the config's games.", show_default=False)
+    ] = None,
+    seed: Annotated[
+        Optional[int], typer.Option(help="Override the config's seed.", show_default=False)
+    ] = None,
+    out: OutOpt = None,
+    threads: ThreadsOpt = None,
+    chunk_games: ChunkOpt = None,
+    events: EventsOpt = False,
+    resume: ResumeOpt = False,
+    force: ForceOpt = False,
+    progress: ProgressOpt = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
+):
     """Play a run config and write a dataset (manifest, games/, seats/, events/)."""
     _check_overrides(games, seed)
     if sweeps.is_sweep(load_toml(config)):
-        raise ConfigError("config", str(config), "a run config; this is a sweep (it has base "
-                          f"and [grid]): run it with `sim sweep {config}`")
+        raise ConfigError(
+            "config",
+            str(config),
+            f"a run config; this is a sweep (it has base and [grid]): run it with `sim sweep {config}`",
+        )
     backends.configure(backend, address=address)
     resolved = api.resolve(config, games=games, seed=seed)
     out = out or runner.default_out(config, resolved)
     bar = _progress(progress)
     try:
         manifest = runner.run_resolved(
-            resolved, out, name=runner.config_name(config, resolved), source=str(config),
-            threads=threads, chunk_games=chunk_games, events=events, resume=resume,
-            force=force, progress=bar, backend=backend)
+            resolved,
+            out,
+            name=runner.config_name(config, resolved),
+            source=str(config),
+            threads=threads,
+            chunk_games=chunk_games,
+            events=events,
+            resume=resume,
+            force=force,
+            progress=bar,
+            backend=backend,
+        )
     finally:
         bar.close()
     s = runner.summary(manifest, out)
@@ -85,59 +134,94 @@ def run(config: ConfigArg,
     if manifest.get("nothing_to_do"):
         typer.echo(f"{out} is already complete ({s['games']:,} games); nothing to do")
         return
-    resumed = "" if s["games_played"] == s["games"] else \
-        f" ({s['games_played']:,} played now, the rest resumed)"
-    typer.echo(f"{s['games']:,} games{resumed} in {s['elapsed_s']:.2f} s, "
-               f"{_rate(s['games_played'], s['elapsed_s'])}; seed {s['seed']}, "
-               f"config_id {s['config_id']}")
+    resumed = (
+        "" if s["games_played"] == s["games"] else f" ({s['games_played']:,} played now, the rest resumed)"
+    )
+    typer.echo(
+        f"{s['games']:,} games{resumed} in {s['elapsed_s']:.2f} s, "
+        f"{_rate(s['games_played'], s['elapsed_s'])}; seed {s['seed']}, "
+        f"config_id {s['config_id']}"
+    )
     typer.echo(f"dataset: {out}/ ({', '.join(s['tables'])}; {s['chunks']} chunks)")
 
 
-def sweep(sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP", help="Sweep config "
-                                                     "(TOML with base and [grid]).",
-                                                     show_default=False)],
-          out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output directory "
-                         "(default: results/<sweep file name>/).", show_default=False)] = None,
-          resume: ResumeOpt = False, force: ForceOpt = False, threads: ThreadsOpt = None,
-          chunk_games: ChunkOpt = None, events: EventsOpt = False,
-          progress: ProgressOpt = None,
-          json_: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")]
-          = False,
-          backend: BackendOpt = "local", address: AddressOpt = None):
+def sweep(
+    sweep_file: Annotated[
+        Path,
+        typer.Argument(metavar="SWEEP", help="Sweep config (TOML with base and [grid]).", show_default=False),
+    ],
+    out: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--out", "-o", help="Output directory (default: results/<sweep file name>/).", show_default=False
+        ),
+    ] = None,
+    resume: ResumeOpt = False,
+    force: ForceOpt = False,
+    threads: ThreadsOpt = None,
+    chunk_games: ChunkOpt = None,
+    events: EventsOpt = False,
+    progress: ProgressOpt = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
+):
     """Run a base config over a grid: one dataset per point plus points.parquet."""
     raw = load_toml(sweep_file)
     if not sweeps.is_sweep(raw) and "game" in raw:
-        raise ConfigError("sweep", str(sweep_file), "a sweep config (base and [grid]); this is "
-                          f"a run config: run it with `sim run {sweep_file}`")
+        raise ConfigError(
+            "sweep",
+            str(sweep_file),
+            f"a sweep config (base and [grid]); this is a run config: run it with `sim run {sweep_file}`",
+        )
     sw = sweeps.load(sweep_file)
     backends.configure(backend, address=address)
     t0 = time.perf_counter()
     bar = _progress(progress)
     try:
-        out_dir = sweeps.run_sweep(sw, out, resume=resume, force=force, threads=threads,
-                                   backend=backend, progress=bar, chunk_games=chunk_games,
-                                   events=events)
+        out_dir = sweeps.run_sweep(
+            sw,
+            out,
+            resume=resume,
+            force=force,
+            threads=threads,
+            backend=backend,
+            progress=bar,
+            chunk_games=chunk_games,
+            events=events,
+        )
     finally:
         bar.close()
     elapsed = time.perf_counter() - t0
     total = sum(p.resolved["games"] for p in sw.points)
-    s = {"out": str(out_dir), "points": len(sw.points), "games": total,
-         "games_played": bar.played, "elapsed_s": round(elapsed, 3),
-         "games_per_s": round(bar.played / elapsed, 1) if elapsed else None,
-         "points_file": str(Path(out_dir) / sweeps.POINTS)}
+    s = {
+        "out": str(out_dir),
+        "points": len(sw.points),
+        "games": total,
+        "games_played": bar.played,
+        "elapsed_s": round(elapsed, 3),
+        "games_per_s": round(bar.played / elapsed, 1) if elapsed else None,
+        "points_file": str(Path(out_dir) / sweeps.POINTS),
+    }
     if json_:
         typer.echo(json.dumps(s))
         return
-    typer.echo(f"{len(sw.points)} grid points, {total:,} games ({bar.played:,} played now) in "
-               f"{elapsed:.2f} s, {_rate(bar.played, elapsed)}")
+    typer.echo(
+        f"{len(sw.points)} grid points, {total:,} games ({bar.played:,} played now) in "
+        f"{elapsed:.2f} s, {_rate(bar.played, elapsed)}"
+    )
     typer.echo(f"datasets: {out_dir}/<point>/; index: {s['points_file']}")
 
 
-def validate(target: Annotated[Path, typer.Argument(metavar="CONFIG|SWEEP|STUDY", help="A "
-                                                    "run, sweep or study config.",
-                                                    show_default=False)],
-             json_: Annotated[bool, typer.Option("--json", help="Print the resolved config(s) "
-                                                 "as JSON.")] = False):
+def validate(
+    target: Annotated[
+        Path,
+        typer.Argument(
+            metavar="CONFIG|SWEEP|STUDY", help="A run, sweep or study config.", show_default=False
+        ),
+    ],
+    json_: Annotated[bool, typer.Option("--json", help="Print the resolved config(s) as JSON.")] = False,
+):
     """Check a run, sweep or study config without running it."""
     raw = load_toml(target)
     if "data" in raw and "game" not in raw:
@@ -151,28 +235,48 @@ def validate(target: Annotated[Path, typer.Argument(metavar="CONFIG|SWEEP|STUDY"
                 typer.echo(f"error: {err}", err=True)
             raise typer.Exit(2) from None
         if json_:
-            typer.echo(json.dumps({"kind": "sweep", "points": [
-                {"point": p.name, "values": p.values, "config_id": config_id(p.resolved),
-                 "resolved": p.resolved} for p in sw.points]}, indent=1))
+            typer.echo(
+                json.dumps(
+                    {
+                        "kind": "sweep",
+                        "points": [
+                            {
+                                "point": p.name,
+                                "values": p.values,
+                                "config_id": config_id(p.resolved),
+                                "resolved": p.resolved,
+                            }
+                            for p in sw.points
+                        ],
+                    },
+                    indent=1,
+                )
+            )
             return
         games = sum(p.resolved["games"] for p in sw.points)
-        typer.echo(f"ok: {target}: sweep of {len(sw.points)} grid points over "
-                   f"{', '.join(sw.grid)} ({games:,} games in all; base {sw.base})")
+        typer.echo(
+            f"ok: {target}: sweep of {len(sw.points)} grid points over "
+            f"{', '.join(sw.grid)} ({games:,} games in all; base {sw.base})"
+        )
         return
     resolved = api.resolve(target)
     if json_:
-        typer.echo(json.dumps({"kind": "run", "config_id": config_id(resolved),
-                               "resolved": resolved}, indent=1))
+        typer.echo(
+            json.dumps({"kind": "run", "config_id": config_id(resolved), "resolved": resolved}, indent=1)
+        )
         return
-    typer.echo(f"ok: {target}: {resolved['game']}, {resolved.get('players', '?')} players, "
-               f"{resolved['games']:,} games, seed {resolved['seed']}, "
-               f"config_id {config_id(resolved)}")
+    typer.echo(
+        f"ok: {target}: {resolved['game']}, {resolved.get('players', '?')} players, "
+        f"{resolved['games']:,} games, seed {resolved['seed']}, "
+        f"config_id {config_id(resolved)}"
+    )
 
 
 def _validate_study(target, json_):
     """A study: its own keys, then every run and sweep it names (as ``sim study`` runs them)."""
     from analysis.errors import AnalysisError
     from analysis.study import load_study
+
     try:
         st = load_study(target)
     except AnalysisError as exc:
@@ -181,8 +285,15 @@ def _validate_study(target, json_):
     for spec in st.data:
         if spec.kind == "run":
             resolved = api.resolve(spec.config, games=spec.games, seed=spec.seed)
-            rows.append({"name": spec.name, "kind": "run", "config": str(spec.config),
-                         "games": resolved["games"], "config_id": config_id(resolved)})
+            rows.append(
+                {
+                    "name": spec.name,
+                    "kind": "run",
+                    "config": str(spec.config),
+                    "games": resolved["games"],
+                    "config_id": config_id(resolved),
+                }
+            )
         else:
             try:
                 sw = sweeps.load(spec.config)
@@ -190,16 +301,25 @@ def _validate_study(target, json_):
                 for err in exc.errors:
                     typer.echo(f"error: {spec.name}: {err}", err=True)
                 raise typer.Exit(2) from None
-            rows.append({"name": spec.name, "kind": "sweep", "config": str(spec.config),
-                         "points": len(sw.points),
-                         "games": sum(p.resolved["games"] for p in sw.points)})
+            rows.append(
+                {
+                    "name": spec.name,
+                    "kind": "sweep",
+                    "config": str(spec.config),
+                    "points": len(sw.points),
+                    "games": sum(p.resolved["games"] for p in sw.points),
+                }
+            )
     if json_:
-        typer.echo(json.dumps({"kind": "study", "title": st.title, "out": str(st.out),
-                               "data": rows}, indent=1))
+        typer.echo(
+            json.dumps({"kind": "study", "title": st.title, "out": str(st.out), "data": rows}, indent=1)
+        )
         return
     total = sum(r["games"] for r in rows)
-    typer.echo(f"ok: {target}: study {st.title!r}, {len(rows)} datasets ({total:,} games in "
-               f"all; report to {st.out / st.report_file})")
+    typer.echo(
+        f"ok: {target}: study {st.title!r}, {len(rows)} datasets ({total:,} games in "
+        f"all; report to {st.out / st.report_file})"
+    )
     for r in rows:
         what = f"sweep of {r['points']} points" if r["kind"] == "sweep" else "run"
         typer.echo(f"  {r['name']}: {what}, {r['games']:,} games ({r['config']})")
@@ -210,9 +330,14 @@ def games(json_: Annotated[bool, typer.Option("--json", help="JSON output.")] = 
     rows = []
     for name in registry.game_names():
         a = registry.get_adapter(name)
-        rows.append({"game": name, "title": getattr(a, "title", name),
-                     "min_players": getattr(a, "min_players", None),
-                     "max_players": getattr(a, "max_players", None)})
+        rows.append(
+            {
+                "game": name,
+                "title": getattr(a, "title", name),
+                "min_players": getattr(a, "min_players", None),
+                "max_players": getattr(a, "max_players", None),
+            }
+        )
     if json_:
         typer.echo(json.dumps(rows))
         return
@@ -220,9 +345,12 @@ def games(json_: Annotated[bool, typer.Option("--json", help="JSON output.")] = 
         typer.echo(f"{r['game']:<12} {r['title']}  ({r['min_players']}-{r['max_players']} players)")
 
 
-def strategies(game: Annotated[str, typer.Argument(metavar="GAME", help="Game name (see `sim games`).",
-                                                   show_default=False)],
-               json_: Annotated[bool, typer.Option("--json", help="JSON output.")] = False):
+def strategies(
+    game: Annotated[
+        str, typer.Argument(metavar="GAME", help="Game name (see `sim games`).", show_default=False)
+    ],
+    json_: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
+):
     """List a game's strategies with their parameters and defaults."""
     names = registry.game_names()
     if game not in names:

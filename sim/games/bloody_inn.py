@@ -1,4 +1,5 @@
 """The Bloody Inn adapter: config -> kernel arrays, kernel columns -> Arrow tables."""
+
 from __future__ import annotations
 
 import numba
@@ -15,8 +16,16 @@ from ..registry import Chunk
 from . import bloody_inn_cards as cards
 
 # BI-S2: travellers removed / deck size by players and length
-DECK_SIZE = {("short", 1): 36, ("short", 2): 35, ("short", 3): 42, ("short", 4): 48,
-             ("long", 1): 44, ("long", 2): 45, ("long", 3): 54, ("long", 4): 64}
+DECK_SIZE = {
+    ("short", 1): 36,
+    ("short", 2): 35,
+    ("short", 3): 42,
+    ("short", 4): 48,
+    ("long", 1): 44,
+    ("long", 2): 45,
+    ("long", 3): 54,
+    ("long", 4): 64,
+}
 
 # BI-X3: rating bands of a long solo game (player aid), lowest score of each band
 SOLO_BANDS = ((170, "demonic"), (150, "evil"), (130, "hazardous"), (110, "worrying"))
@@ -38,9 +47,22 @@ def solo_rating(score, lost, length="long"):
     return "below"
 
 
-RULE_KEYS = ("length", "deck_size", "deck_copies", "unique_annexes", "white_keys",
-             "voluntary_dismissal", "final_round", "seasons", "end_bonus_capped", "tiebreak",
-             "wealth_cap", "unlimited_wealth", "max_rounds", "check_invariants")
+RULE_KEYS = (
+    "length",
+    "deck_size",
+    "deck_copies",
+    "unique_annexes",
+    "white_keys",
+    "voluntary_dismissal",
+    "final_round",
+    "seasons",
+    "end_bonus_capped",
+    "tiebreak",
+    "wealth_cap",
+    "unlimited_wealth",
+    "max_rounds",
+    "check_invariants",
+)
 SEAT_KEYS = ("strategy", "params")
 
 
@@ -49,8 +71,8 @@ def _resolve_rules(raw, players, n_travellers_one_copy):
     check_keys(rules, RULE_KEYS, "rules.")
     p = "rules."
     out = {}
-    out["length"] = get_choice(rules, "length", "long", ("long", "short"), p)            # BI-V1
-    out["deck_copies"] = get_int(rules, "deck_copies", 1, 1, 7, p)                       # BI-V2
+    out["length"] = get_choice(rules, "length", "long", ("long", "short"), p)  # BI-V1
+    out["deck_copies"] = get_int(rules, "deck_copies", 1, 1, 7, p)  # BI-V2
     total = n_travellers_one_copy * out["deck_copies"]
     if total < 1:
         raise ConfigError("cards", "no travellers", "at least one traveller card")
@@ -59,8 +81,8 @@ def _resolve_rules(raw, players, n_travellers_one_copy):
     if deck == "default":
         deck = default_deck
     out["deck_size"] = get_int({"deck_size": deck}, "deck_size", deck, 1, total, p)
-    out["unique_annexes"] = get_bool(rules, "unique_annexes", True, p)                  # BI-V3
-    wk = rules.get("white_keys", "standard")                                            # BI-V4
+    out["unique_annexes"] = get_bool(rules, "unique_annexes", True, p)  # BI-V3
+    wk = rules.get("white_keys", "standard")  # BI-V4
     if wk == "standard":
         white = 3 if players <= 3 else 4
     elif wk == "players":
@@ -70,18 +92,21 @@ def _resolve_rules(raw, players, n_travellers_one_copy):
     else:
         raise ConfigError(p + "white_keys", wk, f"'standard', 'players' or an integer 0..{8 - players}")
     if players + white > 8:
-        raise ConfigError(p + "white_keys", wk, f"at most {8 - players} white keys with {players} players (8 rooms)")
+        raise ConfigError(
+            p + "white_keys", wk, f"at most {8 - players} white keys with {players} players (8 rooms)"
+        )
     out["white_keys"] = wk
     out["white_keys_count"] = white
-    out["voluntary_dismissal"] = get_bool(rules, "voluntary_dismissal", True, p)        # BI-V5
+    out["voluntary_dismissal"] = get_bool(rules, "voluntary_dismissal", True, p)  # BI-V5
     out["final_round"] = get_choice(rules, "final_round", "partial", ("partial", "strict"), p)  # BI-V6
-    out["seasons"] = get_int(rules, "seasons", 2, 1, 2, p)                               # BI-V7
-    out["end_bonus_capped"] = get_bool(rules, "end_bonus_capped", True, p)              # BI-V8
-    out["tiebreak"] = get_choice(rules, "tiebreak", "buried_by_player",
-                                 ("buried_by_player", "buried_under_own_annexes"), p)  # BI-V9
-    out["wealth_cap"] = get_int(rules, "wealth_cap", 40, 10, 10_000, p)                 # BI-V10
+    out["seasons"] = get_int(rules, "seasons", 2, 1, 2, p)  # BI-V7
+    out["end_bonus_capped"] = get_bool(rules, "end_bonus_capped", True, p)  # BI-V8
+    out["tiebreak"] = get_choice(
+        rules, "tiebreak", "buried_by_player", ("buried_by_player", "buried_under_own_annexes"), p
+    )  # BI-V9
+    out["wealth_cap"] = get_int(rules, "wealth_cap", 40, 10, 10_000, p)  # BI-V10
     out["unlimited_wealth"] = get_bool(rules, "unlimited_wealth", False, p)
-    out["max_rounds"] = get_int(rules, "max_rounds", 200, 1, 100_000, p)                # BI-G4
+    out["max_rounds"] = get_int(rules, "max_rounds", 200, 1, 100_000, p)  # BI-G4
     out["check_invariants"] = get_bool(rules, "check_invariants", False, p)
     return out
 
@@ -91,8 +116,11 @@ def _resolve_seats(raw, players):
     if isinstance(seats, dict):
         seats = [seats]
     if not isinstance(seats, list) or len(seats) not in (1, players):
-        raise ConfigError("seats", f"{len(seats) if isinstance(seats, list) else seats!r} entries",
-                          f"one [[seats]] entry for every seat or exactly {players}")
+        raise ConfigError(
+            "seats",
+            f"{len(seats) if isinstance(seats, list) else seats!r} entries",
+            f"one [[seats]] entry for every seat or exactly {players}",
+        )
     out = []
     for i, s in enumerate(seats):
         prefix = f"seats.{i}."
@@ -106,7 +134,9 @@ def _resolve_seats(raw, players):
             # [params] of a file written by `sim tune`; inline params override it. A
             # relative path is tried from the working directory, then the project root.
             from pathlib import Path
+
             from ..config import load_toml
+
             path = s["params_file"]
             if not isinstance(path, str):
                 raise ConfigError(prefix + "params_file", path, "a path to a TOML file")
@@ -118,10 +148,13 @@ def _resolve_seats(raw, players):
             data = load_toml(file)
             if not isinstance(data.get("params"), dict):
                 raise ConfigError(prefix + "params_file", path, "a TOML file with a [params] table")
-            made_for = data.get("strategy", name)      # presets share their policy's params
+            made_for = data.get("strategy", name)  # presets share their policy's params
             if made_for not in REGISTRY or REGISTRY[made_for][0] != REGISTRY[name][0]:
-                raise ConfigError(prefix + "params_file", path,
-                                  f"parameters of strategy {name!r} (the file is for {made_for!r})")
+                raise ConfigError(
+                    prefix + "params_file",
+                    path,
+                    f"parameters of strategy {name!r} (the file is for {made_for!r})",
+                )
             if not isinstance(params, dict):
                 raise ConfigError(prefix + "params", params, "a table")
             params = {**data["params"], **params}
@@ -159,16 +192,28 @@ class BloodyInnAdapter:
         rules = _resolve_rules(raw, players, n_trav)
         n_cards = n_trav * rules["deck_copies"] + 8
         if n_cards > L.MAXC:
-            raise ConfigError("rules.deck_copies", rules["deck_copies"],
-                              f"at most {L.MAXC} cards in all (now {n_cards})")
+            raise ConfigError(
+                "rules.deck_copies", rules["deck_copies"], f"at most {L.MAXC} cards in all (now {n_cards})"
+            )
         seats = _resolve_seats(raw, players)
-        return {"game": self.name, "players": players, "rules": rules, "seats": seats,
-                "cards": [r for r in table if r["type"] != "aid"]}
+        return {
+            "game": self.name,
+            "players": players,
+            "rules": rules,
+            "seats": seats,
+            "cards": [r for r in table if r["type"] != "aid"],
+        }
 
     def strategies(self):
-        return [{"name": n, "description": d, "params": {p: v for p, v, _ in spec},
-                 "param_help": {p: h for p, _, h in spec}}
-                for n, (_, spec, d) in REGISTRY.items()]
+        return [
+            {
+                "name": n,
+                "description": d,
+                "params": {p: v for p, v, _ in spec},
+                "param_help": {p: h for p, _, h in spec},
+            }
+            for n, (_, spec, d) in REGISTRY.items()
+        ]
 
     # -- kernel arrays ----------------------------------------------------------------
     def build_template(self, resolved, *, events=False):
@@ -177,7 +222,7 @@ class BloodyInnAdapter:
         kinds = resolved["cards"]
         st = np.zeros(L.STATE_END, dtype=np.int64)
         for f in (L.K_ANNEX_BIT, L.K_PER_COLOUR, L.K_DISCOUNT_ACT, L.K_END_COLOUR, L.K_MULTI):
-            st[f:f + L.MAXK] = -1
+            st[f : f + L.MAXK] = -1
         bit = 0
         for k, row in enumerate(kinds):
             annexable = row["annex"] != "" and row["type"] not in ("police", "peasant")
@@ -267,14 +312,25 @@ class BloodyInnAdapter:
         games_out = np.zeros((count, len(GAME_COLS)), dtype=np.int64)
         seats_out = np.zeros((count * players, len(SEAT_COLS)), dtype=np.int64)
         per_block = (count + n_blocks - 1) // n_blocks
-        ev_rows = per_block * 600 if events else 0      # ~450 events in a 3p long game
+        ev_rows = per_block * 600 if events else 0  # ~450 events in a 3p long game
         ev_game_cap = 8192
         while True:
             ev_out = np.zeros((n_blocks * ev_rows, L.EV_FIELDS + 1), dtype=np.int64)
             ev_count = np.zeros(n_blocks, dtype=np.int64)
-            play_games(st, params, np.int64(resolved["seed"]), np.int64(start), np.int64(count),
-                       np.int64(n_blocks), np.int64(ev_rows), np.int64(ev_game_cap),
-                       games_out, seats_out, ev_out, ev_count)
+            play_games(
+                st,
+                params,
+                np.int64(resolved["seed"]),
+                np.int64(start),
+                np.int64(count),
+                np.int64(n_blocks),
+                np.int64(ev_rows),
+                np.int64(ev_game_cap),
+                games_out,
+                seats_out,
+                ev_out,
+                ev_count,
+            )
             if not events or (ev_count >= 0).all():
                 break
             # deterministic: a retry with larger buffers gives the same games
@@ -284,8 +340,7 @@ class BloodyInnAdapter:
         return Chunk(
             games=self._games_table(resolved, start, count, games_out),
             seats=self._seats_table(resolved, start, count, seats_out, names),
-            events=self._events_table(resolved, start, ev_out, ev_count, ev_rows, inst)
-            if events else None,
+            events=self._events_table(resolved, start, ev_out, ev_count, ev_rows, inst) if events else None,
         )
 
     def _games_table(self, resolved, start, count, g):
@@ -312,8 +367,9 @@ class BloodyInnAdapter:
         cols = {name: s[:, i] for i, name in enumerate(SEAT_COLS)}
         game_id = np.repeat(np.arange(start, start + count, dtype=np.int64), players)
         n_win = cols["winner"].reshape(count, players).sum(axis=1)
-        win = np.where(cols["winner"] == 1,
-                       1.0 / np.maximum(np.repeat(n_win, players), 1), 0.0).astype(np.float32)
+        win = np.where(cols["winner"] == 1, 1.0 / np.maximum(np.repeat(n_win, players), 1), 0.0).astype(
+            np.float32
+        )
         lineup = cols["lineup"].astype(np.int8)
         out = {
             "game_id": game_id,
@@ -330,12 +386,13 @@ class BloodyInnAdapter:
         if players == 1:
             length = resolved["rules"]["length"]
             out["solo_rating"] = pa.array(
-                [solo_rating(int(sc), bool(lo), length)
-                 for sc, lo in zip(cols["score"], cols["solo_lost"])], type=pa.string())
+                [solo_rating(int(sc), bool(lo), length) for sc, lo in zip(cols["score"], cols["solo_lost"])],
+                type=pa.string(),
+            )
         return pa.table(out)
 
     def _events_table(self, resolved, start, ev_out, ev_count, ev_rows, inst):
-        parts = [ev_out[b * ev_rows: b * ev_rows + n] for b, n in enumerate(ev_count) if n > 0]
+        parts = [ev_out[b * ev_rows : b * ev_rows + n] for b, n in enumerate(ev_count) if n > 0]
         ev = np.concatenate(parts) if parts else np.zeros((0, L.EV_FIELDS + 1), np.int64)
         g = ev[:, 0]
         # seq: position of the event within its game (rows of a game are contiguous)
@@ -346,22 +403,25 @@ class BloodyInnAdapter:
         card_kind_names = pa.array([kinds[k]["id"] for k in inst] + [None])
         card = ev[:, 1 + L.EV_CARD]
         card_idx = np.where(card >= 0, card, len(inst)).astype(np.int32)
-        return pa.table({
-            "game_id": (start + g).astype(np.int64),
-            "seq": (idx - starts).astype(np.int32),
-            "round": ev[:, 1 + L.EV_ROUND].astype(np.int16),
-            "phase": pa.array(["evening", "night", "morning", "end"]).take(
-                pa.array(ev[:, 1 + L.EV_PHASE].astype(np.int32))),
-            "kind": pa.array(list(L.EVENT_NAMES)).take(pa.array(ev[:, 1 + L.EV_KIND].astype(np.int32))),
-            "seat": ev[:, 1 + L.EV_SEAT].astype(np.int8),
-            "card": card.astype(np.int16),
-            "card_kind": card_kind_names.take(pa.array(card_idx)),
-            "a": ev[:, 1 + L.EV_A].astype(np.int32),
-            "b": ev[:, 1 + L.EV_B].astype(np.int32),
-            "c": ev[:, 1 + L.EV_C].astype(np.int32),
-            "cash": ev[:, 1 + L.EV_CASH].astype(np.int16),
-            "cheques": ev[:, 1 + L.EV_CHEQUES].astype(np.int16),
-        })
+        return pa.table(
+            {
+                "game_id": (start + g).astype(np.int64),
+                "seq": (idx - starts).astype(np.int32),
+                "round": ev[:, 1 + L.EV_ROUND].astype(np.int16),
+                "phase": pa.array(["evening", "night", "morning", "end"]).take(
+                    pa.array(ev[:, 1 + L.EV_PHASE].astype(np.int32))
+                ),
+                "kind": pa.array(list(L.EVENT_NAMES)).take(pa.array(ev[:, 1 + L.EV_KIND].astype(np.int32))),
+                "seat": ev[:, 1 + L.EV_SEAT].astype(np.int8),
+                "card": card.astype(np.int16),
+                "card_kind": card_kind_names.take(pa.array(card_idx)),
+                "a": ev[:, 1 + L.EV_A].astype(np.int32),
+                "b": ev[:, 1 + L.EV_B].astype(np.int32),
+                "c": ev[:, 1 + L.EV_C].astype(np.int32),
+                "cash": ev[:, 1 + L.EV_CASH].astype(np.int16),
+                "cheques": ev[:, 1 + L.EV_CHEQUES].astype(np.int16),
+            }
+        )
 
 
 ADAPTER = BloodyInnAdapter()

@@ -1,5 +1,6 @@
 """The Bloody Inn card table: load ``configs/bloody_inn/cards.csv``, check it against the
 rules (BI-C1..C5), apply what-if edits, and parse the annex effects."""
+
 from __future__ import annotations
 
 import csv
@@ -13,8 +14,8 @@ CARDS_CSV = Path(__file__).resolve().parents[2] / "configs" / "bloody_inn" / "ca
 TYPES = ("merchant", "artisan", "religious", "police", "noble", "peasant")
 COLOURS = ("blue", "red", "purple", "grey", "green", "yellow")
 ACTIONS = ("bribe", "build", "kill", "bury")
-POCKET_BY_RANK = {0: 8, 1: 12, 2: 18, 3: 26}       # BI-C2
-COPIES_BY_RANK = {0: 4, 1: 4, 2: 3, 3: 3}          # BI-C1
+POCKET_BY_RANK = {0: 8, 1: 12, 2: 18, 3: 26}  # BI-C2
+COPIES_BY_RANK = {0: 4, 1: 4, 2: 3, 3: 3}  # BI-C1
 EDITABLE = ("rank", "pocket", "copies", "effect")
 
 #: effect name -> argument kinds ("colour", "action", "int"); trailing ints optional
@@ -49,8 +50,9 @@ def parse_effect(text, key="effect"):
     for term in text.split("+"):
         m = _TERM.match(term.strip())
         if not m or m.group(1) not in EFFECTS:
-            raise ConfigError(key, text, "effects " + ", ".join(sorted(EFFECTS)) +
-                              " joined by '+', e.g. on_build_cash(4)")
+            raise ConfigError(
+                key, text, "effects " + ", ".join(sorted(EFFECTS)) + " joined by '+', e.g. on_build_cash(4)"
+            )
         name, raw = m.group(1), m.group(2)
         args = [a.strip() for a in raw.split(";")] if raw else []
         spec = EFFECTS[name]
@@ -78,13 +80,20 @@ def load_table(path=CARDS_CSV):
     rows = []
     with open(path, newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
-            rows.append({
-                "id": row["id"], "name": row["name"], "type": row["type"],
-                "colour": row["colour"], "affinity": row["affinity"],
-                "rank": int(row["rank"]), "pocket": int(row["pocket"]),
-                "copies": int(row["copies"]), "annex": row["annex"],
-                "effect": row["effect"],
-            })
+            rows.append(
+                {
+                    "id": row["id"],
+                    "name": row["name"],
+                    "type": row["type"],
+                    "colour": row["colour"],
+                    "affinity": row["affinity"],
+                    "rank": int(row["rank"]),
+                    "pocket": int(row["pocket"]),
+                    "copies": int(row["copies"]),
+                    "annex": row["annex"],
+                    "effect": row["effect"],
+                }
+            )
     return rows
 
 
@@ -135,11 +144,13 @@ def apply_edits(rows, edits):
                 raise ConfigError(full, value, "only the pocket money of peasants can change")
             if key == "rank" and (isinstance(value, bool) or value not in (0, 1, 2, 3)):
                 raise ConfigError(full, value, "0, 1, 2 or 3")
-            if key == "pocket" and (isinstance(value, bool) or not isinstance(value, int)
-                                    or not 0 <= value <= 200):
+            if key == "pocket" and (
+                isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 200
+            ):
                 raise ConfigError(full, value, "an integer from 0 to 200")
-            if key == "copies" and (isinstance(value, bool) or not isinstance(value, int)
-                                    or not 0 <= value <= 20):
+            if key == "copies" and (
+                isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 20
+            ):
                 raise ConfigError(full, value, "an integer from 0 to 20")
             if key == "effect":
                 if not isinstance(value, str):

@@ -4,6 +4,7 @@ Game data (board grid, doors, passages, the 21 cards, the 29 clue cards) is read
 ``configs/cluedo/`` and checked when first used; the rules contract is
 ``../shared/rules/cluedo.md`` (ids CL-...).  See ``docs/cluedo.md`` for the columns.
 """
+
 from __future__ import annotations
 
 import csv
@@ -29,24 +30,34 @@ DATA_DIR = Path(__file__).resolve().parents[2] / "configs" / "cluedo"
 
 #: slot of each parameter in the kernel's parameter vector (kernels.cluedo.agents.P_*)
 PARAM_SLOTS = {"show": 0, "loupe": 1, "walk": 2, "exact": 3, "risk": 4, "samples": 5}
-PARAM_RANGES = {"show": (0.0, 1.0), "loupe": (0.0, 1.0), "walk": (0.0, 100.0),
-                "exact": (0.0, 324.0), "risk": (0.0, 1.0), "samples": (1.0, 1024.0)}
+PARAM_RANGES = {
+    "show": (0.0, 1.0),
+    "loupe": (0.0, 1.0),
+    "walk": (0.0, 100.0),
+    "exact": (0.0, 324.0),
+    "risk": (0.0, 1.0),
+    "samples": (1.0, 1024.0),
+}
 
 STRATEGIES = {
-    "naive": (L.AGENT.NAIVE,
-              "ticks only the cards it has seen; accuses when one unseen card is left per "
-              "category",
-              {"show": 0.0, "loupe": 1.0, "walk": 12.0}),
-    "logic": (L.AGENT.LOGIC,
-              "complete card-location bookkeeping (has / has-not / at-least-one-of, hand "
-              "sizes, one envelope card per category) propagated to a fixed point, exact "
-              "search when few envelope triples remain; accuses when certain",
-              {"show": 1.0, "loupe": 1.0, "walk": 12.0, "exact": 8.0}),
-    "prob": (L.AGENT.PROB,
-             "logic plus envelope probabilities from sampled consistent deals; suggests the "
-             "most uncertain cards and accuses when the likeliest triple reaches `risk`",
-             {"show": 1.0, "loupe": 1.0, "walk": 12.0, "exact": 8.0, "risk": 0.85,
-              "samples": 32.0}),
+    "naive": (
+        L.AGENT.NAIVE,
+        "ticks only the cards it has seen; accuses when one unseen card is left per category",
+        {"show": 0.0, "loupe": 1.0, "walk": 12.0},
+    ),
+    "logic": (
+        L.AGENT.LOGIC,
+        "complete card-location bookkeeping (has / has-not / at-least-one-of, hand "
+        "sizes, one envelope card per category) propagated to a fixed point, exact "
+        "search when few envelope triples remain; accuses when certain",
+        {"show": 1.0, "loupe": 1.0, "walk": 12.0, "exact": 8.0},
+    ),
+    "prob": (
+        L.AGENT.PROB,
+        "logic plus envelope probabilities from sampled consistent deals; suggests the "
+        "most uncertain cards and accuses when the likeliest triple reaches `risk`",
+        {"show": 1.0, "loupe": 1.0, "walk": 12.0, "exact": 8.0, "risk": 0.85, "samples": 32.0},
+    ),
 }
 PARAM_HELP = {
     "show": "1: show the least revealing card when refuting or revealing, 0: a random one",
@@ -57,32 +68,49 @@ PARAM_HELP = {
     "samples": "consistent deals sampled per estimate",
 }
 
-RULE_KEYS = ("loupe_dice", "dice", "clue_cards", "stay_and_suggest", "first_player",
-             "two_player_rooms", "max_turns", "characters")
-RULE_DEFAULTS = {"loupe_dice": 2, "dice": 2, "clue_cards": "on", "stay_and_suggest": "allowed",
-                 "first_player": "random", "two_player_rooms": "corners", "max_turns": 2000,
-                 "characters": "random"}
+RULE_KEYS = (
+    "loupe_dice",
+    "dice",
+    "clue_cards",
+    "stay_and_suggest",
+    "first_player",
+    "two_player_rooms",
+    "max_turns",
+    "characters",
+)
+RULE_DEFAULTS = {
+    "loupe_dice": 2,
+    "dice": 2,
+    "clue_cards": "on",
+    "stay_and_suggest": "allowed",
+    "first_player": "random",
+    "two_player_rooms": "corners",
+    "max_turns": 2000,
+    "characters": "random",
+}
 
 
 # --- game data ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Board:
     """The board graph and card data read from ``configs/cluedo/``."""
-    cards: tuple            # card ids, index = card number (0..20)
-    names: tuple            # display names
+
+    cards: tuple  # card ids, index = card number (0..20)
+    names: tuple  # display names
     suspects: tuple
     weapons: tuple
     rooms: tuple
     n_nodes: int
-    node_xy: tuple          # (col, row) of each square node; rooms: (-1, -1)
-    adj: np.ndarray         # (MAX_NODES, MAX_DEGREE) int64, -1 padded
-    start: tuple            # start node of each suspect
-    passages: tuple         # 9 passage masks
-    corners: tuple          # the four corner rooms (CL-2.1)
-    clue: tuple             # (effect id, target card or -1) per clue card row
+    node_xy: tuple  # (col, row) of each square node; rooms: (-1, -1)
+    adj: np.ndarray  # (MAX_NODES, MAX_DEGREE) int64, -1 padded
+    start: tuple  # start node of each suspect
+    passages: tuple  # 9 passage masks
+    corners: tuple  # the four corner rooms (CL-2.1)
+    clue: tuple  # (effect id, target card or -1) per clue card row
     clue_titles: tuple
-    sdist: np.ndarray       # (9, MAX_NODES) walking distance from each room
+    sdist: np.ndarray  # (9, MAX_NODES) walking distance from each room
     sha256: str
 
     def node(self, col, row):
@@ -108,16 +136,20 @@ def load_board() -> Board:
     cards = tuple(r["id"] for r in rows)
     kinds = [r["kind"] for r in rows]
     if kinds != ["suspect"] * 6 + ["weapon"] * 6 + ["room"] * 9:
-        raise ConfigError("configs/cluedo/cards.csv:kind", kinds,
-                          "6 suspects, then 6 weapons, then 9 rooms (CL-C1)")
+        raise ConfigError(
+            "configs/cluedo/cards.csv:kind", kinds, "6 suspects, then 6 weapons, then 9 rooms (CL-C1)"
+        )
     suspects, weapons, rooms = cards[:6], cards[6:12], cards[12:]
     symbol = {r["id"]: r["board"] for r in rows}
     corners = tuple(rooms.index(r["id"]) for r in rows[12:] if r["corner"] == "1")
     if len(corners) != 4:
         raise ConfigError("configs/cluedo/cards.csv:corner", corners, "exactly 4 corner rooms")
 
-    lines = [ln.rstrip("\n") for ln in (DATA_DIR / "board.txt").read_text(encoding="utf-8").splitlines()
-             if not ln.startswith("#")]
+    lines = [
+        ln.rstrip("\n")
+        for ln in (DATA_DIR / "board.txt").read_text(encoding="utf-8").splitlines()
+        if not ln.startswith("#")
+    ]
     width = max(len(ln) for ln in lines)
     grid = [ln.ljust(width) for ln in lines]
     room_of_letter = {symbol[r].lower(): i for i, r in enumerate(rooms)}
@@ -135,8 +167,9 @@ def load_board() -> Board:
                         raise ConfigError("configs/cluedo/board.txt", ch, "start digits of cards.csv")
                     start[start_of_digit[ch]] = cell_node[(x, y)]
             elif ch.strip() and ch.lower() not in room_of_letter and ch.lower() != "x":
-                raise ConfigError("configs/cluedo/board.txt", ch,
-                                  "'.', digits, room letters of cards.csv, 'x' or ' '")
+                raise ConfigError(
+                    "configs/cluedo/board.txt", ch, "'.', digits, room letters of cards.csv, 'x' or ' '"
+                )
     if -1 in start:
         raise ConfigError("configs/cluedo/board.txt", "start squares", "one per suspect (1..6)")
     n_nodes = len(node_xy)
@@ -167,7 +200,7 @@ def load_board() -> Board:
     for u, vs in enumerate(nbrs):
         if len(vs) > L.MAX_DEGREE:
             raise ConfigError("configs/cluedo/board.txt", node_xy[u], f"at most {L.MAX_DEGREE} exits")
-        adj[u, :len(vs)] = vs
+        adj[u, : len(vs)] = vs
     passages = [0] * 9
     for p in _read_csv("passages.csv"):
         a, b = rooms.index(p["room_a"]), rooms.index(p["room_b"])
@@ -190,12 +223,27 @@ def load_board() -> Board:
         raise ConfigError("configs/cluedo/clue_cards.csv", len(clue), f"1 to {L.N_CLUE_MAX} cards")
     sdist = np.zeros((9, L.MAX_NODES), np.int64)
     walking_distances(adj, n_nodes, sdist)
-    return Board(cards, tuple(r["name"] for r in rows), suspects, weapons, rooms, n_nodes,
-                 tuple(node_xy), adj, tuple(start), tuple(passages), corners, tuple(clue),
-                 tuple(titles), sdist, digest.hexdigest())
+    return Board(
+        cards,
+        tuple(r["name"] for r in rows),
+        suspects,
+        weapons,
+        rooms,
+        n_nodes,
+        tuple(node_xy),
+        adj,
+        tuple(start),
+        tuple(passages),
+        corners,
+        tuple(clue),
+        tuple(titles),
+        sdist,
+        digest.hexdigest(),
+    )
 
 
 # --- configuration -------------------------------------------------------------------------
+
 
 def _on_off(table, key, default, prefix, on, off):
     value = table.get(key, default)
@@ -220,25 +268,30 @@ def _resolve_rules(raw, n):
     check_keys(rules, RULE_KEYS, "rules.")
     p = "rules."
     out = {
-        "loupe_dice": _int_choice(rules, "loupe_dice", 2, (2, 1, 0), p),              # CL-V1
-        "dice": _int_choice(rules, "dice", 2, (2, 1), p),                             # CL-V2
-        "clue_cards": _on_off(rules, "clue_cards", "on", p, "on", "off"),             # CL-V3
-        "stay_and_suggest": _on_off(rules, "stay_and_suggest", "allowed", p,
-                                    "allowed", "classic"),                            # CL-V4
-        "first_player": get_choice(rules, "first_player", "random",
-                                   ("random", "classic"), p),                         # CL-V5
-        "two_player_rooms": get_choice(rules, "two_player_rooms", "corners",
-                                       ("corners", "random"), p),                     # CL-V6
-        "max_turns": get_int(rules, "max_turns", 2000, 1, 1_000_000, p),              # CL-V7
+        "loupe_dice": _int_choice(rules, "loupe_dice", 2, (2, 1, 0), p),  # CL-V1
+        "dice": _int_choice(rules, "dice", 2, (2, 1), p),  # CL-V2
+        "clue_cards": _on_off(rules, "clue_cards", "on", p, "on", "off"),  # CL-V3
+        "stay_and_suggest": _on_off(rules, "stay_and_suggest", "allowed", p, "allowed", "classic"),  # CL-V4
+        "first_player": get_choice(rules, "first_player", "random", ("random", "classic"), p),  # CL-V5
+        "two_player_rooms": get_choice(
+            rules, "two_player_rooms", "corners", ("corners", "random"), p
+        ),  # CL-V6
+        "max_turns": get_int(rules, "max_turns", 2000, 1, 1_000_000, p),  # CL-V7
     }
     suspects = load_board().suspects
-    chars = rules.get("characters", "random")                                          # CL-S3
+    chars = rules.get("characters", "random")  # CL-S3
     if chars != "random":
-        if (not isinstance(chars, list) or len(chars) != n or len(set(chars)) != n
-                or any(c not in suspects for c in chars)):
-            raise ConfigError(p + "characters", chars,
-                              f"'random' or a list of {n} distinct suspects from "
-                              + ", ".join(suspects))
+        if (
+            not isinstance(chars, list)
+            or len(chars) != n
+            or len(set(chars)) != n
+            or any(c not in suspects for c in chars)
+        ):
+            raise ConfigError(
+                p + "characters",
+                chars,
+                f"'random' or a list of {n} distinct suspects from " + ", ".join(suspects),
+            )
         chars = list(chars)
     out["characters"] = chars
     return out
@@ -261,31 +314,36 @@ def _resolve_seat(entry, i):
 def resolve(raw):
     """Validate the Cluedo keys of a run config; return the complete resolved dict."""
     if "cards" in raw:
-        raise ConfigError("cards", raw["cards"],
-                          "no card edits for cluedo (edit configs/cluedo/clue_cards.csv)")
+        raise ConfigError(
+            "cards", raw["cards"], "no card edits for cluedo (edit configs/cluedo/clue_cards.csv)"
+        )
     seats_raw = raw.get("seats", [{"strategy": "logic"}])
     if not isinstance(seats_raw, list) or not seats_raw:
         raise ConfigError("seats", seats_raw, "a non-empty list of {strategy, params} tables")
     default_n = len(seats_raw) if len(seats_raw) > 1 else 4
     n = get_int(raw, "players", default_n, 2, 6)
     if len(seats_raw) not in (1, n):
-        raise ConfigError("seats", f"{len(seats_raw)} entries",
-                          f"1 entry (every seat) or {n} entries (one per seat)")
-    lineup = [_resolve_seat(e if isinstance(e, dict) else {"strategy": e}, i)
-              for i, e in enumerate(seats_raw)]
+        raise ConfigError(
+            "seats", f"{len(seats_raw)} entries", f"1 entry (every seat) or {n} entries (one per seat)"
+        )
+    lineup = [
+        _resolve_seat(e if isinstance(e, dict) else {"strategy": e}, i) for i, e in enumerate(seats_raw)
+    ]
     if len(lineup) == 1:
         lineup = [dict(lineup[0], params=dict(lineup[0]["params"])) for _ in range(n)]
     board = load_board()
-    return {"players": n, "rules": _resolve_rules(raw, n), "seats": lineup,
-            "data": {"sha256": board.sha256}}
+    return {"players": n, "rules": _resolve_rules(raw, n), "seats": lineup, "data": {"sha256": board.sha256}}
 
 
 def strategies():
-    return [{"name": k, "description": v[1], "params": dict(v[2]),
-             "help": {p: PARAM_HELP[p] for p in v[2]}} for k, v in STRATEGIES.items()]
+    return [
+        {"name": k, "description": v[1], "params": dict(v[2]), "help": {p: PARAM_HELP[p] for p in v[2]}}
+        for k, v in STRATEGIES.items()
+    ]
 
 
 # --- kernel tables -----------------------------------------------------------------------
+
 
 def build_tables(resolved, seed=None):
     """The flat ``tb`` array of a resolved config (see kernels.cluedo.layout)."""
@@ -310,9 +368,9 @@ def build_tables(resolved, seed=None):
     else:
         for i, c in enumerate(r["characters"]):
             tb[L.T_CHARS + i] = b.suspects.index(c)
-    tb[L.T_CORNERS:L.T_CORNERS + 4] = b.corners
-    tb[L.T_START:L.T_START + 6] = b.start
-    tb[L.T_PASS:L.T_PASS + 9] = b.passages
+    tb[L.T_CORNERS : L.T_CORNERS + 4] = b.corners
+    tb[L.T_START : L.T_START + 6] = b.start
+    tb[L.T_PASS : L.T_PASS + 9] = b.passages
     tb[L.T_NCLUE] = len(b.clue)
     for i, (eff, target) in enumerate(b.clue):
         tb[L.T_CLUE + 2 * i] = eff
@@ -321,20 +379,37 @@ def build_tables(resolved, seed=None):
         tb[L.T_LAGENT + e] = STRATEGIES[seat["strategy"]][0]
         for k, v in seat["params"].items():
             tb[L.T_LPARAM + e * L.N_PARAMS + PARAM_SLOTS[k]] = int(round(v * L.PARAM_SCALE))
-    tb[L.T_ADJ:L.T_ADJ + L.MAX_NODES * L.MAX_DEGREE] = b.adj.ravel()
-    tb[L.T_SDIST:L.T_SDIST + 9 * L.MAX_NODES] = b.sdist.ravel()
+    tb[L.T_ADJ : L.T_ADJ + L.MAX_NODES * L.MAX_DEGREE] = b.adj.ravel()
+    tb[L.T_SDIST : L.T_SDIST + 9 * L.MAX_NODES] = b.sdist.ravel()
     return tb
 
 
-GAME_COLS = (("rounds", np.int16), ("turns", np.int32), ("winner", np.int8),
-             ("n_winners", np.int8), ("truncated", np.int8), ("solution_suspect", np.int8),
-             ("solution_weapon", np.int8), ("solution_room", np.int8),
-             ("clue_cards_drawn", np.int16), ("n_events", np.int64), ("violations", np.int32),
-             ("clause_overflow", np.int32))
-SEAT_COLS = (("character", np.int8), ("lineup", np.int8), ("turns_taken", np.int16),
-             ("suggestions", np.int16), ("first_room_turn", np.int16), ("accused", np.int8),
-             ("known_cards", np.int8), ("score", np.int16), ("place", np.int8),
-             ("win", np.float32))
+GAME_COLS = (
+    ("rounds", np.int16),
+    ("turns", np.int32),
+    ("winner", np.int8),
+    ("n_winners", np.int8),
+    ("truncated", np.int8),
+    ("solution_suspect", np.int8),
+    ("solution_weapon", np.int8),
+    ("solution_room", np.int8),
+    ("clue_cards_drawn", np.int16),
+    ("n_events", np.int64),
+    ("violations", np.int32),
+    ("clause_overflow", np.int32),
+)
+SEAT_COLS = (
+    ("character", np.int8),
+    ("lineup", np.int8),
+    ("turns_taken", np.int16),
+    ("suggestions", np.int16),
+    ("first_room_turn", np.int16),
+    ("accused", np.int8),
+    ("known_cards", np.int8),
+    ("score", np.int16),
+    ("place", np.int8),
+    ("win", np.float32),
+)
 
 
 def run_arrays(resolved, start, count, *, events=False, check=False, threads=None):
@@ -342,6 +417,7 @@ def run_arrays(resolved, start, count, *, events=False, check=False, threads=Non
     dicts of NumPy arrays (events: an (E, 8) int32 array or None).  ``check`` runs the
     invariant checks after every turn (``violations`` column)."""
     from kernels.cluedo.play import MODE_CHECK, MODE_EVENTS_COUNT, MODE_EVENTS_WRITE, play
+
     if threads is not None:
         numba.set_num_threads(threads)
     n = resolved["players"]
@@ -354,13 +430,37 @@ def run_arrays(resolved, start, count, *, events=False, check=False, threads=Non
     ev = np.zeros((0, L.EV_COLS), np.int32)
 
     def _go(mode):
-        play(tb, start, count, nblocks, mode, ev_at, ev,
-             g["rounds"], g["turns"], g["winner"], g["n_winners"], g["truncated"],
-             g["solution_suspect"], g["solution_weapon"], g["solution_room"],
-             g["clue_cards_drawn"], g["n_events"], g["violations"], g["clause_overflow"],
-             s["character"], s["lineup"], s["turns_taken"], s["suggestions"],
-             s["first_room_turn"], s["accused"], s["known_cards"], s["score"], s["place"],
-             s["win"])
+        play(
+            tb,
+            start,
+            count,
+            nblocks,
+            mode,
+            ev_at,
+            ev,
+            g["rounds"],
+            g["turns"],
+            g["winner"],
+            g["n_winners"],
+            g["truncated"],
+            g["solution_suspect"],
+            g["solution_weapon"],
+            g["solution_room"],
+            g["clue_cards_drawn"],
+            g["n_events"],
+            g["violations"],
+            g["clause_overflow"],
+            s["character"],
+            s["lineup"],
+            s["turns_taken"],
+            s["suggestions"],
+            s["first_room_turn"],
+            s["accused"],
+            s["known_cards"],
+            s["score"],
+            s["place"],
+            s["win"],
+        )
 
     if not events:
         _go(base)
@@ -388,41 +488,57 @@ def simulate_chunk(resolved, start, count, *, events=False):
     n = resolved["players"]
     g, s, ev = run_arrays(resolved, start, count, events=events)
     game_id = np.arange(start, start + count, dtype=np.int64)
-    games = pa.table({
-        "game_id": game_id,
-        "players": np.full(count, n, np.int8),
-        "rounds": g["rounds"], "turns": g["turns"], "winner": g["winner"],
-        "n_winners": g["n_winners"], "truncated": g["truncated"],
-        "solution_suspect": _names(b.suspects, g["solution_suspect"]),
-        "solution_weapon": _names(b.weapons, g["solution_weapon"]),
-        "solution_room": _names(b.rooms, g["solution_room"]),
-        "clue_cards_drawn": g["clue_cards_drawn"],
-    })
+    games = pa.table(
+        {
+            "game_id": game_id,
+            "players": np.full(count, n, np.int8),
+            "rounds": g["rounds"],
+            "turns": g["turns"],
+            "winner": g["winner"],
+            "n_winners": g["n_winners"],
+            "truncated": g["truncated"],
+            "solution_suspect": _names(b.suspects, g["solution_suspect"]),
+            "solution_weapon": _names(b.weapons, g["solution_weapon"]),
+            "solution_room": _names(b.rooms, g["solution_room"]),
+            "clue_cards_drawn": g["clue_cards_drawn"],
+        }
+    )
     lineup_names = [e["strategy"] for e in resolved["seats"]]
     labels = [_agent_label(e) for e in resolved["seats"]]
-    seats = pa.table({
-        "game_id": np.repeat(game_id, n),
-        "seat": np.tile(np.arange(n, dtype=np.int8), count),
-        "strategy": _names(lineup_names, s["lineup"]),
-        "score": s["score"], "place": s["place"], "win": s["win"],
-        "lineup": s["lineup"],
-        "character": _names(b.suspects, s["character"]),
-        "agent": _names(labels, s["lineup"]),
-        "turns_taken": s["turns_taken"], "suggestions": s["suggestions"],
-        "first_room_turn": s["first_room_turn"], "accused": s["accused"],
-        "known_cards": s["known_cards"],
-    })
+    seats = pa.table(
+        {
+            "game_id": np.repeat(game_id, n),
+            "seat": np.tile(np.arange(n, dtype=np.int8), count),
+            "strategy": _names(lineup_names, s["lineup"]),
+            "score": s["score"],
+            "place": s["place"],
+            "win": s["win"],
+            "lineup": s["lineup"],
+            "character": _names(b.suspects, s["character"]),
+            "agent": _names(labels, s["lineup"]),
+            "turns_taken": s["turns_taken"],
+            "suggestions": s["suggestions"],
+            "first_room_turn": s["first_room_turn"],
+            "accused": s["accused"],
+            "known_cards": s["known_cards"],
+        }
+    )
     events_t = None
     if events:
         gid = np.repeat(game_id, g["n_events"])
-        events_t = pa.table({
-            "game_id": gid,
-            "seq": ev[:, 0].astype(np.int32), "turn": ev[:, 1].astype(np.int32),
-            "seat": ev[:, 2].astype(np.int8),
-            "kind": _names(L.EV_NAMES, ev[:, 3]),
-            "a": ev[:, 4].astype(np.int16), "b": ev[:, 5].astype(np.int16),
-            "c": ev[:, 6].astype(np.int16), "d": ev[:, 7].astype(np.int16),
-        })
+        events_t = pa.table(
+            {
+                "game_id": gid,
+                "seq": ev[:, 0].astype(np.int32),
+                "turn": ev[:, 1].astype(np.int32),
+                "seat": ev[:, 2].astype(np.int8),
+                "kind": _names(L.EV_NAMES, ev[:, 3]),
+                "a": ev[:, 4].astype(np.int16),
+                "b": ev[:, 5].astype(np.int16),
+                "c": ev[:, 6].astype(np.int16),
+                "d": ev[:, 7].astype(np.int16),
+            }
+        )
     return Chunk(games, seats, events_t)
 
 
@@ -441,6 +557,7 @@ ADAPTER = _Adapter()
 
 # --- explicit positions (tests, debugging) ---------------------------------------------------
 
+
 def card_index(name):
     """Card number of a card id (``"plum"`` -> 5)."""
     return load_board().cards.index(name)
@@ -449,6 +566,7 @@ def card_index(name):
 def new_state(resolved, game_id=0):
     """``(st, tb)`` of game ``game_id`` right after setup, for building explicit positions."""
     from kernels.cluedo.rules import setup
+
     tb = build_tables(resolved)
     st = np.zeros(L.STATE_SIZE, np.int64)
     setup(st, tb, game_id, resolved["players"], 0)
@@ -460,10 +578,11 @@ def set_deal(st, hands, envelope, table=()):
     (suspect, weapon, room) ids, ``table`` face-down (card id, room id) pairs (CL-2).
     Every player's knowledge restarts from its new hand."""
     from kernels.cluedo.knowledge import kbase, kn_init
+
     n = int(st[L.S_N])
-    st[L.S_TRUE:L.S_TRUE + L.N_HOLDERS] = 0
-    st[L.S_ROOMCARD:L.S_ROOMCARD + 9] = -1
-    st[L.S_OWNER:L.S_OWNER + L.N_CARDS] = -1
+    st[L.S_TRUE : L.S_TRUE + L.N_HOLDERS] = 0
+    st[L.S_ROOMCARD : L.S_ROOMCARD + 9] = -1
+    st[L.S_OWNER : L.S_OWNER + L.N_CARDS] = -1
 
     def put(h, c):
         c = card_index(c)
@@ -478,7 +597,10 @@ def set_deal(st, hands, envelope, table=()):
     for c, room in table:
         put(L.TABLE, c)
         st[L.S_ROOMCARD + load_board().room(room)] = card_index(c)
-    if st[L.S_TRUE:L.S_TRUE + L.N_HOLDERS].sum() != L.ALL_CARDS or (st[L.S_OWNER:L.S_OWNER + 21] < 0).any():
+    if (
+        st[L.S_TRUE : L.S_TRUE + L.N_HOLDERS].sum() != L.ALL_CARDS
+        or (st[L.S_OWNER : L.S_OWNER + 21] < 0).any()
+    ):
         raise ValueError("the deal must place each of the 21 cards exactly once")
     for h in range(L.N_HOLDERS):
         st[L.S_HSIZE + h] = bin(int(st[L.S_TRUE + h])).count("1")

@@ -13,9 +13,18 @@ Entry points::
 
 Both return a :class:`ReplayReport` with the first divergence of every divergent game.
 """
-from .divergence import Divergence, Objection
+
 from .batch import ReplayReport, replay_dataset, replay_game, replay_result, replay_tables
 from .config import RefereeConfig
+from .divergence import Divergence, Objection
 
-__all__ = ["Divergence", "Objection", "RefereeConfig", "ReplayReport", "replay_dataset",
-           "replay_game", "replay_result", "replay_tables"]
+__all__ = [
+    "Divergence",
+    "Objection",
+    "RefereeConfig",
+    "ReplayReport",
+    "replay_dataset",
+    "replay_game",
+    "replay_result",
+    "replay_tables",
+]

@@ -1,4 +1,5 @@
 """Replaying many games: from an in-memory result or a dataset on disk, with timing."""
+
 from __future__ import annotations
 
 import time
@@ -18,11 +19,12 @@ from .log import card_kind_mismatches, split_games
 @dataclass
 class ReplayReport:
     """What a replay found: counts, time and the first divergence of each divergent game."""
+
     games: int = 0
     events: int = 0
     seconds: float = 0.0
     divergences: list = field(default_factory=list)
-    fallback_passes: int = 0       # passes the kernel logged for a refused strategy decision
+    fallback_passes: int = 0  # passes the kernel logged for a refused strategy decision
     truncated: int = 0
 
     @property
@@ -47,18 +49,25 @@ class ReplayReport:
 
     def summary(self):
         verdict = "no divergence" if self.ok else f"{len(self.divergences):,} divergent games"
-        return (f"replayed {self.games:,} games, {self.events:,} events in {self.seconds:.2f} s "
-                f"({self.games_per_s:,.0f} games/s, {self.events_per_s:,.0f} events/s): "
-                f"{verdict}; {self.truncated:,} truncated, {self.fallback_passes:,} refused "
-                "strategy decisions")
+        return (
+            f"replayed {self.games:,} games, {self.events:,} events in {self.seconds:.2f} s "
+            f"({self.games_per_s:,.0f} games/s, {self.events_per_s:,.0f} events/s): "
+            f"{verdict}; {self.truncated:,} truncated, {self.fallback_passes:,} refused "
+            "strategy decisions"
+        )
 
     def to_dict(self):
-        return {"games": self.games, "events": self.events, "seconds": round(self.seconds, 3),
-                "games_per_s": round(self.games_per_s, 1),
-                "events_per_s": round(self.events_per_s, 1),
-                "divergent_games": len(self.divergences), "truncated": self.truncated,
-                "fallback_passes": self.fallback_passes,
-                "divergences": [d.to_dict() for d in self.divergences]}
+        return {
+            "games": self.games,
+            "events": self.events,
+            "seconds": round(self.seconds, 3),
+            "games_per_s": round(self.games_per_s, 1),
+            "events_per_s": round(self.events_per_s, 1),
+            "divergent_games": len(self.divergences),
+            "truncated": self.truncated,
+            "fallback_passes": self.fallback_passes,
+            "divergences": [d.to_dict() for d in self.divergences],
+        }
 
 
 def replay_game(cfg, game_id, events, game_row=None, seat_rows=None):
@@ -113,12 +122,16 @@ def replay_tables(resolved, games, seats, events, *, max_games=None, cfg=None):
         if gid in bad_kinds:
             seq, logged, expected = bad_kinds[gid]
             if div is None or div.event is None or div.event["seq"] > seq:
-                div = Divergence(gid, "LOG-3", f"card_kind of the event with seq {seq} is "
-                                 f"{logged!r}, the card is a {expected!r}", None,
-                                 {"card_kind": expected}, {"card_kind": logged})
+                div = Divergence(
+                    gid,
+                    "LOG-3",
+                    f"card_kind of the event with seq {seq} is {logged!r}, the card is a {expected!r}",
+                    None,
+                    {"card_kind": expected},
+                    {"card_kind": logged},
+                )
         if games is not None and gid not in game_rows and div is None:
-            div = Divergence(gid, "RES-2", "the game has events but no row in the games table",
-                             None)
+            div = Divergence(gid, "RES-2", "the game has events but no row in the games table", None)
         if div is not None:
             report.divergences.append(div)
         report.games += 1
@@ -129,8 +142,7 @@ def replay_tables(resolved, games, seats, events, *, max_games=None, cfg=None):
     if games is not None and (max_games is None or report.games < max_games):
         for gid in game_rows:
             if gid not in replayed:
-                report.divergences.append(Divergence(gid, "LOG-4", "the game has no events",
-                                                     None))
+                report.divergences.append(Divergence(gid, "LOG-4", "the game has no events", None))
                 report.games += 1
                 if max_games is not None and report.games >= max_games:
                     break
@@ -142,8 +154,7 @@ def replay_result(result, *, max_games=None):
     """Replay the games of ``sim.simulate(..., events=True)``."""
     if result.events is None:
         raise SimError("the result has no event log; simulate with events=True")
-    return replay_tables(result.resolved, result.games, result.seats, result.events,
-                         max_games=max_games)
+    return replay_tables(result.resolved, result.games, result.seats, result.events, max_games=max_games)
 
 
 def replay_dataset(path, *, max_games=None, on_chunk=None):
@@ -151,18 +162,18 @@ def replay_dataset(path, *, max_games=None, on_chunk=None):
 
     ``on_chunk(report_so_far)`` is called after every chunk (progress display).
     """
-    from sim import dataset                        # the dataset layout, not rules code
+    from sim import dataset  # the dataset layout, not rules code
 
     path = Path(path)
     manifest = dataset.read_manifest(path)
     if manifest is None:
         raise SimError(f"{path}: no manifest.json; not a dataset")
     if manifest.get("game") != "bloody_inn":
-        raise SimError(f"{path}: the referee replays bloody_inn datasets, this one is "
-                       f"{manifest.get('game')!r}")
+        raise SimError(
+            f"{path}: the referee replays bloody_inn datasets, this one is {manifest.get('game')!r}"
+        )
     if not manifest.get("events") or "events" not in manifest.get("tables", ()):
-        raise SimError(f"{path}: the dataset has no event log; run it with `sim run CONFIG "
-                       "--events`")
+        raise SimError(f"{path}: the dataset has no event log; run it with `sim run CONFIG --events`")
     cfg = RefereeConfig.from_resolved(manifest["resolved"])
     total = ReplayReport()
     for chunk in manifest["chunks"]:
@@ -171,11 +182,14 @@ def replay_dataset(path, *, max_games=None, on_chunk=None):
         files = chunk["files"]
         if "events" not in files:
             raise SimError(f"{path}: chunk {chunk['index']} has no events file")
-        read = {name: pq.read_table(path / files[name]["path"]) if name in files else None
-                for name in ("games", "seats", "events")}
+        read = {
+            name: pq.read_table(path / files[name]["path"]) if name in files else None
+            for name in ("games", "seats", "events")
+        }
         left = None if max_games is None else max_games - total.games
-        part = replay_tables(manifest["resolved"], read["games"], read["seats"],
-                             read["events"], max_games=left, cfg=cfg)
+        part = replay_tables(
+            manifest["resolved"], read["games"], read["seats"], read["events"], max_games=left, cfg=cfg
+        )
         for div in part.divergences:
             div.dataset = str(path)
         total.merge(part)

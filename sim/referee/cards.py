@@ -5,6 +5,7 @@ card-table order, each repeated ``copies`` times, the whole repeated ``deck_copi
 then the 8 peasants.  Card data come from the resolved config (the card table with the run's
 what-if edits); effects are parsed with the shared card-table loader.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,22 +13,23 @@ from dataclasses import dataclass
 from sim.games.bloody_inn_cards import parse_effect
 
 ACTIONS = ("bribe", "build", "kill", "bury")
-PEASANTS = 8            # BI-C1
+PEASANTS = 8  # BI-C1
 
 
 @dataclass(frozen=True)
 class Card:
     """One card instance (static data)."""
+
     index: int
-    kind: str               # card id of the table, e.g. "marquis"
-    kind_index: int         # row of the table
-    type: str               # merchant, artisan, religious, police, noble, peasant
+    kind: str  # card id of the table, e.g. "marquis"
+    kind_index: int  # row of the table
+    type: str  # merchant, artisan, religious, police, noble, peasant
     colour: str
-    affinity: str           # bribe / build / kill / bury, or "" (nobles, peasants)
+    affinity: str  # bribe / build / kill / bury, or "" (nobles, peasants)
     rank: int
     pocket: int
-    annex: str              # annex name, "" if the card cannot become one
-    effects: tuple          # ((name, (args...)), ...) of its annex
+    annex: str  # annex name, "" if the card cannot become one
+    effects: tuple  # ((name, (args...)), ...) of its annex
 
     @property
     def is_peasant(self):
@@ -64,10 +66,20 @@ def card_instances(resolved):
     for i, k in enumerate(order):
         row = table[k]
         effects = tuple((name, tuple(args)) for name, args in parse_effect(row["effect"]))
-        cards.append(Card(index=i, kind=row["id"], kind_index=k, type=row["type"],
-                          colour=row["colour"], affinity=row["affinity"] or "",
-                          rank=int(row["rank"]), pocket=int(row["pocket"]),
-                          annex=row["annex"] or "", effects=effects))
+        cards.append(
+            Card(
+                index=i,
+                kind=row["id"],
+                kind_index=k,
+                type=row["type"],
+                colour=row["colour"],
+                affinity=row["affinity"] or "",
+                rank=int(row["rank"]),
+                pocket=int(row["pocket"]),
+                annex=row["annex"] or "",
+                effects=effects,
+            )
+        )
     return cards
 
 

@@ -1,15 +1,23 @@
 """The ruleset of a run as the referee reads it from the resolved config (BI-V flags)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from .cards import annex_bits, card_instances
 
-
 #: BI-S2: travellers in the Entrance by (length, players), one copy of the deck.  The
 #: resolved config carries the run's ``deck_size``; the tests check its default against this.
-ENTRANCE_SIZE = {("short", 1): 36, ("short", 2): 35, ("short", 3): 42, ("short", 4): 48,
-                 ("long", 1): 44, ("long", 2): 45, ("long", 3): 54, ("long", 4): 64}
+ENTRANCE_SIZE = {
+    ("short", 1): 36,
+    ("short", 2): 35,
+    ("short", 3): 42,
+    ("short", 4): 48,
+    ("long", 1): 44,
+    ("long", 2): 45,
+    ("long", 3): 54,
+    ("long", 4): 64,
+}
 
 
 def white_key_count(players, setting):
@@ -17,7 +25,7 @@ def white_key_count(players, setting):
     if setting == "standard":
         return 3 if players <= 3 else 4
     if setting == "players":
-        return players if players >= 2 else 3      # solo always has 3 (BI-X1)
+        return players if players >= 2 else 3  # solo always has 3 (BI-X1)
     return int(setting)
 
 
@@ -27,16 +35,16 @@ class RefereeConfig:
     cards: list
     annex_bits: dict
     deck_size: int
-    seasons: int                 # BI-V7
-    wealth_cap: int              # BI-V10
+    seasons: int  # BI-V7
+    wealth_cap: int  # BI-V10
     unlimited_wealth: bool
-    unique_annexes: bool         # BI-V3
-    white_keys: int              # BI-V4
-    voluntary_dismissal: bool    # BI-V5
-    strict_final_round: bool     # BI-V6
-    end_bonus_capped: bool       # BI-V8
-    tiebreak_own_annexes: bool   # BI-V9
-    max_rounds: int              # BI-G4
+    unique_annexes: bool  # BI-V3
+    white_keys: int  # BI-V4
+    voluntary_dismissal: bool  # BI-V5
+    strict_final_round: bool  # BI-V6
+    end_bonus_capped: bool  # BI-V8
+    tiebreak_own_annexes: bool  # BI-V9
+    max_rounds: int  # BI-G4
     check_invariants: bool
 
     @property

@@ -5,6 +5,7 @@ referee's expected values next to the logged ones.  The game replay turns the fi
 a :class:`Divergence` with the offending event and the two states: the referee's own state
 at that point and what the log says.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -49,20 +50,29 @@ def fail(rule, message, expected=None, logged=None):
 @dataclass
 class Divergence:
     """The first divergence of one game."""
+
     game_id: int
     rule: str
     message: str
-    event: dict | None                  # the event row (None for a table check)
+    event: dict | None  # the event row (None for a table check)
     expected: dict = field(default_factory=dict)
     logged: dict = field(default_factory=dict)
-    referee_state: dict = field(default_factory=dict)   # referee's state when it objected
-    log_state: dict = field(default_factory=dict)       # what the log says at that point
-    dataset: str | None = None                          # the dataset directory, if any
+    referee_state: dict = field(default_factory=dict)  # referee's state when it objected
+    log_state: dict = field(default_factory=dict)  # what the log says at that point
+    dataset: str | None = None  # the dataset directory, if any
 
     def to_dict(self):
-        return {"dataset": self.dataset, "game_id": self.game_id, "rule": self.rule, "message": self.message,
-                "event": self.event, "expected": self.expected, "logged": self.logged,
-                "referee_state": self.referee_state, "log_state": self.log_state}
+        return {
+            "dataset": self.dataset,
+            "game_id": self.game_id,
+            "rule": self.rule,
+            "message": self.message,
+            "event": self.event,
+            "expected": self.expected,
+            "logged": self.logged,
+            "referee_state": self.referee_state,
+            "log_state": self.log_state,
+        }
 
     def format(self):
         """A few lines for a terminal."""
@@ -70,9 +80,11 @@ class Divergence:
         lines = [f"{where}game {self.game_id}: {self.rule} {self.message}"]
         if self.event is not None:
             e = self.event
-            lines.append(f"  event  seq {e['seq']} round {e['round']} {e['phase']} {e['kind']} "
-                         f"seat {e['seat']} card {e['card']} a={e['a']} b={e['b']} c={e['c']} "
-                         f"cash={e['cash']} cheques={e['cheques']}")
+            lines.append(
+                f"  event  seq {e['seq']} round {e['round']} {e['phase']} {e['kind']} "
+                f"seat {e['seat']} card {e['card']} a={e['a']} b={e['b']} c={e['c']} "
+                f"cash={e['cash']} cheques={e['cheques']}"
+            )
         if self.expected or self.logged:
             lines.append(f"  referee expects {self.expected}; log has {self.logged}")
         if self.referee_state:

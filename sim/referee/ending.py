@@ -1,4 +1,5 @@
 """Game end and scoring (BI-G1..G3, BI-X2)."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -20,8 +21,9 @@ def end_game(g):
     left = [i for i, r in enumerate(s.rooms) if r.traveller is not None]
     if left:
         g.current = g.peek()
-        fail("BI-G1", f"travellers left in rooms {left} at the end", {"rooms_empty": True},
-             {"occupied": left})
+        fail(
+            "BI-G1", f"travellers left in rooms {left} at the end", {"rooms_empty": True}, {"occupied": left}
+        )
     # ... and an investigation happens at once regardless of police (not after a solo loss)
     if not s.over:
         investigation(g, final=True)
@@ -34,7 +36,7 @@ def end_bonuses(g):
     3 F per cheque (Greenhouse); capped unless ``end_bonus_capped`` is off (BI-V8)."""
     s = g.s
     exit_colours = Counter(s.cards[c].colour for c in s.exit)
-    owed = {}                      # (seat, annex card, 0 colour / 1 cheque) -> (F per unit, colour)
+    owed = {}  # (seat, annex card, 0 colour / 1 cheque) -> (F per unit, colour)
     for p, seat in enumerate(s.seats):
         if seat.solo_lost:
             continue
@@ -50,12 +52,13 @@ def end_bonuses(g):
         ev = g.take()
         key = (ev.seat, ev.card, ev.c)
         if key not in owed or key in done:
-            fail("BI-G2", f"end bonus to seat {ev.seat} from card {ev.card}, which gives none "
-                 "(or gave it already)")
+            fail(
+                "BI-G2",
+                f"end bonus to seat {ev.seat} from card {ev.card}, which gives none (or gave it already)",
+            )
         per, colour = owed[key]
         count = exit_colours[colour] if ev.c == 0 else s.seats[ev.seat].cheques
-        g.check_value("BI-G2", "cards of the colour in the Exit" if ev.c == 0 else "cheques",
-                      count, ev.b)
+        g.check_value("BI-G2", "cards of the colour in the Exit" if ev.c == 0 else "cheques", count, ev.b)
         got = s.gain(ev.seat, per * count, capped=capped)
         g.check_value(rule, "end bonus kept", got, ev.a)
         g.check_money(ev, rule)
@@ -65,9 +68,13 @@ def end_bonuses(g):
         count = exit_colours[colour] if key[2] == 0 else s.seats[p].cheques
         if key not in done and s.would_gain(p, per * count, capped) > 0:
             g.current = g.peek()
-            fail("BI-G2", f"end bonus of {per * count} F to seat {p} from card {key[1]} "
-                 f"({s.cards[key[1]].annex}) is not logged", {"end_bonus": per * count},
-                 {"end_bonus": None})
+            fail(
+                "BI-G2",
+                f"end bonus of {per * count} F to seat {p} from card {key[1]} "
+                f"({s.cards[key[1]].annex}) is not logged",
+                {"end_bonus": per * count},
+                {"end_bonus": None},
+            )
 
 
 def tiebreak(g, p):
@@ -100,11 +107,14 @@ def scores(g):
         p = ev.seat
         if not (0 <= p < g.cfg.players) or p in seen:
             fail("BI-G3", f"score of seat {p} twice or no such seat")
-        g.check_value("BI-G3", "score, place, tie-break",
-                      (s.seats[p].score, place[p], tiebreak(g, p)), (ev.a, ev.b, ev.c))
+        g.check_value(
+            "BI-G3",
+            "score, place, tie-break",
+            (s.seats[p].score, place[p], tiebreak(g, p)),
+            (ev.a, ev.b, ev.c),
+        )
         g.check_money(ev, "BI-G3")
         seen.add(p)
     if len(seen) != g.cfg.players:
         g.current = g.peek()
-        fail("BI-G3", f"scores of seats {sorted(set(range(g.cfg.players)) - seen)} are not "
-             "logged")
+        fail("BI-G3", f"scores of seats {sorted(set(range(g.cfg.players)) - seen)} are not logged")

@@ -1,4 +1,5 @@
 """Round start (BI-M4, BI-G4) and the Evening (BI-E1..E4)."""
+
 from __future__ import annotations
 
 from .divergence import fail
@@ -9,8 +10,7 @@ def start_round(g):
     """The ``round`` event, or ``truncated`` at the safety cap (BI-G4).  False: game over."""
     cfg, s = g.cfg, g.s
     if s.round >= cfg.max_rounds:
-        ev = g.expect("truncated", "BI-G4",
-                      f"the safety cap: round {s.round} reached rules.max_rounds")
+        ev = g.expect("truncated", "BI-G4", f"the safety cap: round {s.round} reached rules.max_rounds")
         g.check_value("BI-G4", "rounds at truncation", s.round, ev.a)
         g.truncated = True
         return False
@@ -46,16 +46,16 @@ def evening(g):
         nxt = g.peek()
         if nxt.kind in ("last_round", "season"):
             g.current = nxt
-            fail("BI-E4" if nxt.kind == "last_round" else "BI-E3",
-                 f"'{nxt.kind}' logged but the inn is full and the Entrance has "
-                 f"{len(s.entrance)} cards left")
+            fail(
+                "BI-E4" if nxt.kind == "last_round" else "BI-E3",
+                f"'{nxt.kind}' logged but the inn is full and the Entrance has {len(s.entrance)} cards left",
+            )
         return True
     ev = g.expect("last_round", "BI-E4", "the end trigger (the Entrance ran out again)")
     n = s.travellers_in_inn()
     played = not cfg.strict_final_round and n >= cfg.players
     g.check_value("BI-E4", "travellers in the inn", n, ev.a)
-    g.check_value("BI-V6" if cfg.strict_final_round else "BI-E4", "last round played",
-                  int(played), ev.b)
+    g.check_value("BI-V6" if cfg.strict_final_round else "BI-E4", "last round played", int(played), ev.b)
     return played
 
 
@@ -67,13 +67,20 @@ def season_change(g):
         ev = g.take()
         g.check_value("BI-E3", "position in the new Entrance", len(new), ev.a)
         if ev.card not in s.exit:
-            fail("BI-E3", f"card {ev.card} enters the new Entrance but is not in the Exit "
-                 f"(it is in {s.where.get(ev.card)})")
+            fail(
+                "BI-E3",
+                f"card {ev.card} enters the new Entrance but is not in the Exit "
+                f"(it is in {s.where.get(ev.card)})",
+            )
         new.append(ev.card)
         s.move(ev.card, Place("entrance", -1, len(new) - 1))
     if s.exit:
-        fail("BI-E3", f"{len(s.exit)} cards of the Exit are missing from the new Entrance",
-             {"exit": len(s.exit) + len(new)}, {"new_entrance": len(new)})
+        fail(
+            "BI-E3",
+            f"{len(s.exit)} cards of the Exit are missing from the new Entrance",
+            {"exit": len(s.exit) + len(new)},
+            {"new_entrance": len(new)},
+        )
     s.entrance = new
     s.season += 1
     g.seasons_played = s.season
@@ -86,10 +93,13 @@ def place(g, card):
     g.check_value("BI-E1", "player placing travellers (the first player)", s.first, ev.seat)
     g.check_value("BI-E1", "card drawn (the top of the Entrance)", card, ev.card)
     room = ev.a
-    if not (0 <= room < 8 and s.rooms[room].key is not None
-            and s.rooms[room].traveller is None):
-        fail("BI-E1", f"room {room} is not an empty open room",
-             {"empty_open_rooms": s.empty_open_rooms()}, {"room": room})
+    if not (0 <= room < 8 and s.rooms[room].key is not None and s.rooms[room].traveller is None):
+        fail(
+            "BI-E1",
+            f"room {room} is not an empty open room",
+            {"empty_open_rooms": s.empty_open_rooms()},
+            {"room": room},
+        )
     s.move(card, Place("room", room))
     g.check_money(ev, "BI-E1")
     room_service(g, card, room)
@@ -109,8 +119,13 @@ def room_service(g, card, room):
         ev = g.take()
         q = ev.seat
         if q not in owed or q in paid:
-            fail("BI-E2", f"room service paid to seat {q}, who has no (other) token on room "
-                 f"{room}, or the traveller is rank 0", {"owed": owed}, {"seat": q})
+            fail(
+                "BI-E2",
+                f"room service paid to seat {q}, who has no (other) token on room "
+                f"{room}, or the traveller is rank 0",
+                {"owed": owed},
+                {"seat": q},
+            )
         g.check_value("BI-E2", "room-service card and room", (card, room), (ev.card, ev.b))
         g.check_value("BI-E2", "tokens of the owner on the room", tokens[q], ev.c)
         got = s.gain(q, owed[q])
@@ -120,5 +135,9 @@ def room_service(g, card, room):
     for q in owed:
         if q not in paid and s.would_gain(q, owed[q]) > 0:
             # an event that would move no money may be left out of the log, no other
-            fail("BI-E2", f"room service of {owed[q]} F to seat {q} (token on room {room}) "
-                 "is not logged", {"room_service": owed[q]}, {"room_service": None})
+            fail(
+                "BI-E2",
+                f"room service of {owed[q]} F to seat {q} (token on room {room}) is not logged",
+                {"room_service": owed[q]},
+                {"room_service": None},
+            )

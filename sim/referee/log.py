@@ -3,6 +3,7 @@
 The vocabulary (event kind names, action ids, the Barn's slot code) is the kernel's log
 format (``kernels.bloody_inn.layout``); only those names are imported, never a rule.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -13,19 +14,28 @@ import pyarrow.compute as pc
 
 from kernels.bloody_inn.layout import ACTION_NAMES, BARN_SLOT, EVENT_NAMES
 
-__all__ = ["Ev", "ACTION_OF", "ACTION_NAMES", "BARN_SLOT", "EVENT_NAMES", "split_games",
-           "event_dict", "END", "card_kind_mismatches"]
+__all__ = [
+    "Ev",
+    "ACTION_OF",
+    "ACTION_NAMES",
+    "BARN_SLOT",
+    "EVENT_NAMES",
+    "split_games",
+    "event_dict",
+    "END",
+    "card_kind_mismatches",
+]
 
 PHASES = ("evening", "night", "morning", "end")
 #: action name -> the id the log uses (``pay`` events' ``b``, fallback passes' ``b``)
 ACTION_OF = {name: i for i, name in enumerate(ACTION_NAMES)}
 
-EVENT_COLUMNS = ("seq", "round", "phase", "kind", "seat", "card", "a", "b", "c", "cash",
-                 "cheques")
+EVENT_COLUMNS = ("seq", "round", "phase", "kind", "seat", "card", "a", "b", "c", "cash", "cheques")
 
 
 class Ev(NamedTuple):
     """One logged event (``cash``/``cheques``: the acting seat's after the event)."""
+
     seq: int
     round: int
     phase: str
@@ -97,8 +107,7 @@ def card_kind_mismatches(events, cards):
     card = events.column("card").to_numpy().astype(np.int64)
     names = np.array([c.kind for c in cards] + [None, None], dtype=object)
     bad_index = len(cards) + 1
-    idx = np.where((card >= 0) & (card < len(cards)), card,
-                   np.where(card < 0, len(cards), bad_index))
+    idx = np.where((card >= 0) & (card < len(cards)), card, np.where(card < 0, len(cards), bad_index))
     expected = names[idx]
     logged = np.array(events.column("card_kind").to_pylist(), dtype=object)
     wrong = expected != logged

@@ -3,6 +3,7 @@
 Within a step the seats are independent, so the referee accepts their events in any seat
 order; the steps themselves must come in the rules' order.
 """
+
 from __future__ import annotations
 
 from .divergence import fail
@@ -12,11 +13,11 @@ from .state import BOX, EXIT
 def morning(g):
     s = g.s
     g.phase = "morning"
-    investigation(g, final=False)              # BI-M1
-    if s.over:                                 # BI-X2: the solo game is lost at once
+    investigation(g, final=False)  # BI-M1
+    if s.over:  # BI-X2: the solo game is lost at once
         return
-    travellers_leave(g)                        # BI-M2
-    wages(g)                                   # BI-M3
+    travellers_leave(g)  # BI-M2
+    wages(g)  # BI-M3
     ev = g.expect("first_player", "BI-M4", "the first player to pass to the left")
     s.first = (s.first + 1) % g.cfg.players
     g.check_value("BI-M4", "new first player (next seat)", s.first, ev.seat)
@@ -31,18 +32,25 @@ def investigation(g, final):
     rule = "BI-G1" if final else "BI-M1"
     kind = "final_investigation" if final else "investigation"
     police = final or s.police_in_inn()
-    suspects = {p: len(seat.corpses) for p, seat in enumerate(s.seats) if seat.corpses} \
-        if police else {}
+    suspects = {p: len(seat.corpses) for p, seat in enumerate(s.seats) if seat.corpses} if police else {}
     done = set()
     while g.peek().kind in (kind, "solo_lost", "corpse_boxed"):
         ev = g.take()
         p = ev.seat
         g.check(ev.kind != "corpse_boxed", rule, "corpse boxed without its fine")
-        g.check(police, "BI-M1", "investigation although no police traveller is in the inn "
-                "(BI-N5: killing or bribing every police officer stops it)")
+        g.check(
+            police,
+            "BI-M1",
+            "investigation although no police traveller is in the inn "
+            "(BI-N5: killing or bribing every police officer stops it)",
+        )
         if p not in suspects or p in done:
-            fail(rule, f"seat {p} fined but has no unburied corpse (or was fined already)",
-                 {"corpses": suspects}, {"seat": p})
+            fail(
+                rule,
+                f"seat {p} fined but has no unburied corpse (or was fined already)",
+                {"corpses": suspects},
+                {"seat": p},
+            )
         g.check_value(rule, "unburied corpses", suspects[p], ev.a)
         done.add(p)
         if ev.kind == "solo_lost":
@@ -51,11 +59,13 @@ def investigation(g, final):
             s.over = True
             g.check_money(ev, "BI-X2")
             continue
-        g.check(g.cfg.players > 1, "BI-X2",
-                "a solo player caught with an unburied corpse loses at once; the log fines them")
+        g.check(
+            g.cfg.players > 1,
+            "BI-X2",
+            "a solo player caught with an unburied corpse loses at once; the log fines them",
+        )
         cash, cheques = s.pay_fine(p, suspects[p])
-        g.check_value(rule, "fine paid (cash, cheques) in the BI-M1 order", (cash, cheques),
-                      (ev.b, ev.c))
+        g.check_value(rule, "fine paid (cash, cheques) in the BI-M1 order", (cash, cheques), (ev.b, ev.c))
         g.check_money(ev, rule)
         corpses = set(s.seats[p].corpses)
         while g.peek().kind == "corpse_boxed" and g.peek().seat == p:
@@ -71,9 +81,14 @@ def investigation(g, final):
     if missing:
         g.current = g.peek()
         p = missing[0]
-        fail(rule, f"seat {p} has {suspects[p]} unburied corpse(s) "
-             f"{'at the end of the game' if final else 'and police is in the inn'}, but is "
-             "not fined", {"fined": missing}, {"fined": None})
+        fail(
+            rule,
+            f"seat {p} has {suspects[p]} unburied corpse(s) "
+            f"{'at the end of the game' if final else 'and police is in the inn'}, but is "
+            "not fined",
+            {"fined": missing},
+            {"fined": None},
+        )
 
 
 def travellers_leave(g):
@@ -94,8 +109,9 @@ def travellers_leave(g):
             fail("BI-M2", f"travellers-leave income to seat {p} twice or to no seat")
         if rooms[p] + bonus[p] == 0:
             fail("BI-M2", f"seat {p} earns nothing as travellers leave")
-        g.check_value("BI-M2", "own keyed rooms with a traveller, Gardens bonus",
-                      (rooms[p], bonus[p]), (ev.b, ev.c))
+        g.check_value(
+            "BI-M2", "own keyed rooms with a traveller, Gardens bonus", (rooms[p], bonus[p]), (ev.b, ev.c)
+        )
         got = s.gain(p, rooms[p] + bonus[p])
         g.check_value("BI-M2", "income kept (cap)", got, ev.a)
         g.check_money(ev, "BI-M2")
@@ -103,8 +119,12 @@ def travellers_leave(g):
     for p in range(n):
         if p not in paid and s.would_gain(p, rooms[p] + bonus[p]) > 0:
             g.current = g.peek()
-            fail("BI-M2", f"seat {p}'s income of {rooms[p] + bonus[p]} F as travellers leave "
-                 "is not logged", {"income": rooms[p] + bonus[p]}, {"income": None})
+            fail(
+                "BI-M2",
+                f"seat {p}'s income of {rooms[p] + bonus[p]} F as travellers leave is not logged",
+                {"income": rooms[p] + bonus[p]},
+                {"income": None},
+            )
     while g.peek().kind == "to_exit":
         ev = g.take()
         if not (0 <= ev.a < 8 and s.rooms[ev.a].traveller == ev.card):
@@ -113,8 +133,12 @@ def travellers_leave(g):
     left = [i for i, r in enumerate(s.rooms) if r.traveller is not None]
     if left:
         g.current = g.peek()
-        fail("BI-M2", f"travellers still in rooms {left} after they left",
-             {"rooms_empty": True}, {"occupied": left})
+        fail(
+            "BI-M2",
+            f"travellers still in rooms {left} after they left",
+            {"rooms_empty": True},
+            {"occupied": left},
+        )
 
 
 def wages(g):
@@ -133,8 +157,11 @@ def wages(g):
         seat = s.seats[p]
         if ev.kind == "dismiss":
             if ev.card not in seat.hand:
-                fail("BI-M3", f"card {ev.card} dismissed by seat {p} is not in their hand "
-                     f"(it is in {s.where.get(ev.card)})")
+                fail(
+                    "BI-M3",
+                    f"card {ev.card} dismissed by seat {p} is not in their hand "
+                    f"(it is in {s.where.get(ev.card)})",
+                )
             s.discard(ev.card)
             dismissed[p] += 1
             g.check_money(ev, "BI-M3")
@@ -143,15 +170,21 @@ def wages(g):
         kept = hand[p] - dismissed[p]
         must = max(0, hand[p] - (seat.cash + free))
         if dismissed[p] < must:
-            fail("BI-M3", f"seat {p} keeps {kept} accomplices with {seat.cash} F cash and "
-                 f"{free} free: wages are paid in cash only", {"dismissed_at_least": must},
-                 {"dismissed": dismissed[p]})
+            fail(
+                "BI-M3",
+                f"seat {p} keeps {kept} accomplices with {seat.cash} F cash and "
+                f"{free} free: wages are paid in cash only",
+                {"dismissed_at_least": must},
+                {"dismissed": dismissed[p]},
+            )
         if not g.cfg.voluntary_dismissal and dismissed[p] != must:
-            fail("BI-V5", f"seat {p} dismissed {dismissed[p]} accomplices but only {must} "
-                 "could not be paid (voluntary_dismissal off)")
+            fail(
+                "BI-V5",
+                f"seat {p} dismissed {dismissed[p]} accomplices but only {must} "
+                "could not be paid (voluntary_dismissal off)",
+            )
         cost = max(0, kept - free)
-        g.check_value("BI-M3", "wages (paid, kept, free)", (cost, kept, min(free, kept)),
-                      (ev.a, ev.b, ev.c))
+        g.check_value("BI-M3", "wages (paid, kept, free)", (cost, kept, min(free, kept)), (ev.a, ev.b, ev.c))
         seat.cash -= cost
         seat.wages += cost
         g.check_money(ev, "BI-M3")
@@ -159,5 +192,9 @@ def wages(g):
     for p in range(n):
         if p not in done and (hand[p] > 0 or dismissed[p] > 0):
             g.current = g.peek()
-            fail("BI-M3", f"seat {p} holds {hand[p]} accomplices but no wages are logged",
-                 {"wages_of_seat": p}, {"wages_of_seat": None})
+            fail(
+                "BI-M3",
+                f"seat {p} holds {hand[p]} accomplices but no wages are logged",
+                {"wages_of_seat": p},
+                {"wages_of_seat": None},
+            )

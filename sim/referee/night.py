@@ -8,6 +8,7 @@ immediate effects, or one ``passing`` / ``launder``.  The ``action`` event delim
 actions exactly, also in a solo night where one seat acts twice in a row.  A decision the
 kernel refused is logged as a lone ``passing`` with ``a = -1`` (no ``action`` event).
 """
+
 from __future__ import annotations
 
 from .divergence import fail
@@ -17,12 +18,15 @@ from .state import WHITE, Place
 MAIN_KINDS = ("bribe", "build", "kill", "bury", "passing", "launder")
 BUILD_FOLLOW = ("effect_cash", "token", "monk_key")
 #: action id -> the kinds of event its first own event may have
-BODY_OF = {ACTION_OF["bribe"]: ("bribe",), ACTION_OF["build"]: ("build",),
-           ACTION_OF["kill"]: ("kill",), ACTION_OF["bury"]: ("bury",),
-           ACTION_OF["passing"]: ("passing", "launder")}
+BODY_OF = {
+    ACTION_OF["bribe"]: ("bribe",),
+    ACTION_OF["build"]: ("build",),
+    ACTION_OF["kill"]: ("kill",),
+    ACTION_OF["bury"]: ("bury",),
+    ACTION_OF["passing"]: ("passing", "launder"),
+}
 #: the rule that governs an action's targets (the ``b`` of its ``action`` event)
-TARGET_RULE = {"bribe": "BI-N3", "build": "BI-N4", "kill": "BI-N5", "bury": "BI-N6",
-               "passing": "BI-N7"}
+TARGET_RULE = {"bribe": "BI-N3", "build": "BI-N4", "kill": "BI-N5", "bury": "BI-N6", "passing": "BI-N7"}
 
 
 def night(g):
@@ -37,8 +41,11 @@ def night(g):
     nxt = g.peek()
     if nxt.phase == "night" and nxt.round == s.round:
         g.current = nxt
-        fail("BI-N1", f"more than two actions per player in round {s.round}: '{nxt.kind}' of "
-             f"seat {nxt.seat} after the second pass")
+        fail(
+            "BI-N1",
+            f"more than two actions per player in round {s.round}: '{nxt.kind}' of "
+            f"seat {nxt.seat} after the second pass",
+        )
 
 
 def turn(g, p):
@@ -66,9 +73,13 @@ def _read_action(g, p):
     nxt = g.peek()
     if nxt.kind != "action" or nxt.seat != p:
         g.current = nxt
-        fail("BI-N1", f"seat {p}'s night action (an 'action' event) expected in round "
-             f"{g.s.round}; the log has '{nxt.kind}' of seat {nxt.seat}",
-             {"kind": "action", "seat": p}, {"kind": nxt.kind, "seat": nxt.seat})
+        fail(
+            "BI-N1",
+            f"seat {p}'s night action (an 'action' event) expected in round "
+            f"{g.s.round}; the log has '{nxt.kind}' of seat {nxt.seat}",
+            {"kind": "action", "seat": p},
+            {"kind": nxt.kind, "seat": nxt.seat},
+        )
     act = g.take()
     if act.a not in BODY_OF:
         fail("BI-N1", f"action id {act.a}: the actions are {dict(enumerate(ACTION_NAMES))}")
@@ -78,19 +89,30 @@ def _read_action(g, p):
     nxt = g.peek()
     if nxt.kind == "passing" and nxt.a == -1 and nxt.seat == p:
         g.current = nxt
-        fail("LOG-2", f"a refused decision (passing, a = -1) after the 'action' event of seq "
-             f"{act.seq}: a refused decision logs no 'action' event (nor payment)")
+        fail(
+            "LOG-2",
+            f"a refused decision (passing, a = -1) after the 'action' event of seq "
+            f"{act.seq}: a refused decision logs no 'action' event (nor payment)",
+        )
     if nxt.kind not in MAIN_KINDS or nxt.seat != p:
         g.current = nxt
         name = ACTION_NAMES[act.a]
-        fail("BI-N1", f"seat {p}'s {name} (the 'action' event of seq {act.seq}) has no events "
-             f"of its own; the log has '{nxt.kind}' of seat {nxt.seat}"
-             + (" (an action logged twice?)" if nxt.kind == "action" else ""),
-             {"kind": BODY_OF[act.a], "seat": p}, {"kind": nxt.kind, "seat": nxt.seat})
+        fail(
+            "BI-N1",
+            f"seat {p}'s {name} (the 'action' event of seq {act.seq}) has no events "
+            f"of its own; the log has '{nxt.kind}' of seat {nxt.seat}"
+            + (" (an action logged twice?)" if nxt.kind == "action" else ""),
+            {"kind": BODY_OF[act.a], "seat": p},
+            {"kind": nxt.kind, "seat": nxt.seat},
+        )
     if nxt.kind not in BODY_OF[act.a]:
         g.current = act
-        fail("BI-N1", f"the 'action' event names a {ACTION_NAMES[act.a]}, but seat {p}'s "
-             f"action is a {nxt.kind}", {"action": _action_id(nxt.kind)}, {"action": act.a})
+        fail(
+            "BI-N1",
+            f"the 'action' event names a {ACTION_NAMES[act.a]}, but seat {p}'s action is a {nxt.kind}",
+            {"action": _action_id(nxt.kind)},
+            {"action": act.a},
+        )
     main = g.take()
     acts = [main]
     kind = main.kind
@@ -119,21 +141,32 @@ def check_action(g, act, action, targets, cost, card=-1):
     targets (the rule of the action), the cost after discount (BI-N2), the built card."""
     g.current = act
     if act.b != targets:
-        fail(TARGET_RULE[action], f"the 'action' event announces {act.b} target(s); seat "
-             f"{act.seat}'s {action} takes {targets}", {"targets": targets},
-             {"targets": act.b})
+        fail(
+            TARGET_RULE[action],
+            f"the 'action' event announces {act.b} target(s); seat {act.seat}'s {action} takes {targets}",
+            {"targets": targets},
+            {"targets": act.b},
+        )
     if act.c != cost:
-        fail("BI-N2", f"cost of the {action} after discount: the rules give {cost}, the "
-             f"'action' event has {act.c}", {"cost": cost}, {"cost": act.c})
+        fail(
+            "BI-N2",
+            f"cost of the {action} after discount: the rules give {cost}, the 'action' event has {act.c}",
+            {"cost": cost},
+            {"cost": act.c},
+        )
     if act.card != card:
-        fail("BI-N4" if action == "build" else "LOG-2",
-             f"the 'action' event names card {act.card}; the {action} "
-             + (f"builds card {card}" if card >= 0 else "names no card"),
-             {"card": card}, {"card": act.card})
+        fail(
+            "BI-N4" if action == "build" else "LOG-2",
+            f"the 'action' event names card {act.card}; the {action} "
+            + (f"builds card {card}" if card >= 0 else "names no card"),
+            {"card": card},
+            {"card": act.card},
+        )
     g.check_money(act, "BI-N1")
 
 
 # --- judging one action ----------------------------------------------------------------
+
 
 def _judge(g, p, act, pays, acts):
     kind = acts[0].kind
@@ -144,8 +177,7 @@ def _judge(g, p, act, pays, acts):
             fail("LOG-2", f"pass with a={ev.a}")
         if pays:
             g.current = pays[0]
-            fail("BI-N2", "a pass costs nothing, yet cards were paid",
-                 {"cost": 0}, {"cards_paid": len(pays)})
+            fail("BI-N2", "a pass costs nothing, yet cards were paid", {"cost": 0}, {"cards_paid": len(pays)})
         check_action(g, act, "passing", 0, 0)
         if kind == "launder":
             g.current = ev
@@ -166,8 +198,12 @@ def pay(g, p, action, pays, cost, exclude=None):
     if len(pays) != cost:
         if len(pays) > cost:
             g.current = pays[cost]
-        fail("BI-N2", f"the {action} costs {cost} card(s), {len(pays)} were paid",
-             {"cost": cost}, {"cards_paid": len(pays)})
+        fail(
+            "BI-N2",
+            f"the {action} costs {cost} card(s), {len(pays)} were paid",
+            {"cost": cost},
+            {"cards_paid": len(pays)},
+        )
     chapel = action == "bury" and s.chapel(p)
     hand = s.seats[p].hand
     seen = set()
@@ -175,14 +211,21 @@ def pay(g, p, action, pays, cost, exclude=None):
         g.current = ev
         g.check_value("BI-N2", "action the card pays for", ACTION_OF[action], ev.b)
         if ev.card not in hand or ev.card in seen:
-            fail("BI-N2", f"card {ev.card} paid by seat {p} is not in their hand (it is in "
-                 f"{s.where.get(ev.card)})")
+            fail(
+                "BI-N2",
+                f"card {ev.card} paid by seat {p} is not in their hand (it is in {s.where.get(ev.card)})",
+            )
         g.check(ev.card != exclude, "BI-N4", "the card being built cannot pay for itself")
         back = chapel or s.cards[ev.card].affinity == action
         if ev.a != int(back):
-            fail("BI-N6" if chapel else "BI-N2", f"card {ev.card} ({s.cards[ev.card].kind}) "
-                 f"{'returns to hand' if back else 'is discarded'} after paying for the "
-                 f"{action}", {"returned": int(back)}, {"returned": ev.a})
+            fail(
+                "BI-N6" if chapel else "BI-N2",
+                f"card {ev.card} ({s.cards[ev.card].kind}) "
+                f"{'returns to hand' if back else 'is discarded'} after paying for the "
+                f"{action}",
+                {"returned": int(back)},
+                {"returned": ev.a},
+            )
         g.check_money(ev, "BI-N2")
         seen.add(ev.card)
     for ev in pays:
@@ -197,8 +240,12 @@ def _in_room(g, ev, rule):
         place = s.where.get(ev.card)
         if place is not None and place.zone in ("hand", "annex"):
             rule = "BI-N9"
-        fail(rule, f"card {ev.card} is not in room {ev.a} (it is in {place})",
-             {"place_of_card": place}, {"room": ev.a})
+        fail(
+            rule,
+            f"card {ev.card} is not in room {ev.a} (it is in {place})",
+            {"place_of_card": place},
+            {"room": ev.a},
+        )
 
 
 def take_travellers(g, p, action, act, pays, acts):
@@ -210,18 +257,25 @@ def take_travellers(g, p, action, act, pays, acts):
         g.current = acts[0]
         if pays:
             g.current = pays[0]
-            fail(rule, "peasants from the Bistro are free, yet cards were paid",
-                 {"cost": 0}, {"cards_paid": len(pays)})
+            fail(
+                rule,
+                "peasants from the Bistro are free, yet cards were paid",
+                {"cost": 0},
+                {"cards_paid": len(pays)},
+            )
         limit = s.peasant_limit(p) if action == "bribe" else 1
         if len(acts) > limit:
-            fail(rule, f"{len(acts)} peasants taken from the Bistro in one {action}; at most "
-                 f"{limit}", {"limit": limit}, {"peasants": len(acts)})
+            fail(
+                rule,
+                f"{len(acts)} peasants taken from the Bistro in one {action}; at most {limit}",
+                {"limit": limit},
+                {"peasants": len(acts)},
+            )
         for ev in acts:
             g.current = ev
             g.check(ev.a == -1, rule, "Bistro peasants and room travellers in one action")
             if ev.card not in s.bistro:
-                fail(rule, f"card {ev.card} is not in the Bistro (it is in "
-                     f"{s.where.get(ev.card)})")
+                fail(rule, f"card {ev.card} is not in the Bistro (it is in {s.where.get(ev.card)})")
             g.check_value(rule, "cost", 0, ev.b)
         check_action(g, act, action, len(acts), 0)
         for ev in acts:
@@ -294,8 +348,10 @@ def bury(g, p, act, pays, acts):
     for ev, share in burials:
         g.current = ev
         if ev.card not in s.seats[p].corpses or ev.card in seen:
-            fail("BI-N6", f"card {ev.card} is not an unburied corpse of seat {p} (it is in "
-                 f"{s.where.get(ev.card)})")
+            fail(
+                "BI-N6",
+                f"card {ev.card} is not an unburied corpse of seat {p} (it is in {s.where.get(ev.card)})",
+            )
         seen.add(ev.card)
         dest = ev.a
         if dest >= 0:
@@ -303,17 +359,21 @@ def bury(g, p, act, pays, acts):
             if place is None or place.zone != "annex":
                 fail("BI-N6", f"burial place {dest} is not an annex (it is in {place})")
             owner = place.owner
-            free = s.capacity_left(dest)                      # BI-C3
+            free = s.capacity_left(dest)  # BI-C3
         else:
             owner = BARN_SLOT - dest
             if not (0 <= owner < g.cfg.players):
                 fail("BI-N6", f"burial place {dest}: no such Barn")
-            free = 1 - s.seats[owner].barn_fill               # BI-C4
+            free = 1 - s.seats[owner].barn_fill  # BI-C4
         g.check_value("BI-N6", "owner of the burial place", owner, ev.b)
         free = left.get(dest, free)
         if free < 1:
-            fail("BI-N6", f"burial place {dest} is full (capacity = rank; Barn 1)",
-                 {"free_capacity": free}, {"burial_place": dest})
+            fail(
+                "BI-N6",
+                f"burial place {dest} is full (capacity = rank; Barn 1)",
+                {"free_capacity": free},
+                {"burial_place": dest},
+            )
         left[dest] = free - 1
         if owner == p:
             g.check(share is None, "BI-N6", "pocket money split for a burial under an own annex")
@@ -321,8 +381,12 @@ def bury(g, p, act, pays, acts):
             if share is None:
                 fail("BI-N6", f"the annex owner's half (seat {owner}) is not logged")
             g.current = share
-            g.check_value("BI-N6", "burial share: owner, corpse, burier",
-                          (owner, ev.card, p), (share.seat, share.card, share.b))
+            g.check_value(
+                "BI-N6",
+                "burial share: owner, corpse, burier",
+                (owner, ev.card, p),
+                (share.seat, share.card, share.b),
+            )
         owners.append(owner)
     raw = sum(s.cards[ev.card].rank for ev, _ in burials if not s.cards[ev.card].is_peasant)
     cost = max(0, raw - s.discount(p, "bury"))
@@ -344,7 +408,7 @@ def bury(g, p, act, pays, acts):
         if owner == p:
             got = s.gain(p, c.pocket)
         else:
-            got = s.gain(p, c.pocket - c.pocket // 2)      # the burier takes the larger half
+            got = s.gain(p, c.pocket - c.pocket // 2)  # the burier takes the larger half
         seat.buried_money += got
         g.check_value("BI-N6", "pocket money kept by the burier (BI-C2, cap)", got, ev.c)
         g.check_money(ev, "BI-N6")
@@ -363,8 +427,7 @@ def build(g, p, act, pays, acts):
     g.current = ev
     card = ev.card
     if card not in s.seats[p].hand:
-        fail("BI-N4", f"card {card} built by seat {p} is not in their hand (it is in "
-             f"{s.where.get(card)})")
+        fail("BI-N4", f"card {card} built by seat {p} is not in their hand (it is in {s.where.get(card)})")
     c = s.cards[card]
     if not c.annexable:
         fail("BI-C3", f"{c.kind} cannot become an annex")
@@ -395,28 +458,31 @@ def build(g, p, act, pays, acts):
     for e in acts[1:]:
         g.current = e
         if e.kind not in wanted:
-            fail("BI-C5", f"'{e.kind}' logged for a {c.annex}, which has no such effect (or "
-                 "it fired already)")
+            fail(
+                "BI-C5", f"'{e.kind}' logged for a {c.annex}, which has no such effect (or it fired already)"
+            )
         if e.kind == "effect_cash":
             got = s.gain(p, amount)
-            g.check_value("BI-C5", "francs earned on building (kept, due)", (got, amount),
-                          (e.a, e.b))
+            g.check_value("BI-C5", "francs earned on building (kept, due)", (got, amount), (e.a, e.b))
         elif e.kind == "token":
             if not (0 <= e.a < 8 and s.rooms[e.a].key is not None):
                 fail("BI-C5", f"Room Service token on room {e.a}, which has no key")
             s.rooms[e.a].tokens[p] = s.rooms[e.a].tokens.get(p, 0) + 1
         else:
             if not (0 <= e.a < 8 and s.rooms[e.a].key == WHITE):
-                fail("BI-C5", f"the Room replaces the key of room {e.a}, which is not white",
-                     {"white_rooms": white}, {"room": e.a})
+                fail(
+                    "BI-C5",
+                    f"the Room replaces the key of room {e.a}, which is not white",
+                    {"white_rooms": white},
+                    {"room": e.a},
+                )
             s.rooms[e.a].key = p
         g.check_money(e, "BI-C5")
         del wanted[e.kind]
     for kind, value in wanted.items():
         if kind == "effect_cash" and s.would_gain(p, value) == 0:
-            continue                  # nothing would be gained at the cap: may go unlogged
-        fail("BI-C5", f"{c.annex}: the immediate effect '{kind}' is not logged",
-             {kind: value}, {kind: None})
+            continue  # nothing would be gained at the cap: may go unlogged
+        fail("BI-C5", f"{c.annex}: the immediate effect '{kind}' is not logged", {kind: value}, {kind: None})
 
 
 def launder(g, p, ev):
@@ -425,12 +491,20 @@ def launder(g, p, ev):
     seat = s.seats[p]
     k = ev.a
     if k > 0 and 10 * k > seat.cash:
-        fail("BI-N7", f"{k} cheques bought with {seat.cash} F cash",
-             {"most_cheques": seat.cash // 10}, {"cheques_bought": k})
+        fail(
+            "BI-N7",
+            f"{k} cheques bought with {seat.cash} F cash",
+            {"most_cheques": seat.cash // 10},
+            {"cheques_bought": k},
+        )
     if k < 0 and -k > seat.cheques:
         fail("BI-N7", f"{-k} cheques cashed, {seat.cheques} held")
     if k < 0 and seat.cash - 10 * k > g.cfg.wealth_cap:
-        fail("BI-N8", f"cashing {-k} cheques takes cash over the cap {g.cfg.wealth_cap}",
-             {"cap": g.cfg.wealth_cap}, {"cash": seat.cash - 10 * k})
+        fail(
+            "BI-N8",
+            f"cashing {-k} cheques takes cash over the cap {g.cfg.wealth_cap}",
+            {"cap": g.cfg.wealth_cap},
+            {"cash": seat.cash - 10 * k},
+        )
     seat.cash -= 10 * k
     seat.cheques += k

@@ -1,4 +1,5 @@
 """BI-S (and BI-X1): keys, the Entrance, the box, starting money, peasants."""
+
 from __future__ import annotations
 
 from .divergence import fail
@@ -12,7 +13,7 @@ def setup(g):
     cfg, s = g.cfg, g.s
     travellers = set(cfg.travellers)
     peasants = set(cfg.peasants)
-    keys = {}                      # room -> seat or WHITE
+    keys = {}  # room -> seat or WHITE
     deck = []
     boxed = set()
     dealt = {p: [] for p in range(cfg.players)}
@@ -26,9 +27,10 @@ def setup(g):
             if not (ev.seat == -1 or 0 <= ev.seat < cfg.players):
                 fail("BI-S1", f"key of seat {ev.seat}: no such player")
             keys[ev.a] = WHITE if ev.seat == -1 else ev.seat
-            if ev.seat >= 0:       # logged once the starting money is dealt: its stamp shows it
-                g.check_value("BI-S3", "the key owner's starting cash and cheques", (5, 1),
-                              (ev.cash, ev.cheques))
+            if ev.seat >= 0:  # logged once the starting money is dealt: its stamp shows it
+                g.check_value(
+                    "BI-S3", "the key owner's starting cash and cheques", (5, 1), (ev.cash, ev.cheques)
+                )
             continue
         card = ev.card
         if card in seen or not (0 <= card < len(cfg.cards)):
@@ -56,18 +58,25 @@ def setup(g):
     # BI-S1: one own key per player, the white keys, nothing else
     owners = sorted(k for k in keys.values() if k != WHITE)
     g.check_value("BI-S1", "keyed seats", list(range(cfg.players)), owners)
-    g.check_value("BI-S1", "white keys", cfg.white_keys,
-                  sum(1 for k in keys.values() if k == WHITE))
+    g.check_value("BI-S1", "white keys", cfg.white_keys, sum(1 for k in keys.values() if k == WHITE))
     # BI-S2 / BI-V2: deck_size travellers form the Entrance, the rest is boxed
     g.check_value("BI-S2", "Entrance size", cfg.deck_size, len(deck))
-    g.check(set(deck) | boxed == travellers, "BI-S2",
-            "every traveller must be in the Entrance or the box",
-            {"travellers": len(travellers)}, {"entrance": len(deck), "box": len(boxed)})
+    g.check(
+        set(deck) | boxed == travellers,
+        "BI-S2",
+        "every traveller must be in the Entrance or the box",
+        {"travellers": len(travellers)},
+        {"entrance": len(deck), "box": len(boxed)},
+    )
     # BI-S3 / BI-X1: two peasants each; solo: two in the Bistro; the rest stay boxed
     for p in range(cfg.players):
         g.check_value("BI-S3", "peasants dealt to the seat", 2, len(dealt[p]))
-    g.check_value("BI-X1" if cfg.players == 1 else "BI-S3", "peasants in the Bistro",
-                  2 if cfg.players == 1 else 0, len(bistro))
+    g.check_value(
+        "BI-X1" if cfg.players == 1 else "BI-S3",
+        "peasants in the Bistro",
+        2 if cfg.players == 1 else 0,
+        len(bistro),
+    )
     # lay the table
     for room, key in keys.items():
         s.rooms[room].key = key
@@ -81,4 +90,4 @@ def setup(g):
             s.move(card, Place("hand", p))
     for card in bistro:
         s.move(card, BISTRO)
-    s.first = 0                  # BI-S4: seat 0 is the first player
+    s.first = 0  # BI-S4: seat 0 is the first player

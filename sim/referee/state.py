@@ -5,12 +5,13 @@ way a card moves, and it keeps the per-zone sets (hands, corpses, annexes, Exit,
 box) in step with ``where``.  Money changes go through :meth:`GameState.gain` (the wealth
 cap, BI-N8 / BI-V10) and :meth:`GameState.pay_fine` (BI-M1 order of payment).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-WHITE = "white"          # a white (neutral) key
+WHITE = "white"  # a white (neutral) key
 
 
 class Place(NamedTuple):
@@ -20,6 +21,7 @@ class Place(NamedTuple):
     corpse (unburied, in front of ``owner``), buried (``owner`` = annex owner; ``slot`` =
     the annex card, or ``-1`` for the owner's Barn).
     """
+
     zone: str
     owner: int = -1
     slot: int = -1
@@ -32,9 +34,9 @@ BISTRO = Place("bistro")
 
 @dataclass
 class Room:
-    key: object = None                   # seat number, WHITE, or None (closed, BI-S1)
+    key: object = None  # seat number, WHITE, or None (closed, BI-S1)
     traveller: int | None = None
-    tokens: dict = field(default_factory=dict)    # Room-Service tokens: seat -> count
+    tokens: dict = field(default_factory=dict)  # Room-Service tokens: seat -> count
 
     @property
     def is_open(self):
@@ -46,13 +48,13 @@ class Seat:
     cash: int = 0
     cheques: int = 0
     hand: set = field(default_factory=set)
-    corpses: set = field(default_factory=set)        # unburied
-    annexes: list = field(default_factory=list)      # annex cards in build order
-    barn_fill: int = 0                               # BI-C4: the Barn holds one corpse
+    corpses: set = field(default_factory=set)  # unburied
+    annexes: list = field(default_factory=list)  # annex cards in build order
+    barn_fill: int = 0  # BI-C4: the Barn holds one corpse
     solo_lost: bool = False
     # tallies the seats table reports
-    buried: int = 0                  # corpses this seat buried (BI-G3 tie-break)
-    buried_under_own: int = 0        # corpses under this seat's annexes (BI-V9)
+    buried: int = 0  # corpses this seat buried (BI-G3 tie-break)
+    buried_under_own: int = 0  # corpses under this seat's annexes (BI-V9)
     buried_money: int = 0
     kills: int = 0
     bribes: int = 0
@@ -67,7 +69,7 @@ class Seat:
 
     @property
     def score(self):
-        return self.cash + 10 * self.cheques       # BI-G3
+        return self.cash + 10 * self.cheques  # BI-G3
 
 
 def _copy_seat(seat):
@@ -91,15 +93,15 @@ class GameState:
         self.box = {c.index for c in cards}
         self.exit = set()
         self.bistro = set()
-        self.entrance = []               # the Entrance, top card first
-        self.rooms = [Room() for _ in range(8)]      # BI-S1: 8 rooms
+        self.entrance = []  # the Entrance, top card first
+        self.rooms = [Room() for _ in range(8)]  # BI-S1: 8 rooms
         self.seats = [Seat() for _ in range(players)]
-        self.fill = {}                   # annex card -> corpses buried under it
+        self.fill = {}  # annex card -> corpses buried under it
         self.round = 0
         self.season = 1
-        self.first = 0                   # first player of the round
+        self.first = 0  # first player of the round
         self.last_round = False
-        self.over = False                # solo game lost (BI-X2)
+        self.over = False  # solo game lost (BI-X2)
 
     def copy(self):
         """An independent copy (the static card list is shared)."""
@@ -213,8 +215,9 @@ class GameState:
 
     def discount(self, p, action):
         """BI-N2: cards fewer to pay for ``action`` (duplicates stack, BI-V3 false)."""
-        return sum(int(args[1]) if len(args) > 1 else 1
-                   for args in self._effects(p, "discount") if args[0] == action)
+        return sum(
+            int(args[1]) if len(args) > 1 else 1 for args in self._effects(p, "discount") if args[0] == action
+        )
 
     def multi_target(self, p, action):
         """Store / Butcher's Shop / Crypt: several targets in one action."""
@@ -245,8 +248,7 @@ class GameState:
         return self.cards[dest_annex].rank - self.fill.get(dest_annex, 0)
 
     def police_in_inn(self):
-        return any(r.traveller is not None and self.cards[r.traveller].is_police
-                   for r in self.rooms)
+        return any(r.traveller is not None and self.cards[r.traveller].is_police for r in self.rooms)
 
     def travellers_in_inn(self):
         return sum(1 for r in self.rooms if r.traveller is not None)
@@ -264,19 +266,35 @@ class GameState:
     def snapshot(self, seats=None):
         """A small dict of the public and private state (for divergence reports)."""
         seats = range(self.players) if seats is None else seats
-        out = {"round": self.round, "season": self.season, "first_player": self.first,
-               "rooms": {i: {"key": r.key, "traveller": r.traveller,
-                             **({"tokens": dict(r.tokens)} if r.tokens else {})}
-                         for i, r in enumerate(self.rooms) if r.is_open},
-               "entrance_left": len(self.entrance), "exit": len(self.exit),
-               "bistro": sorted(self.bistro)}
+        out = {
+            "round": self.round,
+            "season": self.season,
+            "first_player": self.first,
+            "rooms": {
+                i: {
+                    "key": r.key,
+                    "traveller": r.traveller,
+                    **({"tokens": dict(r.tokens)} if r.tokens else {}),
+                }
+                for i, r in enumerate(self.rooms)
+                if r.is_open
+            },
+            "entrance_left": len(self.entrance),
+            "exit": len(self.exit),
+            "bistro": sorted(self.bistro),
+        }
         for p in seats:
             if 0 <= p < self.players:
                 s = self.seats[p]
                 out[f"seat{p}"] = {
-                    "cash": s.cash, "cheques": s.cheques, "hand": sorted(s.hand),
+                    "cash": s.cash,
+                    "cheques": s.cheques,
+                    "hand": sorted(s.hand),
                     "corpses": sorted(s.corpses),
-                    "annexes": {a: f"{self.cards[a].kind} {self.fill.get(a, 0)}/"
-                                   f"{self.cards[a].rank}" for a in s.annexes},
-                    "barn": f"{s.barn_fill}/1"}
+                    "annexes": {
+                        a: f"{self.cards[a].kind} {self.fill.get(a, 0)}/{self.cards[a].rank}"
+                        for a in s.annexes
+                    },
+                    "barn": f"{s.barn_fill}/1",
+                }
         return out

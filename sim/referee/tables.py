@@ -1,4 +1,5 @@
 """End-of-game checks of the games and seats tables against the replayed game (RES-1/2)."""
+
 from __future__ import annotations
 
 from .divergence import Objection
@@ -16,13 +17,22 @@ def expected_seat_rows(g):
         for a in seat.annexes:
             mask |= 1 << g.cfg.annex_bits[s.cards[a].kind]
         row = {
-            "score": seat.score, "place": place[p],
+            "score": seat.score,
+            "place": place[p],
             "win": (1.0 / len(win)) if p in win else 0.0,
-            "cash": seat.cash, "cheques": seat.cheques, "solo_lost": int(seat.solo_lost),
-            "buried": seat.buried, "buried_money": seat.buried_money, "kills": seat.kills,
-            "bribes": seat.bribes, "builds": seat.builds, "fines": seat.fines,
-            "wages": seat.wages, "annex_mask": mask,
-            "peasants_bribed": seat.peasants_bribed, "peasants_killed": seat.peasants_killed,
+            "cash": seat.cash,
+            "cheques": seat.cheques,
+            "solo_lost": int(seat.solo_lost),
+            "buried": seat.buried,
+            "buried_money": seat.buried_money,
+            "kills": seat.kills,
+            "bribes": seat.bribes,
+            "builds": seat.builds,
+            "fines": seat.fines,
+            "wages": seat.wages,
+            "annex_mask": mask,
+            "peasants_bribed": seat.peasants_bribed,
+            "peasants_killed": seat.peasants_killed,
         }
         for r in range(4):
             row[f"bribed_r{r}"] = seat.bribed_by_rank[r]
@@ -35,9 +45,13 @@ def expected_seat_rows(g):
 def expected_game_row(g):
     win = winners(g)
     return {
-        "players": g.cfg.players, "rounds": g.s.round, "turns": g.turns,
-        "winner": win[0] if win else -1, "n_winners": len(win),
-        "truncated": int(g.truncated), "deck_size": g.cfg.deck_size,
+        "players": g.cfg.players,
+        "rounds": g.s.round,
+        "turns": g.turns,
+        "winner": win[0] if win else -1,
+        "n_winners": len(win),
+        "truncated": int(g.truncated),
+        "deck_size": g.cfg.deck_size,
         "open_rooms": sum(1 for r in g.s.rooms if r.is_open),
         "seasons_played": g.seasons_played,
     }
@@ -56,14 +70,22 @@ def check_tables(g):
                 logged = got[col]
                 same = abs(logged - value) < 1e-6 if col == "win" else logged == value
                 if not same:
-                    rule = {"score": "BI-G3", "place": "BI-G3", "win": "BI-G3",
-                            "solo_lost": "BI-X2"}.get(col, "RES-1")
-                    raise Objection(rule, f"seats table, seat {p}: {col} is {logged}, the "
-                                    f"replay gives {value}", {col: value}, {col: logged})
+                    rule = {"score": "BI-G3", "place": "BI-G3", "win": "BI-G3", "solo_lost": "BI-X2"}.get(
+                        col, "RES-1"
+                    )
+                    raise Objection(
+                        rule,
+                        f"seats table, seat {p}: {col} is {logged}, the replay gives {value}",
+                        {col: value},
+                        {col: logged},
+                    )
     if g.game_row is not None:
         for col, value in expected_game_row(g).items():
             if col in g.game_row and g.game_row[col] != value:
-                rule = {"winner": "BI-G3", "n_winners": "BI-G3",
-                        "truncated": "BI-G4"}.get(col, "RES-2")
-                raise Objection(rule, f"games table: {col} is {g.game_row[col]}, the replay "
-                                f"gives {value}", {col: value}, {col: g.game_row[col]})
+                rule = {"winner": "BI-G3", "n_winners": "BI-G3", "truncated": "BI-G4"}.get(col, "RES-2")
+                raise Objection(
+                    rule,
+                    f"games table: {col} is {g.game_row[col]}, the replay gives {value}",
+                    {col: value},
+                    {col: g.game_row[col]},
+                )

@@ -12,6 +12,7 @@ with the raw numbers as JSON, to ``--out``.  Cells:
 - behaviour: each strategy at every seat of a 3-player table (self-play), mean kills,
   bribes, builds, buried money, cheques and fines per game.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,21 +27,35 @@ import polars as pl
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from analysis.stats import Z95 as Z, wilson  # noqa: E402
+from analysis.stats import Z95 as Z  # noqa: E402
+from analysis.stats import wilson  # noqa: E402
 from sim import api  # noqa: E402
 
 SEED = 2024
-BANDS = [("lost", None, None), ("below 110", -30000, 110), ("110-129 worrying", 110, 130),
-         ("130-149 hazardous", 130, 150), ("150-169 evil", 150, 170),
-         ("170+ demonic", 170, 30000)]
+BANDS = [
+    ("lost", None, None),
+    ("below 110", -30000, 110),
+    ("110-129 worrying", 110, 130),
+    ("130-149 hazardous", 130, 150),
+    ("150-169 evil", 150, 170),
+    ("170+ demonic", 170, 30000),
+]
 OPPONENTS = ("random", "greedy", "heuristic", "killer", "builder", "briber", "banker")
-MIXED = {3: [("expert", "killer", "builder"), ("expert", "briber", "banker"),
-             ("killer", "builder", "briber"), ("builder", "briber", "banker"),
-             ("heuristic", "greedy", "random")],
-         4: [("killer", "builder", "briber", "banker"),
-             ("expert", "killer", "builder", "briber"),
-             ("expert", "builder", "briber", "banker"),
-             ("expert", "heuristic", "greedy", "random")]}
+MIXED = {
+    3: [
+        ("expert", "killer", "builder"),
+        ("expert", "briber", "banker"),
+        ("killer", "builder", "briber"),
+        ("builder", "briber", "banker"),
+        ("heuristic", "greedy", "random"),
+    ],
+    4: [
+        ("killer", "builder", "briber", "banker"),
+        ("expert", "killer", "builder", "briber"),
+        ("expert", "builder", "briber", "banker"),
+        ("expert", "heuristic", "greedy", "random"),
+    ],
+}
 BEHAVIOUR = ("random", "greedy", "heuristic", "killer", "builder", "briber", "banker", "expert")
 
 
@@ -67,9 +82,15 @@ def fmt_mean(s, d=1):
 
 
 def play(players, lineup, games):
-    cfg = {"game": "bloody_inn", "players": players, "games": games, "seed": SEED,
-           "rotate": True, "rules": {"length": "long"},
-           "seats": [{"strategy": s} for s in lineup]}
+    cfg = {
+        "game": "bloody_inn",
+        "players": players,
+        "games": games,
+        "seed": SEED,
+        "rotate": True,
+        "rules": {"length": "long"},
+        "seats": [{"strategy": s} for s in lineup],
+    }
     t = time.perf_counter()
     r = api.simulate(cfg)
     return pl.from_arrow(r.seats), pl.from_arrow(r.games), time.perf_counter() - t
@@ -79,12 +100,16 @@ def solo(games):
     s, g, dt = play(1, ["expert"], games)
     n = s.height
     lost = int(s["solo_lost"].sum())
-    out = {"games": n, "seconds": dt, "loss": share(lost, n),
-           "mean_score_not_lost": mean_ci(s.filter(pl.col("solo_lost") == 0)["score"]),
-           "mean_score_lost_as_0": mean_ci(
-               s.select(pl.when(pl.col("solo_lost") == 1).then(0)
-                        .otherwise(pl.col("score")).alias("x"))["x"]),
-           "bands": {}}
+    out = {
+        "games": n,
+        "seconds": dt,
+        "loss": share(lost, n),
+        "mean_score_not_lost": mean_ci(s.filter(pl.col("solo_lost") == 0)["score"]),
+        "mean_score_lost_as_0": mean_ci(
+            s.select(pl.when(pl.col("solo_lost") == 1).then(0).otherwise(pl.col("score")).alias("x"))["x"]
+        ),
+        "bands": {},
+    }
     ok = s.filter(pl.col("solo_lost") == 0)["score"].cast(pl.Int32)
     for name, lo, hi in BANDS:
         k = lost if lo is None else int(((ok >= lo) & (ok < hi)).sum())
@@ -99,10 +124,13 @@ def heads_up(games):
     for opp in OPPONENTS:
         s, g, dt = play(2, ["expert", opp], games)
         me = s.filter(pl.col("lineup") == 0)
-        out[opp] = {"games": me.height, "win": share(float(me["win"].sum()), me.height),
-                    "score": mean_ci(me["score"]),
-                    "opp_score": mean_ci(s.filter(pl.col("lineup") == 1)["score"]),
-                    "seconds": dt}
+        out[opp] = {
+            "games": me.height,
+            "win": share(float(me["win"].sum()), me.height),
+            "score": mean_ci(me["score"]),
+            "opp_score": mean_ci(s.filter(pl.col("lineup") == 1)["score"]),
+            "seconds": dt,
+        }
     return out
 
 
@@ -130,9 +158,21 @@ def behaviour(games):
     for name in BEHAVIOUR:
         s, g, dt = play(3, [name], games)
         s = s.with_columns(travellers_bribed=pl.col("bribes") - pl.col("peasants_bribed"))
-        out[name] = {c: mean_ci(s[c]) for c in
-                     ("score", "kills", "bribes", "travellers_bribed", "peasants_bribed",
-                      "builds", "buried_money", "cheques", "fines", "wages")}
+        out[name] = {
+            c: mean_ci(s[c])
+            for c in (
+                "score",
+                "kills",
+                "bribes",
+                "travellers_bribed",
+                "peasants_bribed",
+                "builds",
+                "buried_money",
+                "cheques",
+                "fines",
+                "wages",
+            )
+        }
         out[name]["seat_games"] = s.height
         out[name]["seconds"] = dt
     return out
@@ -141,41 +181,60 @@ def behaviour(games):
 def markdown(res, games):
     L = []
     so = res["solo"]
-    L += [f"### Solo, long game ({so['games']:,} games)", "",
-          f"- mean score of the games not lost: {fmt_mean(so['mean_score_not_lost'])}",
-          f"- mean score counting a lost game as 0: {fmt_mean(so['mean_score_lost_as_0'])}",
-          f"- solo loss rate (BI-X2): {fmt_share(so['loss'])}",
-          "- score quantiles (games not lost): " + ", ".join(
-              f"{float(k):.0%} {v:.0f}" for k, v in so["quantiles"].items()), "",
-          "| rating (BI-X3) | share of games [95% CI] |", "|---|---|"]
+    L += [
+        f"### Solo, long game ({so['games']:,} games)",
+        "",
+        f"- mean score of the games not lost: {fmt_mean(so['mean_score_not_lost'])}",
+        f"- mean score counting a lost game as 0: {fmt_mean(so['mean_score_lost_as_0'])}",
+        f"- solo loss rate (BI-X2): {fmt_share(so['loss'])}",
+        "- score quantiles (games not lost): "
+        + ", ".join(f"{float(k):.0%} {v:.0f}" for k, v in so["quantiles"].items()),
+        "",
+        "| rating (BI-X3) | share of games [95% CI] |",
+        "|---|---|",
+    ]
     L += [f"| {k} | {fmt_share(v)} |" for k, v in so["bands"].items()]
-    L += ["", f"### 2 players: `expert` against each strategy ({games:,} games each)", "",
-          "| opponent | expert win share [95% CI] | expert mean score | opponent mean score |",
-          "|---|---|---|---|"]
+    L += [
+        "",
+        f"### 2 players: `expert` against each strategy ({games:,} games each)",
+        "",
+        "| opponent | expert win share [95% CI] | expert mean score | opponent mean score |",
+        "|---|---|---|---|",
+    ]
     for opp, c in res["heads_up"].items():
-        L.append(f"| {opp} | {fmt_share(c['win'])} | {fmt_mean(c['score'])} | "
-                 f"{fmt_mean(c['opp_score'])} |")
+        L.append(f"| {opp} | {fmt_share(c['win'])} | {fmt_mean(c['score'])} | {fmt_mean(c['opp_score'])} |")
     L += ["", f"### Mixed tables: win share by seat ({games:,} games each, seats rotated)", ""]
     for key, cell in res["mixed"].items():
         players = int(key[0])
-        L += [f"**{key}**", "", "| strategy | all seats | " +
-              " | ".join(f"seat {i}" for i in range(players)) + " | mean score |",
-              "|---" * (players + 3) + "|"]
+        L += [
+            f"**{key}**",
+            "",
+            "| strategy | all seats | " + " | ".join(f"seat {i}" for i in range(players)) + " | mean score |",
+            "|---" * (players + 3) + "|",
+        ]
         for name, row in cell["by_strategy"].items():
-            L.append(f"| {name} | {fmt_share(row['all'])} | " +
-                     " | ".join(fmt_share(row[f'seat {i}']) for i in range(players)) +
-                     f" | {fmt_mean(row['score'])} |")
+            L.append(
+                f"| {name} | {fmt_share(row['all'])} | "
+                + " | ".join(fmt_share(row[f"seat {i}"]) for i in range(players))
+                + f" | {fmt_mean(row['score'])} |"
+            )
         L.append("")
-    L += [f"### Behaviour per strategy: 3 players, the strategy at every seat "
-          f"({games:,} games, {3 * games:,} seat-games each)", "",
-          "| strategy | kills | bribes (travellers + peasants) | builds | buried money | "
-          "cheques | fines | score |", "|---|---|---|---|---|---|---|---|"]
+    L += [
+        f"### Behaviour per strategy: 3 players, the strategy at every seat "
+        f"({games:,} games, {3 * games:,} seat-games each)",
+        "",
+        "| strategy | kills | bribes (travellers + peasants) | builds | buried money | "
+        "cheques | fines | score |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for name, b in res["behaviour"].items():
-        L.append(f"| {name} | {fmt_mean(b['kills'], 2)} | {fmt_mean(b['bribes'], 2)} "
-                 f"({b['travellers_bribed']['value']:.2f} + {b['peasants_bribed']['value']:.2f})"
-                 f" | {fmt_mean(b['builds'], 2)} | {fmt_mean(b['buried_money'])} | "
-                 f"{fmt_mean(b['cheques'], 2)} | {fmt_mean(b['fines'], 2)} | "
-                 f"{fmt_mean(b['score'])} |")
+        L.append(
+            f"| {name} | {fmt_mean(b['kills'], 2)} | {fmt_mean(b['bribes'], 2)} "
+            f"({b['travellers_bribed']['value']:.2f} + {b['peasants_bribed']['value']:.2f})"
+            f" | {fmt_mean(b['builds'], 2)} | {fmt_mean(b['buried_money'])} | "
+            f"{fmt_mean(b['cheques'], 2)} | {fmt_mean(b['fines'], 2)} | "
+            f"{fmt_mean(b['score'])} |"
+        )
     return "\n".join(L) + "\n"
 
 
