@@ -18,6 +18,7 @@ NROOMS = 8  # BI-S1
 MAXPARAM = 16  # float parameters per strategy
 NCOL = 6  # colours
 NACT = 5  # actions
+ROTATE_DUPLICATE = 2  # G_ROTATE value of rotate = "duplicate"
 
 
 class Action(NamedTuple):
@@ -123,7 +124,7 @@ G_STRICT = _region(1)  # BI-V6 final_round = strict
 G_END_CAPPED = _region(1)  # BI-V8
 G_TIEBREAK_OWN = _region(1)  # BI-V9 buried_under_own_annexes
 G_MAX_ROUNDS = _region(1)  # BI-G4
-G_ROTATE = _region(1)
+G_ROTATE = _region(1)  # 0 fixed lineup, 1 rotate, ROTATE_DUPLICATE: each deal once per rotation
 G_NLINEUP = _region(1)
 G_LOG = _region(1)  # log events
 G_CHECK = _region(1)  # check invariants after every step
@@ -151,10 +152,16 @@ _region(8)  # spare
 
 # --- lineup (per lineup entry) ----------------------------------------------------
 L_STRAT = _region(MAXP)
+# restricted play (issue 15): bit ``a`` of L_FORBID forbids action ``a`` (bit ACTION.passing
+# forbids laundering; the pass itself stays legal); bit ``k`` of L_NOBUILD: never build kind k
+L_FORBID = _region(MAXP)
+L_NOBUILD = _region(MAXP)
 
 # --- per player (MAXP entries each unless noted) -----------------------------------
 P_STRAT = _region(MAXP)  # strategy id of this seat in this game
 P_LINEUP = _region(MAXP)  # lineup entry playing this seat
+P_FORBID = _region(MAXP)  # L_FORBID of the lineup entry playing this seat
+P_NOBUILD = _region(MAXP)  # L_NOBUILD of the lineup entry playing this seat
 P_CASH = _region(MAXP)
 P_CHEQUES = _region(MAXP)
 P_BARN_FILL = _region(MAXP)

@@ -30,11 +30,13 @@ from .layout import (
     G_LAST_ROUND,
     G_LOG,
     G_MAX_ROUNDS,
+    G_NLINEUP,
     G_NP,
     G_OPEN_ROOMS,
     G_OVER,
     G_PHASE,
     G_RNG,
+    G_ROTATE,
     G_ROUND,
     G_SEASON,
     G_TRUNC,
@@ -59,6 +61,7 @@ from .layout import (
     P_SOLO_LOST,
     P_WAGES,
     P_WINNER,
+    ROTATE_DUPLICATE,
     STATE_END,
 )
 from .morning import morning
@@ -251,7 +254,10 @@ def play_games(
         for g in range(lo, hi):
             gid = first_game + g
             st[G_GAME_ID] = gid
-            st[G_RNG] = stream_key(seed, gid)
+            # duplicate deals: the games of one deal (one per rotation of the lineup) share
+            # the stream, so the shuffle, keys and first seat are the same in each
+            deal = gid // st[G_NLINEUP] if st[G_ROTATE] == ROTATE_DUPLICATE else gid
+            st[G_RNG] = stream_key(seed, deal)
             play_one(st, pr)
             _write_rows(st, g, games_out, seats_out)
             if log:

@@ -111,6 +111,7 @@ from .layout import (
     S_C,
     WHITE,
 )
+from .legal import may, may_build_kind
 from .strat_tools import clock as _clock
 
 #: (name, default, meaning) of the parameters, in ``pr`` order.
@@ -697,7 +698,9 @@ def action(st, pr, p):
     if cash_out < 0:
         cash_out = 0
     buy = 0
-    if not unlimited and cash > laund_above:
+    if not may(st, p, ACTION.passing):
+        cash_out = 0  # restricted play: passes without laundering only
+    elif not unlimited and cash > laund_above:
         buy = (cash - nh - 1) // 10  # keep the next wages in cash
         if buy > cash // 10:
             buy = cash // 10
@@ -739,7 +742,7 @@ def action(st, pr, p):
     best_v = v_pass
 
     # -- bury (BI-N6): own slots first (all the pocket money), else half under another's
-    if held > 0 and slots > 0:
+    if held > 0 and slots > 0 and may(st, p, ACTION.bury):
         for j in range(held):
             c = st[S_B + j]
             kb = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c] - disc_bury
@@ -784,7 +787,7 @@ def action(st, pr, p):
         c = st[S_A + i]
         a = st[C_AFF + c]
         k = st[C_KIND + c]
-        if st[K_ANNEXABLE + k] != 0 and not (unique and (owned >> k) & 1):
+        if st[K_ANNEXABLE + k] != 0 and may_build_kind(st, p, k) and not (unique and (owned >> k) & 1):
             rank = st[C_RANK + c]
             kc = rank - disc_build
             if kc < 0:
@@ -854,6 +857,8 @@ def action(st, pr, p):
     # weights the fine and burial terms only lower a value, so a candidate whose value
     # without them cannot beat the best is skipped (same choices, less work).
     prune = corpse_v >= 0.0 and fine >= 0.0
+    may_kill = may(st, p, ACTION.kill)
+    may_bribe = may(st, p, ACTION.bribe)
     marg = 1.0 if nh < hand_t else 0.5
     for r in range(NROOMS):
         c = st[R_CARD + r]
@@ -868,7 +873,7 @@ def action(st, pr, p):
             kk = 0
         need = kk - ret_kill
         loss = _loss_of(st[PFX + 2 * PSTRIDE + _clip_need(need, k_kill)], need, k_kill)
-        if kk <= nh and (not prune or corpse_v * pocket + kill_b - loss > best_v):
+        if kk <= nh and may_kill and (not prune or corpse_v * pocket + kill_b - loss > best_v):
             left = nh - (need if need > 0 else 0)
             kb = rank - disc_bury
             if kb < 0:
@@ -912,14 +917,14 @@ def action(st, pr, p):
         kr = rank - disc_bribe
         if kr < 0:
             kr = 0
-        if kr <= nh:
+        if kr <= nh and may_bribe:
             need = kr - ret_bribe
             loss = _loss_of(st[PFX + _clip_need(need, k_bribe)], need, k_bribe)
             kv = card_v
             if st[C_AFF + c] >= 0:
                 kv += aff_v
             k = st[C_KIND + c]
-            if st[K_ANNEXABLE + k] != 0 and not (unique and (owned >> k) & 1):
+            if st[K_ANNEXABLE + k] != 0 and may_build_kind(st, p, k) and not (unique and (owned >> k) & 1):
                 kv += _potential(st[K_BUILD_CASH + k], cap_v * rank, build_b)
             v = marg * tau * kv - loss - wage_c + bribe_b
             if held > 0 and (not prune or v > best_v):
@@ -954,7 +959,7 @@ def action(st, pr, p):
             lost = exp - def_exp
             v *= 1.0 - (lost if lost < 1.0 else 1.0)
         v -= fine * exp
-        if v > best_v:
+        if v > best_v and may_kill:
             best_v, best_a, best_t = v, ACTION.kill, -2
         lim = st[P_PEAS_LIMIT + p]
         if lim > st[G_BISTRO_N]:
@@ -968,7 +973,7 @@ def action(st, pr, p):
             v += dv
             take = i + 1
         v -= fine * def_exp
-        if v > best_v:
+        if v > best_v and may_bribe:
             best_v, best_a, best_t = v, ACTION.bribe, -2
             best_d = take
 
