@@ -164,4 +164,12 @@ def question_names():
 
 def _load_builtin():
     # importing the modules registers their metrics
-    from .questions import cards, characters, deck, duration, seats, strategies  # noqa: F401
+    from .questions import (  # noqa: F401
+        cards,
+        characters,
+        deck,
+        duration,
+        power,  # noqa: F401
+        seats,
+        strategies,
+    )

@@ -41,6 +41,9 @@ PROPORTIONS = {
     "official_imbalance",
     "official_seat0_gap",
     "p_beats_avg",
+    "power",
+    "share_unrestricted",
+    "share_restricted",
 }
 
 

@@ -300,10 +300,15 @@ def run_resolved(
     force=False,
     progress=None,
     backend="local",
+    precision=None,
+    precision_on="seat0",
 ):
     """Run an already resolved config into ``out``; see :func:`run_dataset`."""
     out = Path(out)
     backend_fn = get_backend(backend)
+    stop = _precision_stop(resolved, precision, precision_on)
+    if stop is not None and chunk_games is None:
+        chunk_games = _precision_chunk()
     if threads is not None and backend == "local":
         api.set_threads(threads)  # validate before touching the output
     elif threads is not None and hasattr(backend_fn, "check_threads"):
@@ -358,7 +363,12 @@ def run_resolved(
     t0 = time.perf_counter()
     played0 = manifest["games_done"]
     try:
-        backend_fn(resolved, pending, writer, events=events, threads=threads, progress=bar)
+        if stop is None:
+            backend_fn(resolved, pending, writer, events=events, threads=threads, progress=bar)
+        else:
+            _play_until_precise(
+                stop, plan, done, out, manifest, writer, resolved, backend_fn, events, threads, bar
+            )
     except KeyboardInterrupt:
         if owned:
             bar.close()
@@ -377,7 +387,7 @@ def run_resolved(
     elapsed = time.perf_counter() - t0
     if owned:
         bar.close()
-    if manifest["games_done"] != resolved["games"]:
+    if stop is None and manifest["games_done"] != resolved["games"]:
         raise RuntimeError(
             f"backend {backend!r} left {resolved['games'] - manifest['games_done']} games unplayed"
         )
@@ -389,6 +399,42 @@ def run_resolved(
         games_per_s=round(played / elapsed, 1) if elapsed > 0 else None,
     )
     return writer.complete()
+
+
+# --- stop condition: --precision (sim/precision.py) -----------------------------------
+
+
+def _precision_stop(resolved, precision, precision_on):
+    if precision is None:
+        return None
+    from .precision import PrecisionStop
+
+    return PrecisionStop(resolved, precision, precision_on)
+
+
+def _precision_chunk():
+    from .precision import DEFAULT_PRECISION_CHUNK
+
+    return DEFAULT_PRECISION_CHUNK
+
+
+def _play_until_precise(stop, plan, done, out, manifest, writer, resolved, backend_fn, events, threads, bar):
+    """Play chunks in game order until ``stop`` is reached; the manifest records why it
+    stopped.  Chunks already on disk (a resume) are counted, not replayed."""
+    reached = False
+    for c in plan:
+        if c[0] not in done:
+            backend_fn(resolved, [c], writer, events=events, threads=threads, progress=bar)
+        entry = next(e for e in manifest["chunks"] if e["index"] == c[0])
+        stop.add(out, entry)
+        if stop.reached():
+            reached = True
+            # chunks past the stopping point (from an earlier run) are not part of the data
+            manifest["chunks"] = [e for e in manifest["chunks"] if e["index"] <= c[0]]
+            manifest["games_done"] = sum(e["games"] for e in manifest["chunks"])
+            break
+    manifest["games"] = manifest["games_done"]
+    manifest["stop"] = stop.record(reached)
 
 
 def run_dataset(
@@ -404,6 +450,8 @@ def run_dataset(
     force=False,
     progress=None,
     backend="local",
+    precision=None,
+    precision_on="seat0",
 ):
     """Play a run config into a Parquet dataset.
 
@@ -430,6 +478,10 @@ def run_dataset(
         Draw a progress bar on stderr (or count into the given ``Progress``).
     backend : str
         Where chunks are played (``"local"``).
+    precision : float, optional
+        Stop at the first chunk boundary where the 95% half-width of ``precision_on``
+        (default ``seat0``: the first player's win share) is at most this; ``games`` is
+        then a cap.  See :mod:`sim.precision`.
 
     Returns
     -------
@@ -461,6 +513,8 @@ def run_dataset(
         force=force,
         progress=progress,
         backend=backend,
+        precision=precision,
+        precision_on=precision_on,
     )
 
 
@@ -481,4 +535,5 @@ def summary(manifest, out):
         "games_per_s": last.get("games_per_s"),
         "chunks": len(manifest["chunks"]),
         "tables": manifest["tables"],
+        **({"stop": manifest["stop"]} if "stop" in manifest else {}),
     }

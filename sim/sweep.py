@@ -323,6 +323,8 @@ def run_sweep(
     progress=None,
     chunk_games=None,
     events=False,
+    precision=None,
+    precision_on="seat0",
 ):
     """Run every grid point of a sweep into ``out/<point>/`` and write ``out/points.parquet``.
 
@@ -331,8 +333,9 @@ def run_sweep(
     sweep : path | Sweep | list of (point_name, resolved)
         A sweep file (default ``out``: ``results/<sweep file stem>/``), a loaded sweep, or the
         list :func:`load_sweep` returns (then ``out`` is required).
-    resume, force, threads, backend, progress, chunk_games, events
-        As for :func:`sim.runner.run_dataset`, applied to every point.
+    resume, force, threads, backend, progress, chunk_games, events, precision, precision_on
+        As for :func:`sim.runner.run_dataset`, applied to every point (with ``precision``
+        each point stops on its own).
 
     Returns
     -------
@@ -375,6 +378,11 @@ def run_sweep(
                     force=force,
                     progress=sub,
                     backend=backend,
+                    **(
+                        {"precision": precision, "precision_on": precision_on}
+                        if precision is not None
+                        else {}
+                    ),
                 ),
             )
             for p in sweep.points

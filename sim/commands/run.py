@@ -56,6 +56,20 @@ ProgressOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")]
 BackendOpt = Annotated[str, typer.Option(help="Where chunks are played.")]
+PrecisionOpt = Annotated[
+    Optional[float],
+    typer.Option(
+        help="Stop at the first chunk where the 95%% half-width of the key estimate is at most "
+        "this (games becomes a cap; chunks of 10000 unless --chunk-games); see sim/precision.py.",
+        show_default=False,
+    ),
+]
+PrecisionOnOpt = Annotated[
+    str,
+    typer.Option(
+        help="The estimate --precision watches: seat0 (first player's win share), seat<k>, entry<k>, rounds."
+    ),
+]
 AddressOpt = Annotated[
     Optional[str],
     typer.Option(
@@ -98,6 +112,8 @@ def run(
     json_: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
+    precision: PrecisionOpt = None,
+    precision_on: PrecisionOnOpt = "seat0",
 ):
     """Play a run config and write a dataset (manifest, games/, seats/, events/)."""
     _check_overrides(games, seed)
@@ -124,6 +140,8 @@ def run(
             force=force,
             progress=bar,
             backend=backend,
+            precision=precision,
+            precision_on=precision_on,
         )
     finally:
         bar.close()
@@ -143,6 +161,8 @@ def run(
         f"config_id {s['config_id']}"
     )
     typer.echo(f"dataset: {out}/ ({', '.join(s['tables'])}; {s['chunks']} chunks)")
+    if "stop" in s:
+        typer.echo(f"stopped: {s['stop']['reason']} (estimate {s['stop']['estimate']:.4f})")
 
 
 def sweep(
@@ -165,6 +185,8 @@ def sweep(
     json_: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
+    precision: PrecisionOpt = None,
+    precision_on: PrecisionOnOpt = "seat0",
 ):
     """Run a base config over a grid: one dataset per point plus points.parquet."""
     raw = load_toml(sweep_file)
@@ -189,6 +211,8 @@ def sweep(
             progress=bar,
             chunk_games=chunk_games,
             events=events,
+            precision=precision,
+            precision_on=precision_on,
         )
     finally:
         bar.close()
