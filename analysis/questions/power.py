@@ -329,7 +329,7 @@ def headlines(ds, results):
         if vr.len():
             out.append(
                 f"{intro}pairing the arms on the same deals cut the variance of the differences "
-                f"by {100 * float(vr.median()):.0f}% (median over arms) against independent deals."
+                f"by {round(100 * float(vr.median()))}% (median over arms) against independent deals."
             )
     return out
 
