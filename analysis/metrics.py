@@ -169,7 +169,8 @@ def _load_builtin():
         characters,
         deck,
         duration,
-        power,  # noqa: F401
+        paired,
+        power,
         seats,
         strategies,
     )
