@@ -44,6 +44,7 @@ PROPORTIONS = {
     "power",
     "share_unrestricted",
     "share_restricted",
+    "gain",
 }
 
 

@@ -110,3 +110,24 @@ def test_sim_power_bad_options_are_one_line(tmp_path, args, fragment):
     assert r.exit_code == 2
     lines = [x for x in r.output.splitlines() if x.strip()]
     assert len(lines) == 1 and fragment in lines[0], r.output
+
+
+def test_exploitability_is_reported_for_a_field_of_one_recorded_strategy(tmp_path):
+    from analysis.questions.power import exploitability_records
+    from analysis.synthetic import write_run
+
+    rec = next(r for r in exploitability_records() if r["strategy"] == "expert" and r["players"] == 2)
+    g, s = bloody_inn_tables(200, 2, strategies=("expert",))
+    ds = open_dataset(
+        write_run(tmp_path / "field", g, s, bloody_inn_config(2, games=200, strategies=("expert",)))
+    )
+    res = run_question(ds, "exploitability")
+    assert res["exploitability"]["gain"].to_list() == [rec["gain"]]
+    from analysis.metrics import QUESTIONS
+
+    assert f"{100 * rec['gain']:+.1f} pts" in QUESTIONS["exploitability"].headlines(ds, res)[0]
+    g, s = bloody_inn_tables(200, 2, strategies=("expert", "greedy"))
+    mixed = write_run(
+        tmp_path / "mixed", g, s, bloody_inn_config(2, games=200, strategies=("expert", "greedy"))
+    )
+    assert run_question(open_dataset(mixed), "exploitability") == {}

@@ -20,11 +20,14 @@ The dataset is a sweep whose only swept key is ``arm`` (``baseline`` plus the ar
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import polars as pl
+import tomllib
 
 from ..bloody_inn import annex_kinds
+from ..dataset import manifest_config
 from ..metrics import Metric, question, register
 from ..stats import Z95
 
@@ -299,7 +302,8 @@ def headlines(ds, results):
             out.append(
                 f"{intro}causal power of {label} (win share unrestricted - barred, paired over "
                 f"{units:,} deals): {rank}; {len(pos)} of {len(rows)} help (interval above 0), "
-                f"{len(neg)} hurt (below 0)."
+                f"{len(neg)} hurt (below 0: barring them raises the win share, so the strategy "
+                "takes them to its cost)."
             )
             dis = [r for r in rows if r["signs"] == "disagree"]
             if dis:
@@ -353,3 +357,81 @@ _TABLE_COLS = {
 }
 
 Q.headlines = headlines
+
+
+# --- exploitability (recorded) ------------------------------------------------------------
+
+#: gains of best responses found by ``sim tune`` against a field of one strategy
+EXPLOITABILITY_FILE = Path(__file__).resolve().parents[2] / "configs" / "bloody_inn" / "exploitability.toml"
+
+
+def exploitability_records(path=EXPLOITABILITY_FILE):
+    """The ``[[record]]`` tables of the exploitability file (empty if there is none)."""
+    try:
+        with open(path, "rb") as fh:
+            return list(tomllib.load(fh).get("record", []))
+    except OSError:
+        return []
+
+
+def _field(ds):
+    """``(strategy, players)`` when every lineup entry of every point plays one strategy."""
+    names, players = set(), set()
+    for man in ds.manifests.values():
+        cfg = manifest_config(man)
+        names |= {s.get("strategy") for s in cfg.get("seats", [])}
+        players.add(cfg.get("players"))
+    return (names.pop(), players) if len(names) == 1 else (None, players)
+
+
+def _records_for(ds):
+    if ds.game != "bloody_inn":
+        return []
+    strategy, players = _field(ds)
+    return [
+        r for r in exploitability_records() if r.get("strategy") == strategy and r.get("players") in players
+    ]
+
+
+QX = question(
+    "exploitability",
+    "Exploitability of a field of one strategy (recorded best responses)",
+    applies=lambda ds: bool(_records_for(ds)),
+)
+
+
+@register("exploitability")
+class Exploitability(Metric):
+    """The recorded gain of a ``sim tune`` best response against this dataset's strategy."""
+
+    name = "exploitability"
+    title = "Exploitability: what a best response found by sim tune gains against the field"
+    games = ("bloody_inn",)
+    source = "games"
+    note = (
+        "gain = the best response's win share against a field of this strategy - the fair "
+        "share 1/players, on the tuner's fresh validation games (Wilson 95%); recorded in "
+        "configs/bloody_inn/exploitability.toml, not computed from this dataset."
+    )
+
+    def compute(self, games):
+        rows = _records_for(self.context["dataset"])
+        cols = ("strategy", "players", "gain", "gain_lo", "gain_hi", "games", "source")
+        return pl.DataFrame([{c: r.get(c) for c in cols} for r in rows]) if rows else None
+
+
+def exploitability_headlines(ds, results):
+    t = results.get("exploitability")
+    if t is None:
+        return []
+    out = []
+    for r in t.iter_rows(named=True):
+        iv = f" {_iv(r['gain_lo'], r['gain_hi'])}" if r["gain_lo"] is not None else " (interval not recorded)"
+        out.append(
+            f"players = {r['players']}: a best response found by sim tune wins {_pts(r['gain'])}{iv} "
+            f"above the fair share against a field of {r['strategy']} (recorded: {r['source']})."
+        )
+    return out
+
+
+QX.headlines = exploitability_headlines
