@@ -32,6 +32,8 @@ from ..metrics import Metric, question, register
 from ..stats import Z95
 
 BASELINE = "baseline"
+#: the lift is shown only for annexes / actions taken (and not taken) at least this often
+MIN_TAKERS = 100
 #: the lineup entry that is restricted in the arms
 RESTRICTED = 0
 #: seat columns that say a player took an action at least once (launder has none)
@@ -218,9 +220,11 @@ class CausalPower(Metric):
         rows = []
         for r in table.iter_rows(named=True):
             kind, target = parse_arm(r["arm"])
+            if r["takers"] is not None and r["takers"] < MIN_TAKERS:
+                r.update(lift=None, lift_lo=None, lift_hi=None)  # too rare for a normal interval
             sp, sl = _sign(r["power_lo"], r["power_hi"]), _sign(r["lift_lo"], r["lift_hi"])
             if r["lift"] is None:
-                signs = "no lift"
+                signs = "no lift" if not r["takers"] else f"taken {r['takers']}x: too rare"
             elif sp and sl:
                 signs = "agree" if sp == sl else "disagree"
             else:
@@ -239,6 +243,7 @@ class CausalPower(Metric):
             "lift",
             "lift_lo",
             "lift_hi",
+            "takers",
             "signs",
             "se",
             "se_unpaired",
@@ -350,6 +355,7 @@ _TABLE_COLS = {
     "lift",
     "lift_lo",
     "lift_hi",
+    "takers",
     "signs",
     "se",
     "se_unpaired",
