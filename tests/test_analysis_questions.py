@@ -186,7 +186,7 @@ def test_annex_built_only_by_winners_has_the_top_lift(three_way):
     rates = r["annex_build_rate"].filter(pl.col("annex") == "Butcher's Shop")
     assert rates["built"][0] == 0 and rates["build_rate"][0] == 0.0
     heads = QUESTIONS["cards"].headlines(ds, r)
-    assert heads[0].startswith("Most powerful annexes") and "Gardens" in heads[0]
+    assert heads[0].startswith("Largest associational lift") and "Gardens" in heads[0]
 
 
 def test_rank_flow_matches_direct_counts(three_way):

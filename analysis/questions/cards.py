@@ -316,11 +316,14 @@ def headlines(ds, results):
         top = t.sort(["lift", "annex"], descending=[True, False]).head(3)
         low = t.sort(["lift", "annex"]).head(3)
         out.append(
-            f"Most powerful annexes (win-share lift of building them against not, same "
+            f"Largest associational lift, not causal power (sim power measures that): annexes "
+            f"(win-share lift of building them against not, same "
             f"seat, player count and strategy; annexes built at least {MIN_BUILDERS} "
             "times): " + "; ".join(_lift_str(r) for r in top.iter_rows(named=True)) + "."
         )
-        out.append("Least powerful: " + "; ".join(_lift_str(r) for r in low.iter_rows(named=True)) + ".")
+        out.append(
+            "Smallest associational lift: " + "; ".join(_lift_str(r) for r in low.iter_rows(named=True)) + "."
+        )
     never = lift.filter(pl.col("builders") == 0)["annex"].to_list()
     rare = lift.filter((pl.col("builders") > 0) & (pl.col("builders") < MIN_BUILDERS))
     if never:
