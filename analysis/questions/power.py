@@ -148,7 +148,7 @@ def _flag_lift(frame, flag, strata):
 
 def associational_lift(seats, by, arms, kinds):
     """Lift of each arm's annex or action in the baseline arm (every lineup entry)."""
-    base = seats.filter(pl.col("arm") == BASELINE)
+    base = seats.filter(pl.col("arm") == BASELINE).collect()
     strata = [*by, "seat"]
     if "strategy" in seats.collect_schema().names():
         strata.append("strategy")
@@ -171,7 +171,7 @@ def associational_lift(seats, by, arms, kinds):
             rows.append({"arm": arm, "lift": None, "lift_lo": None, "lift_hi": None, "takers": None})
             continue
         # per player count (and other grouping keys) separately
-        for key, grp in base.collect().group_by(by, maintain_order=True) if by else [((), base.collect())]:
+        for key, grp in base.group_by(by, maintain_order=True) if by else [((), base)]:
             key = key if isinstance(key, tuple) else (key,)
             lift, lo, hi, n1 = _flag_lift(grp.lazy(), flag, strata)
             rows.append(
