@@ -87,50 +87,47 @@ class DuplicateEntryGap(Metric):
     title = "Lineup entries compared on the same deals (paired interval)"
     needs = ("deal", "lineup", "strategy")
     note = (
-        "gap = win share of entry a - entry b; lo/hi = paired normal 95% interval over deals "
-        "(both played every seat of each deal); unpaired_half = the half-width the same games "
-        "would give as independent draws; variance_reduction = 1 - (paired / unpaired)^2."
+        "gap = win share of entry a - entry b (both play every game); lo/hi = normal 95% interval "
+        "over per-deal mean differences (both played every seat of each deal); unpaired_half = "
+        "the half-width from per-game differences, as if the games were independent draws (what "
+        "plain rotation gives); variance_reduction = 1 - (paired / unpaired)^2."
     )
 
     def compute(self, seats):
         by = self.by
-        per = (
-            seats.group_by([*by, "deal", "lineup"])
-            .agg(pl.col("win").cast(pl.Float64).mean().alias("w"), pl.col("strategy").first())
+        # every entry plays every game (one entry per seat), so each game gives a difference
+        per_game = (
+            seats.group_by([*by, "deal", "game_id", "lineup"])
+            .agg(pl.col("win").cast(pl.Float64).sum().alias("w"), pl.col("strategy").first())
             .collect()
         )
-        wide = per.pivot(on="lineup", index=[*by, "deal"], values="w")
-        names = dict(per.select("lineup", "strategy").unique().iter_rows())
-        games_var = seats.group_by([*by, "lineup"]).agg(
-            pl.len().alias("n"), pl.col("win").cast(pl.Float64).var().alias("v")
-        )
-        gv = {
-            (*[r[k] for k in by], r["lineup"]): (r["n"], r["v"])
-            for r in games_var.collect().iter_rows(named=True)
-        }
+        names = dict(per_game.select("lineup", "strategy").unique().iter_rows())
+        wide = per_game.pivot(on="lineup", index=[*by, "deal", "game_id"], values="w")
         rows = []
-        entries = sorted(names)
         for key, grp in wide.group_by(by, maintain_order=True):
             key = key if isinstance(key, tuple) else (key,)
-            for a, b in itertools.combinations(entries, 2):
+            for a, b in itertools.combinations(sorted(names), 2):
                 ca, cb = str(a), str(b)
                 if ca not in grp.columns or cb not in grp.columns:
                     continue
-                d = (grp[ca] - grp[cb]).drop_nulls()
-                if d.len() < 2:
+                g = grp.select("deal", (pl.col(ca) - pl.col(cb)).alias("d")).drop_nulls()
+                deal_d = g.group_by("deal").agg(pl.col("d").mean())["d"]
+                if deal_d.len() < 2:
                     continue
-                se = float(d.std()) / math.sqrt(d.len())
-                (na, va), (nb, vb) = gv[(*key, a)], gv[(*key, b)]
-                se_u = math.sqrt(va / na + vb / nb)
+                se = float(deal_d.std()) / math.sqrt(deal_d.len())
+                # the same games taken as independent draws (the pairing over deals ignored)
+                se_u = float(g["d"].std()) / math.sqrt(g.height)
+                mean = float(g["d"].mean())
                 rows.append(
                     {
                         **dict(zip(by, key)),
                         "entry_a": f"{a}:{names[a]}",
                         "entry_b": f"{b}:{names[b]}",
-                        "deals": d.len(),
-                        "gap": float(d.mean()),
-                        "gap_lo": float(d.mean()) - Z95 * se,
-                        "gap_hi": float(d.mean()) + Z95 * se,
+                        "deals": deal_d.len(),
+                        "games": g.height,
+                        "gap": mean,
+                        "gap_lo": mean - Z95 * se,
+                        "gap_hi": mean + Z95 * se,
                         "unpaired_half": Z95 * se_u,
                         "variance_reduction": 1.0 - (se / se_u) ** 2 if se_u > 0 else math.nan,
                     }
