@@ -116,13 +116,14 @@ def test_exploitability_is_reported_for_a_field_of_one_recorded_strategy(tmp_pat
     from analysis.questions.power import exploitability_records
     from analysis.synthetic import write_run
 
-    rec = next(r for r in exploitability_records() if r["strategy"] == "expert" and r["players"] == 2)
+    recs = [r for r in exploitability_records() if r["strategy"] == "expert" and r["players"] == 2]
+    rec = recs[0]
     g, s = bloody_inn_tables(200, 2, strategies=("expert",))
     ds = open_dataset(
         write_run(tmp_path / "field", g, s, bloody_inn_config(2, games=200, strategies=("expert",)))
     )
     res = run_question(ds, "exploitability")
-    assert res["exploitability"]["gain"].to_list() == [rec["gain"]]
+    assert res["exploitability"]["gain"].to_list() == [r["gain"] for r in recs]
     from analysis.metrics import QUESTIONS
 
     assert f"{100 * rec['gain']:+.1f} pts" in QUESTIONS["exploitability"].headlines(ds, res)[0]

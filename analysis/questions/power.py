@@ -307,8 +307,12 @@ def headlines(ds, results):
             out.append(
                 f"{intro}causal power of {label} (win share unrestricted - barred, paired over "
                 f"{units:,} deals): {rank}; {len(pos)} of {len(rows)} help (interval above 0), "
-                f"{len(neg)} hurt (below 0: barring them raises the win share, so the strategy "
-                "takes them to its cost)."
+                f"{len(neg)} hurt (below 0"
+                + (
+                    ": barring them raises the win share, so the strategy takes them to its cost)."
+                    if neg
+                    else ")."
+                )
             )
             dis = [r for r in rows if r["signs"] == "disagree"]
             if dis:
