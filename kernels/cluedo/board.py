@@ -8,9 +8,12 @@ Two readings of "move by the roll" (flag ``move_steps``):
 
 * ``exact`` (default, the seed's *déplacez-vous du score obtenu*): a walk that does not enter
   a room uses the whole roll, on a path that never visits a square twice.  ``reach_exact``
-  finds the end squares by depth-first search over those paths (on this board at most about
-  19,000 paths for a roll of 12, a few hundred for 7); a pawn that cannot use the whole roll
-  (boxed in) walks as far as it can.
+  finds all the end squares by depth-first search over those paths (on this board at most
+  about 19,000 paths for a roll of 12, a few hundred for 7); a pawn that cannot use the whole
+  roll (boxed in) walks as far as it can.  The agents need only the best end square: a square
+  at BFS distance equal to the roll is an end at once, a nearer one is checked by
+  ``exact_end`` (a search pruned by the distance left), so a move costs about as much as an
+  "up to" one.
 * ``up_to``: a pawn may stop anywhere within the roll.  A shortest path never revisits a
   square, so the end squares are exactly those whose blocked-board BFS distance is at most the
   roll (``reach``).
