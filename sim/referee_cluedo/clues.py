@@ -69,7 +69,9 @@ def _from_pile(g, row):
     if not g.under or g.under[0] != row:
         fail(
             "CL-K7" if row in g.left_pile else "CL-T2",
-            "the pile has gone round: the next card is the one that went under first",
+            f"clue card {row} left the pile (CL-K7: it stays in its room)"
+            if row in g.left_pile
+            else "the next card is the top of the pile (drawn cards go under it)",
             {"card": g.under[0] if g.under else None},
             {"card": row},
         )
