@@ -422,3 +422,56 @@ def test_new_passage_to_another_room(logic4):
     """CL-K7: the passage goes to the room the drawer picked."""
     gid, evs, i = logic4.find(lambda g, evs, i: evs[i].kind == "new_passage")
     logic4.objects(gid, changed(evs, i, a=(evs[i].a + 1) % 9), "CL-K7", seq=evs[i].seq)
+
+
+def _pawn_node(log, gid, evs, i, seat):
+    """Node of ``seat``'s pawn just before event ``i`` (its last move, else its start)."""
+    for e in reversed(evs[:i]):
+        if e.kind == "move" and e.seat == seat:
+            return e.b
+    char = log.seats[gid][seat]["character"]
+    return BOARD.start[BOARD.suspects.index(char)]
+
+
+def test_keeping_the_room_by_card_16_is_no_stay(logic4):
+    """CL-K9: a player who rolled, drew card 16 and kept the room it started in does not
+    suggest there this turn.  The drawer's own card-16 move out of its room is dropped and
+    the rest of its turn replaced by a suggestion in the room it kept."""
+
+    def drawer_leaves_room(g, evs, i):
+        e = evs[i]
+        return (
+            e.kind == "move"
+            and e.d == 2
+            and e.a < 9
+            and any(
+                x.kind == "clue" and x.b == 7 and x.seat == e.seat and x.turn == e.turn
+                for x in evs[i - 8 : i]
+            )
+        )
+
+    gid, evs, i = logic4.find(drawer_leaves_room)
+    e = evs[i]
+    j = i + 1
+    while evs[j].kind == "move" and evs[j].d == 2:
+        j += 1  # the other pawns' moves of card 16
+    char = BOARD.suspects.index(logic4.seats[gid][e.seat]["character"])
+    kept = evs[:i] + [x._replace(seq=x.seq - 1) for x in evs[i + 1 : j]]
+    suggestion = Ev(len(kept), e.turn, e.seat, "suggest", char, 6, 12 + e.a, -1)
+    rest = [x for x in evs[j:] if x.turn != e.turn]
+    bad = kept + [suggestion] + [x._replace(seq=len(kept) + 1 + k) for k, x in enumerate(rest)]
+    logic4.objects(gid, bad, "CL-K9", seq=len(kept))
+
+
+def test_card_16_moves_no_pawn_of_a_player_out(reckless):
+    """CL-K8: card 16 moves the pawns of the players still in the game only."""
+
+    def k6_after_elimination(g, evs, i):
+        return evs[i].kind == "clue" and evs[i].b == 7 and eliminated_before(evs, i)
+
+    gid, evs, i = reckless.find(k6_after_elimination)
+    q = min(eliminated_before(evs, i))
+    node = _pawn_node(reckless, gid, evs, i, q)
+    to = next(r for r in range(9) if r != node)
+    bad = inserted(evs, i + 1, Ev(0, evs[i].turn, q, "move", node, to, 0, 2))
+    reckless.objects(gid, bad, "CL-K8", seq=i + 1, words="out of the game")

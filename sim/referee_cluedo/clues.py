@@ -90,6 +90,7 @@ def show_named(g, card, rule):
         g.check_value(rule, "seat holding the named card (nobody)", -1, ev.seat)
         g.check_value(rule, "no-holder flag", 1, ev.c)
     g.check_value(rule, "card revealed", card, ev.a)
+    g.check_value(rule, "seen by (-1: everyone)", -1, ev.b)
 
 
 def _in_game(g):
@@ -101,6 +102,7 @@ def _reveal_own(g, q, rule):
     if ev.a not in g.hands[q]:
         fail(rule, f"seat {q} reveals a card it does not hold", {"hand": sorted(g.hands[q])}, {"card": ev.a})
     g.check_value(rule, "no-holder flag", 0, ev.c)
+    g.check_value(rule, "seen by (-1: everyone)", -1, ev.b)
 
 
 def _choose_player(g, p, ev):
@@ -163,6 +165,7 @@ def _all_reveal(g, p, ev):
                 {"card": r.a},
             )
         g.check_value("CL-K4", "no-holder flag", 0, r.c)
+        g.check_value("CL-K4", "seen by (-1: everyone)", -1, r.b)
 
 
 def left_in_game(g, q):

@@ -162,8 +162,8 @@ def _suggestion_next(g):
 
 def _end_turn(g, p):
     """After the action: an optional accusation from a room (CL-T6); then the turn is over."""
-    if not g.over and g.in_turn() and g.peek().kind == "accuse":
-        accuse(g, p)
+    if not g.over and g.active[p] and g.in_turn() and g.peek().kind == "accuse":
+        accuse(g, p)  # one accusation per turn: a wrong one puts the player out (CL-T6)
     look = g.ctx.pending_look
     if look is not None and not g.ctx.stayed:
         g.current = look
@@ -173,6 +173,10 @@ def _end_turn(g, p):
         )
     if g.in_turn():
         ev = g.take()
+        if ev.kind in ("suggest", "move") and ev.seat == p and not g.in_room(p):
+            fail("CL-T5", "a suggestion is made only in a room the player entered or stays in")
+        if ev.kind == "accuse" and ev.seat == p:
+            fail("CL-T6", "one accusation per turn, with the pawn in a room, by a player still in the game")
         fail("LOG-2", f"an event the turn does not call for ('{ev.kind}' after the turn's action)")
 
 
