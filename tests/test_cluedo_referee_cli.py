@@ -98,3 +98,22 @@ def test_unknown_game_is_one_line_exit_2(dataset, tmp_path):
     assert res.exit_code == 2, res.output
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and "'chess'" in lines[0] and "bloody_inn, cluedo" in lines[0]
+
+
+def test_cluedo_sweep_directory(tmp_path):
+    """A sweep directory of Cluedo datasets: every grid point replayed by the Cluedo referee."""
+    (tmp_path / "base.toml").write_text(
+        'game = "cluedo"\nplayers = 3\ngames = 30\nseed = 4\n[[seats]]\nstrategy = "naive"\n'
+    )
+    (tmp_path / "sweep.toml").write_text(
+        'base = "base.toml"\n[grid]\n"rules.move_steps" = ["exact", "up_to"]\n'
+    )
+    out = tmp_path / "sw"
+    res = CliRunner().invoke(
+        app, ["sweep", str(tmp_path / "sweep.toml"), "--out", str(out), "--events", "--no-progress"]
+    )
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, ["replay", str(out), "--json", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.output)
+    assert report["games"] == 60 and report["divergent_games"] == 0 and len(report["datasets"]) == 2

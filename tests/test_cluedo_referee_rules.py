@@ -107,3 +107,17 @@ def test_referee_imports_nothing_of_the_kernel():
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_data_of_another_run_is_refused():
+    """A run played with other data files (e.g. an edited clue deck) is not replayed with
+    these: one clear error naming both digests."""
+    import pytest
+
+    from sim.errors import SimError
+    from sim.referee_cluedo import CluedoRules
+
+    resolved = {"game": "cluedo", "players": 3, "rules": {}, "seats": [{"strategy": "logic"}] * 3}
+    assert CluedoRules.from_resolved(dict(resolved, data={"sha256": D.sha256})).players == 3
+    with pytest.raises(SimError, match="data files differ"):
+        CluedoRules.from_resolved(dict(resolved, data={"sha256": "0" * 64}))
