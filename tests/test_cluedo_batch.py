@@ -256,6 +256,45 @@ def test_every_walk_is_legal_under_move_steps(steps):
         assert short > 0  # stopping short happens, and is allowed
     if steps == "exact":
         assert short > 0  # detours to use the whole roll happen
+        # a walking roll without a walk: only a pawn with nowhere to go may stay put
+        stuck = 0
+        for a, _steps, blocked in _unmoved_rolls(ev, gid, s["character"].reshape(-1, 4)):
+            assert set(_bfs(B.adj, a, blocked)) == {a}
+            stuck += 1
+        assert stuck < len(walks) // 10
+
+
+def _unmoved_rolls(ev, gid, chars):
+    """(node, steps, occupied squares) of each walking roll after which the player's pawn did
+    not move at all that turn (no walk, no clue-card move)."""
+    out = []
+    occ = None
+    pos = None
+    game = -1
+    pending = None
+    for i in range(len(ev) + 1):
+        if i == len(ev) or gid[i] != game or (pending and ev[i, 1] != pending[0]):
+            if pending:
+                out.append(pending[1:4])
+            pending = None
+        if i == len(ev):
+            break
+        if gid[i] != game:
+            game = gid[i]
+            occ = {v: 1 for v in B.start}
+            pos = {seat: B.start[int(ch)] for seat, ch in enumerate(chars[game])}
+        _, turn, seat, kind, a, b, c, d = (int(x) for x in ev[i])
+        if kind == EV["roll"] and d == 0:
+            here = pos[seat]
+            pending = (turn, here, a + b, {v for v, k in occ.items() if k and v >= 9} - {here}, seat)
+        if kind == EV["move"]:
+            if pending and seat == pending[4] and d in (0, 2):
+                pending = None
+            occ[a] -= 1
+            occ[b] = occ.get(b, 0) + 1
+            if seat >= 0:
+                pos[seat] = b
+    return out
 
 
 def test_roll_every_turn_rolls_on_every_turn():

@@ -673,7 +673,8 @@ def _face_down(st, room, card):
 @njit(cache=True)
 def check_invariants(st, tb):
     """Count broken invariants: 21 cards each in exactly one place, envelope unchanged, one
-    card per category in it, pawns on distinct squares, knowledge true of the real deal."""
+    card per category in it, pawns on distinct squares, the clue pile a set of distinct deck
+    cards, knowledge true of the real deal."""
     bad = 0
     seen = 0
     total = 0
@@ -702,6 +703,15 @@ def check_invariants(st, tb):
         for b in range(a + 1, 6):
             if st[S_POS + a] >= 9 and st[S_POS + a] == st[S_POS + b]:
                 bad += 1
+    seen = 0  # the clue pile: distinct cards of the deck (CL-T2; CL-K7 removes card 18)
+    npile = st[S_NPILE]
+    if npile < 0 or npile > tb[T_NCLUE] or (npile > 0 and st[S_CLUE_PTR] >= npile):
+        bad += 1
+    for i in range(npile):
+        row = st[S_DECK + i]
+        if row < 0 or row >= tb[T_NCLUE] or (seen >> row) & 1:
+            bad += 1
+        seen |= 1 << row
     n = st[S_N]
     for p in range(n):
         kb = kbase(p)
