@@ -475,3 +475,16 @@ def test_card_16_moves_no_pawn_of_a_player_out(reckless):
     to = next(r for r in range(9) if r != node)
     bad = inserted(evs, i + 1, Ev(0, evs[i].turn, q, "move", node, to, 0, 2))
     reckless.objects(gid, bad, "CL-K8", seq=i + 1, words="out of the game")
+
+
+def test_accusation_from_a_square(logic4):
+    """CL-T6: an accusation is made with the pawn in a room; here a player whose pawn ended
+    its walk on a square accuses."""
+    gid, evs, i = logic4.find(
+        lambda g, evs, i: (
+            evs[i].kind == "move" and evs[i].d == 0 and evs[i].b >= 9 and evs[i + 1].turn != evs[i].turn
+        )
+    )
+    e = evs[i]
+    bad = inserted(evs, i + 1, Ev(0, e.turn, e.seat, "accuse", 0, 6, 12, 2))
+    logic4.objects(gid, bad, "CL-T6", seq=i + 1, words="in a room")

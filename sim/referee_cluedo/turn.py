@@ -42,7 +42,7 @@ def play(g, p):
     if in_room:
         _mark_room(g, p)
     _looks(g, p)
-    if in_room and _accuses_next(g, p):
+    if _accuses_next(g, p):  # accuse() objects unless the pawn is in a room (CL-T6)
         accuse(g, p)
         _end_turn(g, p)
         return
