@@ -29,6 +29,7 @@ CONFIGS = [
     (2, [N], {"move_steps": "up_to", "stay_and_suggest": "classic"}, 200),
     (3, [N], {"stay_and_suggest": "classic", "dice": 1, "move_steps": "up_to"}, 200),
     (3, [RECKLESS], {"roll_every_turn": "yes"}, 300),
+    (3, [N], {"first_player": "classic", "characters": ["plum", "scarlett", "green"], "max_turns": 1}, 100),
     (4, [L], {}, 300),
     (4, [P, L, N, L], {"loupe_dice": 1, "first_player": "classic", "move_steps": "up_to"}, 150),
     (4, [N], {"max_turns": 30}, 150),  # CL-V7 truncation

@@ -19,7 +19,8 @@ def run(g):
 
 def _characters(g):
     """CL-S3 / CL-V5: one distinct suspect per seat (from the seats table); classic order
-    seats the characters in Scarlett's order; configured characters are as configured."""
+    seats the characters in Scarlett's order; configured characters are as configured (with
+    the classic order, the configured suspects in Scarlett's order)."""
     rows = g.seat_rows
     if not rows:
         fail("RES-1", "the game has no seats rows: the referee needs each seat's character")
@@ -36,11 +37,14 @@ def _characters(g):
         chars.append(names.index(r["character"]))
     if len(chars) != g.n or len(set(chars)) != g.n:
         fail("CL-S3", "every seat plays one distinct suspect", {"seats": g.n}, {"characters": chars})
-    if g.rules.characters is not None and tuple(chars) != g.rules.characters:
+    want = g.rules.characters
+    if want is not None and g.rules.first_classic:
+        want = tuple(sorted(want))  # the kernel's reading: the list names who plays, CL-V5 seats them
+    if want is not None and tuple(chars) != want:
         fail(
             "CL-S3",
             "the characters are not the configured ones",
-            {"characters": list(g.rules.characters)},
+            {"characters": list(want)},
             {"characters": chars},
         )
     if g.rules.first_classic and chars != sorted(chars):
