@@ -488,3 +488,11 @@ def test_accusation_from_a_square(logic4):
     e = evs[i]
     bad = inserted(evs, i + 1, Ev(0, e.turn, e.seat, "accuse", 0, 6, 12, 2))
     logic4.objects(gid, bad, "CL-T6", seq=i + 1, words="in a room")
+
+
+def test_show_when_nobody_can_refute(logic4):
+    """CL-T5: when no player to the left holds a named card, nobody shows one."""
+    gid, evs, i = logic4.find(lambda g, evs, i: evs[i].kind == "suggest" and evs[i].d == -1)
+    e = evs[i]
+    bad = inserted(evs, i + 1, Ev(0, e.turn, (e.seat + 1) % 4, "show", e.a, e.seat, 0, -1))
+    logic4.objects(gid, bad, "CL-T5", seq=i + 1, words="nobody shows")

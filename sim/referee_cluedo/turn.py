@@ -416,6 +416,9 @@ def suggest(g, p, room):
                 {"card": sh.a},
             )
         g.check_value("CL-T5", "card shown to", p, sh.b)
+    elif g.in_turn() and g.peek().kind == "show":
+        g.take()
+        fail("CL-T5", "nobody to the left holds a named card: nobody shows one")
 
 
 # --- accusation (CL-T6, CL-T7) ------------------------------------------------------------
