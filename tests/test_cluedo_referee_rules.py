@@ -100,9 +100,13 @@ def test_referee_imports_nothing_of_the_kernel():
     """The referee is independent: replaying a game imports neither ``kernels.cluedo`` nor
     the adapter ``sim.games.cluedo``."""
     code = (
-        "import sys, sim.referee_cluedo as R\n"
-        "R.CluedoRules.from_resolved({'game': 'cluedo', 'players': 3, 'rules': {},"
-        " 'seats': [{'strategy': 'logic'}] * 3})\n"
+        "import sys, pyarrow as pa, sim.dataset, sim.referee_cluedo as R\n"
+        "resolved = {'game': 'cluedo', 'players': 3, 'rules': {}, 'seats': [{'strategy': 'logic'}] * 3}\n"
+        "ev = pa.table({'game_id': [0], 'seq': [0], 'turn': [0], 'seat': [-1], 'kind': ['weapon'],"
+        " 'a': [6], 'b': [0], 'c': [-1], 'd': [-1]})\n"
+        "seats = pa.table({'game_id': [0, 0, 0], 'seat': [0, 1, 2], 'character': ['plum', 'white', 'green']})\n"
+        "report = R.replay_tables(resolved, None, seats, ev)\n"
+        "assert report.games == 1 and report.divergences[0].rule == 'CL-S1', report.divergences\n"
         "bad = [m for m in sys.modules if m.startswith(('kernels', 'sim.games'))]\n"
         "assert not bad, bad\n"
     )
