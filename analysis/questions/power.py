@@ -372,7 +372,9 @@ Q.headlines = headlines
 # --- exploitability (recorded) ------------------------------------------------------------
 
 #: gains of best responses found by ``sim tune`` against a field of one strategy
-EXPLOITABILITY_FILE = Path(__file__).resolve().parents[2] / "configs" / "bloody_inn" / "exploitability.toml"
+EXPLOITABILITY_FILE = (
+    Path(__file__).resolve().parents[2] / "configs" / "bloody_inn" / "strategies" / "exploitability.toml"
+)
 
 
 def exploitability_records(path=EXPLOITABILITY_FILE):
@@ -421,7 +423,7 @@ class Exploitability(Metric):
     note = (
         "gain = the best response's win share against a field of this strategy - the fair "
         "share 1/players, on the tuner's fresh validation games (Wilson 95%); recorded in "
-        "configs/bloody_inn/exploitability.toml, not computed from this dataset."
+        "configs/bloody_inn/strategies/exploitability.toml, not computed from this dataset."
     )
 
     def compute(self, games):
