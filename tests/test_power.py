@@ -97,6 +97,11 @@ def test_sim_power_end_to_end(tmp_path):
     assert man["resolved"]["seats"][0]["restrict"] == {"actions": ["kill"]}
     assert man["resolved"]["rotate"] == "duplicate"
     assert any("causal power" in a for a in res["answers"])
+    # the default report of a power dataset has the power section (and builds on every question)
+    from analysis.report import report_for_dir
+
+    rep = report_for_dir(out)
+    assert "power" in [sec.question for sec in rep.sections]
 
 
 @pytest.mark.parametrize(

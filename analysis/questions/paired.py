@@ -141,6 +141,8 @@ def _headlines(ds, results):
     if t is not None and t.height:
         s0 = t.filter(pl.col("seat") == 0)
         for r in s0.iter_rows(named=True):
+            if not (r["width_ratio"] is not None and math.isfinite(r["width_ratio"])):
+                continue
             out.append(
                 f"players = {r['players']}: with duplicate deals the first player wins "
                 f"{100 * r['share']:.1f}% [{100 * r['share_lo']:.1f}, {100 * r['share_hi']:.1f}] over "
@@ -150,11 +152,16 @@ def _headlines(ds, results):
     g = results.get("duplicate_entry_gap")
     if g is not None and g.height:
         for r in g.iter_rows(named=True):
+            vr = r["variance_reduction"]
+            change = (
+                f"pairing changes the variance by {-round(100 * vr):+d}%"
+                if vr is not None and math.isfinite(vr)
+                else "no variance either way"
+            )
             out.append(
                 f"players = {r['players']}: entry {r['entry_a']} - {r['entry_b']} "
                 f"{100 * r['gap']:+.1f} pts [{100 * r['gap_lo']:+.1f}, {100 * r['gap_hi']:+.1f}] paired over "
-                f"{r['deals']:,} deals (unpaired: +-{100 * r['unpaired_half']:.1f} pts; pairing changes the "
-                f"variance by {-round(100 * r['variance_reduction']):+d}%)."
+                f"{r['deals']:,} deals (unpaired: +-{100 * r['unpaired_half']:.1f} pts; {change})."
             )
     return out
 
