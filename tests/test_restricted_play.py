@@ -217,3 +217,28 @@ def test_duplicate_deals_in_the_seat_and_strategy_questions(tmp_path):
     assert row["gap"] == pytest.approx(share[0] - share[1])
     assert row["gap_hi"] < 0  # greedy beats random
     assert any("paired over 1,000 deals" in h for h in QUESTIONS["strategies"].headlines(ds, res))
+
+
+def test_the_rules_refuse_a_restricted_choice_and_allow_the_rest():
+    """The legal-choice queries and the night's checks (BI-N4, BI-N7) on a built situation:
+    seat 0 may not build the Dining Room, kill or launder; seat 1 may do all of it."""
+    from kernels.bloody_inn import layout as L
+    from kernels.bloody_inn import legal
+    from tests.bloody_inn_harness import Table
+
+    seats = [{"strategy": "random", "restrict": {"actions": ["kill", "launder"], "build": ["count"]}}]
+    t = Table(2, seats=seats + [{"strategy": "random"}], rotate=False).clear()
+    hands = [t.to_hand(p, "count", "baron", "peasant", "peasant", "peasant", "peasant") for p in (0, 1)]
+    for p in (0, 1):
+        t.set_money(p, cash=30, cheques=1)
+    t.to_room(0, "viscount")
+    (count0, baron0), count1 = hands[0][:2], hands[1][0]
+    assert not legal.can_build(t.st, 0, count0) and legal.can_build(t.st, 0, baron0)
+    assert legal.can_build(t.st, 1, count1)
+    assert not legal.action_feasible(t.st, 0, L.ACTION.kill) and legal.action_feasible(t.st, 1, L.ACTION.kill)
+    assert legal.action_feasible(t.st, 0, L.ACTION.bribe) and legal.action_feasible(t.st, 0, L.ACTION.passing)
+    assert legal.launder_range(t.st, 0) == (0, 0) and legal.launder_range(t.st, 1) == (1, 3)
+    assert not t.act_build(0, count0)  # refused: the Dining Room is barred for seat 0
+    assert not t.act_launder(0, 1) and t.act_launder(0, 0)  # the pass stays legal
+    assert t.act_launder(1, 1)
+    assert t.act_build(0, baron0)
