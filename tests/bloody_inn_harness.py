@@ -414,8 +414,13 @@ class Table:
         lo, hi = _state.fine_range(self.st, p, corpses)
         return int(lo), int(hi)
 
-    def pay_fine(self, p, corpses, cheques):
-        """BI-M1: pay 10 F per corpse with ``cheques`` cheques and cash for the rest."""
+    def pay_fine(self, p, fine, cheques=None):
+        """BI-M1: pay a ``fine`` of 10 F per corpse with ``cheques`` cheques (default: the
+        fewest legal, i.e. whole tens of cash first) and cash for the rest; returns (cash
+        paid, cheques paid)."""
+        corpses = fine // 10
+        if cheques is None:
+            cheques = self.fine_range(p, corpses)[0]
         cash, paid = _state.pay_fine(self.st, p, corpses, cheques)
         return int(cash), int(paid)
 

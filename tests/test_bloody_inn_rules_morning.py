@@ -34,7 +34,7 @@ def test_BI_M1_legal_splits_of_a_fine(cash, cheques, corpses, splits):
     assert list(range(lo, hi + 1)) == sorted(splits)
     for k, cash_paid in splits.items():
         t.set_money(0, cash=cash, cheques=cheques)
-        assert t.pay_fine(0, corpses, k) == (cash_paid, k)
+        assert t.pay_fine(0, 10 * corpses, k) == (cash_paid, k)
         assert (t.cash(0), t.cheques(0)) == (cash - cash_paid, cheques - k)
         short = cash + 10 * cheques < 10 * corpses
         assert cash_paid + 10 * k == (cash + 10 * cheques if short else 10 * corpses)

@@ -122,6 +122,8 @@ G_VOLUNTARY = _region(1)  # BI-V5
 G_STRICT = _region(1)  # BI-V6 final_round = strict
 G_END_CAPPED = _region(1)  # BI-V8
 G_TIEBREAK_OWN = _region(1)  # BI-V9 buried_under_own_annexes
+G_SEASON_ON_DRAW = _region(1)  # BI-V11 season_change = on_next_draw (0: when_empty, BI-E3)
+G_RS_ANY = _region(1)  # BI-V12 room_service_per_room = any (0: at most one token per room)
 G_MAX_ROUNDS = _region(1)  # BI-G4
 G_ROTATE = _region(1)
 G_NLINEUP = _region(1)
@@ -147,9 +149,7 @@ G_EV_OVERFLOW = _region(1)
 G_PHASE = _region(1)  # 0 evening, 1 night, 2 morning, 3 end (for events)
 G_FINAL_FP = _region(1)
 G_FREE_SPACE = _region(1)  # free burial places over every annex and Barn
-G_SEASON_ON_DRAW = _region(1)  # BI-V11 season_change = on_next_draw (0: when_empty, BI-E3)
-G_RS_ANY = _region(1)  # BI-V12 room_service_per_room = any (0: at most one token per room)
-_region(6)  # spare
+_region(8)  # spare
 
 # --- lineup (per lineup entry) ----------------------------------------------------
 L_STRAT = _region(MAXP)

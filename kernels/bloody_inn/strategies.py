@@ -133,7 +133,7 @@ def decide_fine(st, pr, p, corpses, lo, hi, final):
     """BI-M1: how many cheques (``lo``..``hi``) pay part of ``p``'s fine of 10 F per corpse;
     cash pays the rest.  ``final`` is 1 at the investigation of the game end (BI-G1)."""
     s = st[P_STRAT + p]
-    if s == HEURISTIC:
+    if s >= HEURISTIC:  # the heuristic and every policy built on it
         return heur.fine(st, pr, p, corpses, lo, hi, final)
     if s == GREEDY:
         return strat_greedy.fine(st, pr, p, corpses, lo, hi, final)
