@@ -381,6 +381,19 @@ def test_bi_v11_on_next_draw_refuses_the_early_shuffle_and_bi_e3_the_late_one():
     objects(lambda: evening.evening(g), "BI-E3")
 
 
+def test_a_config_without_the_new_flags_is_replayed_with_the_old_readings():
+    """BI-V11 / BI-V12: a dataset resolved before these flags existed was played with the
+    Exit shuffled at the next draw and stacking tokens; a resolved config names them."""
+    raw = {"game": "bloody_inn", "players": 2, "games": 1, "seed": 0}
+    resolved = resolve(raw)
+    new = RefereeConfig.from_resolved(resolved)
+    assert (new.season_on_next_draw, new.one_token_per_room) == (False, True)
+    for key in ("season_change", "room_service_per_room"):
+        del resolved["rules"][key]
+    old = RefereeConfig.from_resolved(resolved)
+    assert (old.season_on_next_draw, old.one_token_per_room) == (True, False)
+
+
 def test_bi_e4_last_round_needs_as_many_travellers_as_players():
     """BI-E4: when the Entrance runs out the second time the round is played only if at
     least as many travellers as players are in the inn."""
