@@ -93,9 +93,17 @@ class Question:
     headlines: object = None  # (ds, results) -> list[str]
     plots: object = None  # (ds, results) -> list[(title, svg)]
     applies: object = None  # (ds) -> bool
+    why_not: object = None  # (ds) -> str | None: one line when the data cannot answer it
 
 
 QUESTIONS: dict[str, Question] = {}
+
+#: analysis options and their defaults (a study sets them in its ``[analysis]`` table)
+OPTIONS = {
+    # deck size: a cell's seats are "even" when every seat's win share is within this
+    # margin of 1/n (an equivalence test), in share units (0.01 = 1 pt)
+    "equivalence_margin": 0.01,
+}
 
 
 def question(name, title, *, applies=None):
@@ -128,8 +136,11 @@ def _frame(ds, source, results):
     raise AnalysisError(f"unknown metric source {source!r}")
 
 
-def run_question(ds, name):
+def run_question(ds, name, options=None):
     """Compute every applicable metric of question ``name`` on dataset ``ds``.
+
+    ``options`` overrides entries of ``OPTIONS`` (the metrics read them from
+    ``self.context["options"]``).
 
     Returns
     -------
@@ -148,6 +159,7 @@ def run_question(ds, name):
         if not cls.applies(ds):
             continue
         metric = cls.from_dataset(ds)
+        metric.context["options"] = {**OPTIONS, **(options or {})}
         frame = _frame(ds, cls.source, results)
         if frame is None:
             continue

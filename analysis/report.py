@@ -21,7 +21,7 @@ import polars as pl
 
 from .dataset import Dataset, manifest_config, open_dataset
 from .metrics import QUESTIONS, question_names, run_question
-from .text import format_rows
+from .text import AnswerTable, format_rows
 
 PROVENANCE_START = "<!-- provenance:start -->"
 PROVENANCE_END = "<!-- provenance:end -->"
@@ -58,13 +58,17 @@ class Entry:
     label: str
     dataset: Dataset
     questions: tuple = DEFAULT_QUESTIONS
+    options: dict = field(default_factory=dict)
 
 
-def answer(ds: Dataset, name: str, label: str = ""):
+def answer(ds: Dataset, name: str, label: str = "", options=None):
     """Run one question on a dataset; return a :class:`Section` (or None if it does not
-    apply)."""
+    apply).  ``options`` overrides ``analysis.metrics.OPTIONS``."""
     q = QUESTIONS[name]
-    results = run_question(ds, name)
+    reason = q.why_not(ds) if q.why_not else None
+    if reason:
+        return Section(name, q.title, label, [reason], [], [])
+    results = run_question(ds, name, options)
     if not results:
         return None
     tables = []
@@ -94,7 +98,7 @@ def build_report(entries, title="Balance report", intro=""):
     for e in entries:
         warnings += [f"{e.label}: {w}" for w in e.dataset.warnings]
         for name in e.questions:
-            sec = answer(e.dataset, name, e.label)
+            sec = answer(e.dataset, name, e.label, e.options)
             if sec is not None:
                 sections.append(sec)
     prov = [provenance(e.label, e.dataset) for e in entries]
@@ -233,6 +237,24 @@ def _html_table(df):
     return "".join(out)
 
 
+def _html_answers(headlines):
+    """Sentences as a list; an ``AnswerTable`` as a compact table with its caption."""
+    o, items = [], []
+    for h in headlines:
+        if isinstance(h, AnswerTable):
+            if items:
+                o.append('<ul class="answers">' + "".join(items) + "</ul>")
+                items = []
+            o.append(_html_table(h.table))
+            if h.caption:
+                o.append(f'<p class="note">{_e(h.caption)}</p>')
+        else:
+            items.append(f"<li>{_e(h)}</li>")
+    if items:
+        o.append('<ul class="answers">' + "".join(items) + "</ul>")
+    return "".join(o)
+
+
 def _section_id(i, sec):
     return f"s{i}-{sec.question}"
 
@@ -263,7 +285,7 @@ def render_html(report: Report) -> str:
             + (f" &mdash; {_e(sec.dataset)}" if sec.dataset else "")
             + "</h3>"
         )
-        o.append('<ul class="answers">' + "".join(f"<li>{_e(h)}</li>" for h in sec.headlines) + "</ul>")
+        o.append(_html_answers(sec.headlines))
     for i, sec in enumerate(report.sections):
         o.append(
             f'<h2 id="{_section_id(i, sec)}">{_e(sec.title)}'
@@ -363,7 +385,12 @@ def render_markdown(report: Report, plot_dir: str):
         if not sec.headlines:
             continue
         o += [f"### {sec.title}" + (f" — {sec.dataset}" if sec.dataset else ""), ""]
-        o += [f"- {h}" for h in sec.headlines] + [""]
+        for h in sec.headlines:
+            if isinstance(h, AnswerTable):
+                o += ["", _md_table(h.table), ""] + ([f"*{h.caption}*", ""] if h.caption else [])
+            else:
+                o.append(f"- {h}")
+        o.append("")
     for i, sec in enumerate(report.sections):
         o += [f"## {sec.title}" + (f" — {sec.dataset}" if sec.dataset else ""), ""]
         for j, (caption, svg) in enumerate(sec.plots):

@@ -41,6 +41,13 @@ PROPORTIONS = {
     "official_imbalance",
     "official_seat0_gap",
     "p_beats_avg",
+    "observed",
+    "predicted",
+    "se",
+    "slope",
+    "vs_next",
+    "p_best",
+    "margin",
 }
 
 
@@ -84,7 +91,7 @@ def fmt_value(col, v):
             return "inf" if v > 0 else "-inf"
         if is_proportion(col):
             return f"{100 * v:.2f}%"
-        if col in ("p_value", "p_perm"):
+        if col in ("p_value", "p_perm", "p_holm", "equiv_p", "equiv_p_holm", "p_fit", "p_perm_mc"):
             return "<0.0001" if v < 1e-4 else f"{v:.4f}"
         a = abs(v)
         if col == "wins":  # fractional counts (a shared win counts 1/k)
@@ -139,3 +146,49 @@ def cell_label(row, by):
         return "All games"
     s = ", ".join(parts)
     return s[0].upper() + s[1:]
+
+
+def pts(x, digits=1):
+    """A difference of shares in percentage points: '+1.2 pts'."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{100 * x:+.{digits}f} pts"
+
+
+def pts_ci(x, lo, hi, digits=1):
+    """'+1.2 pts (95% CI -0.3 to +2.7)'; the interval is left out when unknown."""
+    if lo is None or hi is None or (isinstance(lo, float) and math.isnan(lo)):
+        return f"{pts(x, digits)} (no interval)"
+    return f"{pts(x, digits)} (95% CI {100 * lo:+.{digits}f} to {100 * hi:+.{digits}f})"
+
+
+def pval_mc(p, n):
+    """A Monte Carlo p-value with its Monte Carlo error and the number of draws behind it:
+    'p = 0.012 ± 0.002 (2,000 shuffles)'."""
+    if p is None or p != p:
+        return "p = n/a"
+    se = math.sqrt(max(p * (1 - p), 0.0) / n) if n else float("nan")
+    digits = 3 if se >= 0.0005 else 4
+    return f"p = {p:.{digits}f} ± {se:.{digits}f} (Monte Carlo error, {n:,} draws)"
+
+
+def join_names(names):
+    """'A', 'A and B', 'A, B and C'."""
+    names = list(names)
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+class AnswerTable(str):
+    """A compact table among a question's headlines: prints as a text table (terminal, JSON)
+    and renders as a table in the reports (``.table``)."""
+
+    table: pl.DataFrame
+
+    def __new__(cls, table: pl.DataFrame, caption: str = ""):
+        text = (caption + "\n" if caption else "") + plain_table(table)
+        obj = super().__new__(cls, text)
+        obj.table = table
+        obj.caption = caption
+        return obj

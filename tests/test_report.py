@@ -162,7 +162,8 @@ def test_report_renders_with_its_sections(small_run, tmp_path):
 def test_sweep_report_has_deck_heatmaps(small_sweep, tmp_path):
     html_path, _ = write_report(report_for_dir(small_sweep), tmp_path / "r.html")
     text = html_path.read_text()
-    assert "Deck size by player count" in text and "most even seats" in text
+    assert "Deck size by player count" in text and "not detectably worse" in text
+    assert "<th>most even (chance best)</th>" in text  # the answer table is a table
     c = _parse(text)
     assert c.errors == [] and c.external == []
 

@@ -13,8 +13,8 @@ import numpy as np
 import polars as pl
 
 from ..metrics import Metric, question, register
-from ..stats import f64, wilson_exprs
-from ..text import cell_label, pct, pct_ci
+from ..stats import Z95, chi2_sf, clustered_shares, clustered_wilson, f64
+from ..text import cell_label, pct, pct_ci, pval
 
 Q = question("strategies", "Strategy strength")
 
@@ -30,22 +30,38 @@ class StrategyWinShare(Metric):
     name = "strategy_win_share"
     title = "Win share by strategy"
     needs = ("strategy",)
-    note = "share of its seat-games a strategy won (Wilson 95%); fair_share = 1/players."
+    note = (
+        "share of its seat-games a strategy won (Wilson 95% at the game-clustered "
+        "effective size: a strategy holding several seats of a game has dependent seats); "
+        "fair_share = 1/players."
+    )
 
     def compute(self, seats):
         by = self.by
-        return (
+        shares = clustered_shares(seats, [*by, "strategy"])
+        means = (
             seats.group_by([*by, "strategy"])
-            .agg(
-                pl.len().alias("seat_games"),
-                f64("win").sum().alias("wins"),
-                f64("place").mean().alias("mean_place"),
-                f64("score").mean().alias("mean_score"),
-            )
-            .with_columns(*wilson_exprs("wins", "seat_games"))
-            .with_columns((1.0 / f64("players")).alias("fair_share"))
-            .sort([*by, "strategy"])
+            .agg(f64("place").mean().alias("mean_place"), f64("score").mean().alias("mean_score"))
             .collect()
+        )
+        return (
+            shares.join(means, on=[*by, "strategy"], how="left")
+            .with_columns((1.0 / f64("players")).alias("fair_share"))
+            .select(
+                [
+                    *by,
+                    "strategy",
+                    "seat_games",
+                    "wins",
+                    "share",
+                    "share_lo",
+                    "share_hi",
+                    "mean_place",
+                    "mean_score",
+                    "fair_share",
+                ]
+            )
+            .sort([*by, "strategy"])
         )
 
 
@@ -72,14 +88,15 @@ class HeadToHead(Metric):
     name = "head_to_head"
     title = "Head-to-head: share of meetings the row strategy finished ahead of the column one"
     needs = ("strategy", "place")
-    note = "comparisons = (game, seat pair) meetings of the two strategies; Wilson 95%."
+    note = "comparisons = (game, seat pair) meetings of the two strategies; Wilson 95% (game-clustered)."
 
     def compute(self, seats):
         by = self.by
+        keys = [*by, "strategy", "strategy_o", "point", "game_id"]
         t = (
             _pairs(seats, by)
-            .group_by([*by, "strategy", "strategy_o"])
-            .agg(pl.len().alias("comparisons"), pl.col("ahead").sum().alias("wins"))
+            .group_by(keys)
+            .agg(pl.len().cast(pl.Float64).alias("n"), pl.col("ahead").sum().alias("s"))
             .collect()
         )
         if t.is_empty():
@@ -89,21 +106,31 @@ class HeadToHead(Metric):
                 *by,
                 pl.col("strategy_o").alias("strategy"),
                 pl.col("strategy").alias("strategy_o"),
-                "comparisons",
-                (pl.col("comparisons") - pl.col("wins")).alias("wins"),
+                "point",
+                "game_id",
+                "n",
+                (pl.col("n") - pl.col("s")).alias("s"),
             ]
         )
-        both = (
-            pl.concat([t, flipped])
-            .group_by([*by, "strategy", "strategy_o"])
-            .agg(pl.col("comparisons").sum(), pl.col("wins").sum())
+        per_game = pl.concat([t, flipped]).group_by(keys).agg(pl.col("n").sum(), pl.col("s").sum())
+        agg = (
+            per_game.group_by([*by, "strategy", "strategy_o"])
+            .agg(
+                pl.col("n").sum().alias("comparisons"),
+                pl.col("s").sum().alias("wins"),
+                (pl.col("s") ** 2).sum().alias("_ss"),
+                (pl.col("s") * pl.col("n")).sum().alias("_sn"),
+                (pl.col("n") ** 2).sum().alias("_nn"),
+                pl.len().alias("_g"),
+            )
+            .sort([*by, "strategy", "strategy_o"])
         )
-        return (
-            both.with_columns(*wilson_exprs("wins", "comparisons", prefix="ahead"))
-            .rename({"strategy_o": "opponent"})
-            .select([*by, "strategy", "opponent", "comparisons", "ahead", "ahead_lo", "ahead_hi"])
-            .sort([*by, "strategy", "opponent"])
+        p, lo, hi, _ = clustered_wilson(
+            agg["comparisons"], agg["wins"], agg["_ss"], agg["_sn"], agg["_nn"], agg["_g"]
         )
+        return agg.select(
+            [*by, "strategy", pl.col("strategy_o").alias("opponent"), pl.col("comparisons").cast(pl.Int64)]
+        ).with_columns(pl.Series("ahead", p), pl.Series("ahead_lo", lo), pl.Series("ahead_hi", hi))
 
 
 def fit_bradley_terry(wins, prior=0.5, iters=5000, tol=1e-12):
@@ -153,7 +180,8 @@ class BradleyTerry(Metric):
         "fit on every meeting of two different strategies in a game (better place wins, "
         "equal places half); elo = 400 log10(strength); lo/hi = 2.5%/97.5% of a "
         f"{BOOTSTRAP}-sample Poisson bootstrap over games (fixed seed); p_beats_avg = "
-        "chance of beating a strategy of average strength."
+        "chance of beating a strategy of average strength; elo_vs_next = Elo difference to the "
+        "next strategy down, with its bootstrap interval."
     )
 
     def compute(self, seats):
@@ -199,6 +227,15 @@ class BradleyTerry(Metric):
             boots[b] = fit_bradley_terry(matrix(wg[game]))
         lo, hi = np.percentile(boots, [2.5, 97.5], axis=0)
         counts = np.bincount(i, minlength=k) + np.bincount(j, minlength=k)
+        # each strategy against the next one down the ranking: the bootstrap interval of
+        # the difference (the ratings share their games, so not from the two intervals)
+        order = np.argsort(-est, kind="mergesort")
+        nxt = np.full(k, -1)
+        nxt[order[:-1]] = order[1:]
+        dl, dh = np.full(k, np.nan), np.full(k, np.nan)
+        for a in range(k):
+            if nxt[a] >= 0:
+                dl[a], dh[a] = np.percentile((boots[:, a] - boots[:, nxt[a]]) * ELO, [2.5, 97.5])
         return pl.DataFrame(
             {
                 "strategy": names,
@@ -210,27 +247,134 @@ class BradleyTerry(Metric):
                 "elo_lo": lo * ELO,
                 "elo_hi": hi * ELO,
                 "p_beats_avg": 1.0 / (1.0 + np.exp(-est)),
+                "next": [names[x] if x >= 0 else None for x in nxt],
+                "elo_vs_next": [(est[a] - est[nxt[a]]) * ELO if nxt[a] >= 0 else np.nan for a in range(k)],
+                "elo_vs_next_lo": dl,
+                "elo_vs_next_hi": dh,
             }
+        ).with_columns(pl.col(c).fill_nan(None) for c in ("elo_vs_next", "elo_vs_next_lo", "elo_vs_next_hi"))
+
+
+@register("strategies")
+class RatingFit(Metric):
+    """Does the Bradley-Terry rating describe the head-to-head results?  Observed against
+    predicted share per pair of strategies, and a goodness-of-fit test."""
+
+    name = "rating_fit"
+    title = "Bradley-Terry goodness of fit: observed vs predicted head-to-head shares"
+    source = "result:head_to_head"
+    needs = ("strategy", "place")
+    note = (
+        "predicted = share the ratings imply (1 / (1 + exp(r_opponent - r_strategy))); z = "
+        "(observed - predicted) / its game-clustered standard error; chi2 = sum of z² over "
+        "the pairs (df = pairs - (strategies - 1)), p_fit its p-value: a small p_fit (or a "
+        "|z| above 3) means the ratings do not describe the results (a non-transitive field: "
+        "read the head-to-head matrix instead)."
+    )
+
+    def compute(self, h2h):
+        by = self.by
+        parts = []
+        groups = h2h.group_by(by, maintain_order=True) if by else [((), h2h)]
+        for key, grp in groups:
+            key = key if isinstance(key, tuple) else (key,)
+            names = sorted(set(grp["strategy"].to_list()))
+            k = len(names)
+            if k < 3:
+                continue  # two strategies always fit exactly
+            idx = {n: x for x, n in enumerate(names)}
+            wins = np.zeros((k, k))
+            for r in grp.iter_rows(named=True):
+                wins[idx[r["strategy"]], idx[r["opponent"]]] = r["ahead"] * r["comparisons"]
+            rating = fit_bradley_terry(wins, prior=0.0)
+            rows = []
+            for r in grp.filter(pl.col("strategy") < pl.col("opponent")).iter_rows(named=True):
+                a, b = idx[r["strategy"]], idx[r["opponent"]]
+                pred = 1.0 / (1.0 + np.exp(rating[b] - rating[a]))
+                se = (r["ahead_hi"] - r["ahead_lo"]) / (2 * Z95)
+                z = (r["ahead"] - pred) / se if se > 0 else float("nan")
+                rows.append(
+                    {
+                        **dict(zip(by, key)),
+                        "strategy": r["strategy"],
+                        "opponent": r["opponent"],
+                        "comparisons": r["comparisons"],
+                        "observed": r["ahead"],
+                        "predicted": float(pred),
+                        "z": float(z),
+                    }
+                )
+            t = pl.DataFrame(rows)
+            stat = float((t["z"] ** 2).sum())
+            dof = t.height - (k - 1)
+            parts.append(
+                t.with_columns(
+                    pl.lit(stat).alias("chi2"),
+                    pl.lit(dof).alias("df"),
+                    pl.lit(chi2_sf(stat, dof)).alias("p_fit"),
+                )
+            )
+        return pl.concat(parts) if parts else None
+
+
+def _separated(lo, hi):
+    return lo is not None and hi is not None and (lo > 0 or hi < 0)
+
+
+def _elo(r):
+    return f"{r['strategy']} ({r['elo']:+.0f} Elo, 95% CI {r['elo_lo']:+.0f} to {r['elo_hi']:+.0f})"
+
+
+def _rating_sentence(label, rows):
+    """Strongest and weakest, each named only when it separates from its neighbour."""
+    top, second = rows[0], rows[1]
+    if _separated(top["elo_vs_next_lo"], top["elo_vs_next_hi"]):
+        s = (
+            f"{label}: strongest strategy {_elo(top)}, ahead of {second['strategy']} by "
+            f"{top['elo_vs_next']:+.0f} Elo (95% CI {top['elo_vs_next_lo']:+.0f} to "
+            f"{top['elo_vs_next_hi']:+.0f})"
         )
+    else:
+        s = (
+            f"{label}: {top['strategy']} and {second['strategy']} are indistinguishable at the "
+            f"top ({top['elo']:+.0f} and {second['elo']:+.0f} Elo; difference "
+            f"{top['elo_vs_next']:+.0f}, 95% CI {top['elo_vs_next_lo']:+.0f} to "
+            f"{top['elo_vs_next_hi']:+.0f})"
+        )
+    last, above = rows[-1], rows[-2]
+    if len(rows) > 2 or _separated(top["elo_vs_next_lo"], top["elo_vs_next_hi"]):
+        if _separated(above["elo_vs_next_lo"], above["elo_vs_next_hi"]):
+            s += f"; weakest {_elo(last)}"
+        else:
+            s += f"; {above['strategy']} and {last['strategy']} are indistinguishable at the bottom"
+    return s + "."
 
 
 def headlines(ds, results):
     out = []
     rating = results.get("rating")
-    by = ds.group_cols(rating.columns if rating is not None else ())
+    fit = results.get("rating_fit")
     if rating is not None:
+        by = ds.group_cols(rating.columns)
         for _key, grp in rating.group_by(by, maintain_order=True):
-            row = grp.row(0, named=True)
-            last = grp.row(grp.height - 1, named=True)
-            out.append(
-                f"{cell_label(row, by)}: strongest strategy {row['strategy']} "
-                f"(rating {row['elo']:+.0f} Elo, 95% CI {row['elo_lo']:+.0f} to "
-                f"{row['elo_hi']:+.0f}); weakest {last['strategy']} ({last['elo']:+.0f}, "
-                f"{last['elo_lo']:+.0f} to {last['elo_hi']:+.0f})."
-            )
+            rows = list(grp.iter_rows(named=True))
+            label = cell_label(rows[0], by)
+            if len(rows) >= 2:
+                out.append(_rating_sentence(label, rows))
+            if fit is not None:
+                f = fit.filter(pl.all_horizontal([pl.col(k) == rows[0][k] for k in by])) if by else fit
+                if f.height and f["p_fit"][0] < 0.01:
+                    w = f.sort(pl.col("z").abs(), descending=True).row(0, named=True)
+                    out.append(
+                        f"Warning ({label}): the ratings do not describe the head-to-head "
+                        f"results (goodness of fit {pval(w['p_fit'])}; {w['strategy']} vs "
+                        f"{w['opponent']}: observed {pct(w['observed'])}, predicted "
+                        f"{pct(w['predicted'])}, z = {w['z']:+.1f}): the field is not "
+                        "transitive, read the head-to-head matrix, not the ranking."
+                    )
         return out
     share = results.get("strategy_win_share")
-    if share is not None:
+    if share is not None and share["strategy"].n_unique() > 1:
         for r in share.iter_rows(named=True):
             by = ds.group_cols(share.columns)
             out.append(
@@ -239,6 +383,19 @@ def headlines(ds, results):
                 f"(fair share {pct(r['fair_share'])})."
             )
     return out
+
+
+def why_not(ds):
+    """One line when the dataset cannot answer the question (self-play)."""
+    if "strategy" not in ds.seats_columns():
+        return "not answered: the dataset has no strategy column."
+    labels = ds.seats.select(pl.col("strategy").unique()).collect()["strategy"].to_list()
+    if len(labels) < 2:
+        return (
+            f"not answered: every seat plays {labels[0] if labels else 'the same strategy'} "
+            "(self-play), so there is nothing to compare (its win share restates the seat shares)."
+        )
+    return None
 
 
 def plots(ds, results):
@@ -274,3 +431,4 @@ def plots(ds, results):
 
 Q.headlines = headlines
 Q.plots = plots
+Q.why_not = why_not
