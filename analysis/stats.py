@@ -5,6 +5,7 @@ Every interval in the reports is a 95% interval unless a caller asks otherwise.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -396,10 +397,92 @@ def influence_diff(est_a, infl_a, est_b, infl_b, z=Z95):
 # --- meta-regression ---------------------------------------------------------------------
 
 
+def _betacf(a, b, x):
+    # continued fraction of the incomplete beta (Numerical Recipes 6.4, modified Lentz)
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 10_000):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _betainc(a, b, x):
+    """Regularised incomplete beta I_x(a, b)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1 - x)
+    if x < (a + 1) / (a + b + 2):
+        return math.exp(lbt) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(lbt) * _betacf(b, a, 1 - x) / b
+
+
+def t_sf(t, df):
+    """Upper tail P(T >= t) of Student's t with ``df`` degrees of freedom."""
+    x = df / (df + t * t)
+    tail = 0.5 * _betainc(df / 2.0, 0.5, x)
+    return tail if t >= 0 else 1.0 - tail
+
+
+@functools.lru_cache(maxsize=256)
+def t_quantile(q, df):
+    """The ``q`` quantile of Student's t (bisection on ``t_sf``)."""
+    lo, hi = -1e4, 1e4
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        if 1.0 - t_sf(mid, df) < q:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def _random_effects(X, y, se):
+    """Random-effects weighted least squares: DerSimonian-Laird between-row variance tau²
+    (for a regression), weights 1/(se² + tau²), Hartung-Knapp variance (t on k - p df).
+
+    Returns (beta, cov, df, tau2)."""
+    k, p = X.shape
+    w = 1.0 / se**2
+    XtW = X.T * w
+    A = np.linalg.inv(XtW @ X)
+    beta = A @ (XtW @ y)
+    q_e = float((w * (y - X @ beta) ** 2).sum())
+    trace = float(w.sum() - np.trace(A @ ((X.T * w**2) @ X)))
+    tau2 = max(0.0, (q_e - (k - p)) / trace) if trace > 0 else 0.0
+    w = 1.0 / (se**2 + tau2)
+    XtW = X.T * w
+    A = np.linalg.inv(XtW @ X)
+    beta = A @ (XtW @ y)
+    dof = k - p
+    q = float((w * (y - X @ beta) ** 2).sum()) / dof if dof > 0 else 1.0
+    # the Hartung-Knapp factor, not allowed below 1 (the modified version: never narrower
+    # than the random-effects interval)
+    return beta, A * max(q, 1.0), dof, tau2
+
+
 def weighted_mean(y, se, z=Z95):
-    """Inverse-variance weighted mean with a multiplicative heterogeneity correction
-    (the interval is widened by sqrt(max(1, Q/(k-1))) when the values disagree more than
-    their standard errors allow).
+    """Random-effects mean of values with standard errors (DerSimonian-Laird tau²,
+    Hartung-Knapp interval on t with k - 1 df); one value: its own normal interval.
 
     Returns
     -------
@@ -410,23 +493,25 @@ def weighted_mean(y, se, z=Z95):
     y, se = y[ok], se[ok]
     if y.size == 0:
         return np.nan, np.nan, np.nan
-    w = 1.0 / se**2
-    m = float((w * y).sum() / w.sum())
-    phi = float((w * (y - m) ** 2).sum() / (y.size - 1)) if y.size > 1 else 1.0
-    s = math.sqrt(max(phi, 1.0) / w.sum())
-    return m, m - z * s, m + z * s
+    if y.size == 1:
+        return float(y[0]), float(y[0] - z * se[0]), float(y[0] + z * se[0])
+    beta, cov, dof, _ = _random_effects(np.ones((y.size, 1)), y, se)
+    m, s = float(beta[0]), math.sqrt(cov[0, 0])
+    t = t_quantile(0.5 + (1 - 2 * norm_sf(z)) / 2, dof)
+    return m, m - t * s, m + t * s
 
 
 def meta_regression(x, y, se, z=Z95):
-    """Weighted least squares of ``y`` on ``x`` with weights 1/se² and a multiplicative
-    dispersion (phi = max(1, residual chi-square / (k - 2))): the fixed-effect
-    meta-regression with the between-annex heterogeneity let in.
+    """Random-effects meta-regression of ``y`` on ``x``: weights 1/(se² + tau²) with the
+    DerSimonian-Laird between-row variance tau², Hartung-Knapp standard error and a t
+    test on k - 2 df (the annexes differ by more than their standard errors: a
+    fixed-effect fit would reject a true null far too often).
 
     Returns
     -------
     dict
-        ``slope``, ``slope_lo``, ``slope_hi``, ``p_value`` (normal, two-sided),
-        ``intercept``, ``phi``, ``k`` (rows used).
+        ``slope``, ``slope_lo``, ``slope_hi``, ``p_value`` (two-sided), ``intercept``,
+        ``tau`` (between-row standard deviation), ``k`` (rows used).
     """
     x, y, se = (np.asarray(v, float) for v in (x, y, se))
     ok = np.isfinite(x) & np.isfinite(y) & np.isfinite(se) & (se > 0)
@@ -438,29 +523,22 @@ def meta_regression(x, y, se, z=Z95):
         "slope_hi": np.nan,
         "p_value": np.nan,
         "intercept": np.nan,
-        "phi": np.nan,
+        "tau": np.nan,
         "k": k,
     }
-    if k < 3:
+    if k < 3 or np.ptp(x) == 0:
         return nan
-    w = 1.0 / se**2
-    xm = (w * x).sum() / w.sum()
-    sxx = float((w * (x - xm) ** 2).sum())
-    if sxx <= 0:
-        return nan
-    slope = float((w * (x - xm) * y).sum() / sxx)
-    intercept = float((w * y).sum() / w.sum() - slope * xm)
-    resid = y - intercept - slope * x
-    phi = max(1.0, float((w * resid**2).sum() / (k - 2)))
-    s = math.sqrt(phi / sxx)
-    p = 2.0 * norm_sf(abs(slope) / s)
+    beta, cov, dof, tau2 = _random_effects(np.column_stack([np.ones(k), x]), y, se)
+    slope, s = float(beta[1]), math.sqrt(cov[1, 1])
+    t = t_quantile(0.5 + (1 - 2 * norm_sf(z)) / 2, dof)
+    p = 2.0 * t_sf(abs(slope) / s, dof) if s > 0 else float("nan")
     return {
         "slope": slope,
-        "slope_lo": slope - z * s,
-        "slope_hi": slope + z * s,
+        "slope_lo": slope - t * s,
+        "slope_hi": slope + t * s,
         "p_value": p,
-        "intercept": intercept,
-        "phi": phi,
+        "intercept": float(beta[0]),
+        "tau": math.sqrt(tau2),
         "k": k,
     }
 
@@ -606,7 +684,7 @@ def imbalance_bootstrap(wins, games, n_ids, n_boot=1000, seed=20_240_601, chunk=
         b = min(chunk, n_boot - start)
         weight = rng.poisson(1.0, (b, n_ids)).astype(np.float64)
         for c, (w, g) in enumerate(zip(wins, games)):
-            wg = weight[:, g]
+            wg = weight if g.size == n_ids and np.array_equal(g, np.arange(n_ids)) else weight[:, g]
             shares = (wg @ w) / np.maximum(wg.sum(axis=1, keepdims=True), 1.0)
             out[start : start + b, c] = shares.max(axis=1) - shares.min(axis=1)
     return out

@@ -405,3 +405,22 @@ def character_games(rng, n_games, players, n_characters, seat_weight, favourite_
     win = np.zeros((n_games, players))
     win[np.arange(n_games), winner] = 1.0
     return {"win": win.ravel(), "character": chars.ravel(), "game": np.repeat(np.arange(n_games), players)}
+
+
+def plackett_luce_games(rng, n_games, strength):
+    """Games in which the strategies (one per seat, in a random seat order) finish in a
+    Plackett-Luce order with the given strengths: every pair's head-to-head share is then
+    exactly the Bradley-Terry one, s_i / (s_i + s_j).
+
+    Returns
+    -------
+    place : ndarray (n_games, k)
+        Finishing place (1 = first) of strategy i in each game.
+    """
+    s = np.asarray(strength, dtype=np.float64)
+    # Gumbel trick: sorting log-strength + Gumbel noise draws a Plackett-Luce order
+    keys = np.log(s) - np.log(-np.log(rng.random((n_games, s.size))))
+    order = np.argsort(-keys, axis=1)
+    place = np.empty_like(order)
+    place[np.arange(n_games)[:, None], order] = np.arange(1, s.size + 1)
+    return place

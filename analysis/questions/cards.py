@@ -329,11 +329,12 @@ class RankPower(Metric):
     needs = ("annex_mask",)
     note = (
         f"only annexes built and not built at least {MIN_BUILDERS} times (the headline "
-        "threshold); mean_lift = inverse-variance weighted mean lift of the rank's annexes "
-        "(interval widened when they disagree more than their SEs allow); slope = change in "
-        "lift per rank step, weighted least squares with weights 1/SE² and a multiplicative "
-        "dispersion; spearman over the same annexes, p_perm its permutation p-value "
-        f"({N_PERM} shuffles, fixed seed) and p_perm_mc that p-value's Monte Carlo error."
+        "threshold); mean_lift = random-effects mean lift of the rank's annexes "
+        "(DerSimonian-Laird between-annex variance, Hartung-Knapp interval); slope = change "
+        "in lift per rank step, random-effects meta-regression (weights 1/(SE² + tau²), "
+        "Hartung-Knapp t interval); spearman over the same annexes, p_perm its permutation "
+        f"p-value ({N_PERM} shuffles, fixed seed) and p_perm_mc that p-value's Monte Carlo "
+        "error."
     )
 
     def compute(self, lift):
@@ -500,8 +501,8 @@ def headlines(ds, results):
         out.append(
             f"Does rank (cost) track the lift? Over the {r0['annexes_used']} annexes built "
             f"at least {MIN_BUILDERS} times, the lift changes by "
-            f"{pts_ci(r0['slope'], lo, hi)} per rank step (meta-regression weighted by "
-            f"1/SE²): {verdict}; mean lift by rank: {means}; Spearman rho = "
+            f"{pts_ci(r0['slope'], lo, hi)} per rank step (random-effects meta-regression "
+            f"weighted by 1/(SE² + tau²)): {verdict}; mean lift by rank: {means}; Spearman rho = "
             f"{r0['spearman']:.2f} ({pval_mc(r0['p_perm'], N_PERM)})."
         )
     return out

@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 
 from ..metrics import Metric, question, register
-from ..stats import Z95, chi2_sf, clustered_shares, clustered_wilson, f64
+from ..stats import chi2_sf, clustered_shares, clustered_wilson, f64
 from ..text import cell_label, pct, pct_ci, pval
 
 Q = question("strategies", "Strategy strength")
@@ -255,63 +255,133 @@ class BradleyTerry(Metric):
         ).with_columns(pl.col(c).fill_nan(None) for c in ("elo_vs_next", "elo_vs_next_lo", "elo_vs_next_hi"))
 
 
+def bt_goodness_of_fit(a, b, pair, game, ahead, meetings, k):
+    """Do Bradley-Terry ratings describe the head-to-head results?  A game-clustered Wald
+    test of transitivity.
+
+    Bradley-Terry says logit(share of i ahead of j) = r_i - r_j for every pair, which
+    leaves the "cyclic" combinations of the pairs' logits (A over B, B over C, C over A)
+    at 0; the test asks whether they are, with the logits' covariance from per-game sums
+    (the pairs of one game are dependent).
+
+    Parameters
+    ----------
+    a, b : ndarray of int (pairs,)
+        The two strategies of each unordered pair.
+    pair, game : ndarray of int (rows,)
+        One row per (game, pair) that met: the pair's index into ``a``/``b``, a 0-based
+        game id.
+    ahead, meetings : ndarray (rows,)
+        Meetings that ``a`` finished ahead (ties half) and meetings in that game.
+    k : int
+        Strategies.
+
+    Returns
+    -------
+    (observed, predicted, z, chi2, df, p_value) : per-pair arrays, then the test
+    """
+    n_pairs = a.size
+    G = int(game.max()) + 1
+    N = np.bincount(pair, weights=meetings, minlength=n_pairs)
+    S = np.bincount(pair, weights=ahead, minlength=n_pairs)
+    obs = S / N
+    wins = np.zeros((k, k))
+    wins[a, b] = S
+    wins[b, a] = N - S
+    rating = fit_bradley_terry(wins, prior=0.0)
+    pred = 1.0 / (1.0 + np.exp(rating[b] - rating[a]))
+    e = np.zeros((G, n_pairs))
+    np.add.at(e, (game, pair), (ahead - obs[pair] * meetings) / N[pair])
+    V = e.T @ e * (G / max(G - 1, 1))
+    sd = np.sqrt(np.diag(V))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.where(sd > 0, (obs - pred) / sd, np.nan)
+    inc = np.zeros((n_pairs, k))
+    inc[np.arange(n_pairs), a] = 1.0
+    inc[np.arange(n_pairs), b] = -1.0
+    u, sv, _ = np.linalg.svd(inc)
+    rank = int((sv > 1e-9).sum())
+    C = u[:, rank:].T  # the cyclic combinations of the pairs
+    if C.shape[0] == 0:
+        return obs, pred, z, 0.0, 0, float("nan")
+    o = np.clip(obs, 1e-6, 1 - 1e-6)
+    y = np.log(o / (1 - o))
+    d = 1.0 / (o * (1 - o))
+    cy = C @ y
+    M = C @ (V * np.outer(d, d)) @ C.T
+    stat = float(cy @ np.linalg.pinv(M) @ cy)
+    dof = C.shape[0]
+    return obs, pred, z, stat, dof, chi2_sf(stat, dof)
+
+
 @register("strategies")
 class RatingFit(Metric):
     """Does the Bradley-Terry rating describe the head-to-head results?  Observed against
-    predicted share per pair of strategies, and a goodness-of-fit test."""
+    predicted share per pair of strategies, and a test of transitivity."""
 
     name = "rating_fit"
     title = "Bradley-Terry goodness of fit: observed vs predicted head-to-head shares"
-    source = "result:head_to_head"
     needs = ("strategy", "place")
     note = (
         "predicted = share the ratings imply (1 / (1 + exp(r_opponent - r_strategy))); z = "
-        "(observed - predicted) / its game-clustered standard error; chi2 = sum of z² over "
-        "the pairs (df = pairs - (strategies - 1)), p_fit its p-value: a small p_fit (or a "
-        "|z| above 3) means the ratings do not describe the results (a non-transitive field: "
-        "read the head-to-head matrix instead)."
+        "(observed - predicted) / its game-clustered standard error; chi2 = Wald test that "
+        "the cyclic combinations of the pairs' logits are 0 (what Bradley-Terry assumes), "
+        "game-clustered, df = pairs - (strategies - 1); a small p_fit means the ratings do "
+        "not describe the results (a non-transitive field: read the head-to-head matrix)."
     )
 
-    def compute(self, h2h):
+    def compute(self, seats):
         by = self.by
+        pairs = (
+            _pairs(seats, by)
+            .with_columns(
+                pl.min_horizontal("strategy", "strategy_o").alias("_a"),
+                pl.max_horizontal("strategy", "strategy_o").alias("_b"),
+                pl.when(pl.col("strategy") < pl.col("strategy_o"))
+                .then(pl.col("ahead"))
+                .otherwise(1.0 - pl.col("ahead"))
+                .alias("_s"),
+            )
+            .group_by([*by, "_a", "_b", "point", "game_id"])
+            .agg(pl.len().cast(pl.Float64).alias("_n"), pl.col("_s").sum())
+            .sort([*by, "_a", "_b", "point", "game_id"])
+            .collect()
+        )
+        if pairs.is_empty():
+            return None
         parts = []
-        groups = h2h.group_by(by, maintain_order=True) if by else [((), h2h)]
+        groups = pairs.group_by(by, maintain_order=True) if by else [((), pairs)]
         for key, grp in groups:
             key = key if isinstance(key, tuple) else (key,)
-            names = sorted(set(grp["strategy"].to_list()))
+            names = sorted(set(grp["_a"].to_list()) | set(grp["_b"].to_list()))
             k = len(names)
             if k < 3:
                 continue  # two strategies always fit exactly
             idx = {n: x for x, n in enumerate(names)}
-            wins = np.zeros((k, k))
-            for r in grp.iter_rows(named=True):
-                wins[idx[r["strategy"]], idx[r["opponent"]]] = r["ahead"] * r["comparisons"]
-            rating = fit_bradley_terry(wins, prior=0.0)
-            rows = []
-            for r in grp.filter(pl.col("strategy") < pl.col("opponent")).iter_rows(named=True):
-                a, b = idx[r["strategy"]], idx[r["opponent"]]
-                pred = 1.0 / (1.0 + np.exp(rating[b] - rating[a]))
-                se = (r["ahead_hi"] - r["ahead_lo"]) / (2 * Z95)
-                z = (r["ahead"] - pred) / se if se > 0 else float("nan")
-                rows.append(
-                    {
-                        **dict(zip(by, key)),
-                        "strategy": r["strategy"],
-                        "opponent": r["opponent"],
-                        "comparisons": r["comparisons"],
-                        "observed": r["ahead"],
-                        "predicted": float(pred),
-                        "z": float(z),
-                    }
-                )
-            t = pl.DataFrame(rows)
-            stat = float((t["z"] ** 2).sum())
-            dof = t.height - (k - 1)
+            pair_keys = grp.select("_a", "_b").unique(maintain_order=True)
+            a = np.array([idx[v] for v in pair_keys["_a"]])
+            b = np.array([idx[v] for v in pair_keys["_b"]])
+            pid = {(x, y): i for i, (x, y) in enumerate(pair_keys.iter_rows())}
+            pair = np.array([pid[(x, y)] for x, y in zip(grp["_a"], grp["_b"])])
+            game = grp.select((pl.struct(["point", "game_id"]).rank("dense") - 1).cast(pl.Int64)).to_series()
+            obs, pred, z, stat, dof, p = bt_goodness_of_fit(
+                a, b, pair, game.to_numpy(), grp["_s"].to_numpy(), grp["_n"].to_numpy(), k
+            )
+            n = np.bincount(pair, weights=grp["_n"].to_numpy(), minlength=a.size)
             parts.append(
-                t.with_columns(
-                    pl.lit(stat).alias("chi2"),
-                    pl.lit(dof).alias("df"),
-                    pl.lit(chi2_sf(stat, dof)).alias("p_fit"),
+                pl.DataFrame(
+                    {
+                        **{c: [v] * a.size for c, v in zip(by, key)},
+                        "strategy": pair_keys["_a"],
+                        "opponent": pair_keys["_b"],
+                        "comparisons": n.astype(np.int64),
+                        "observed": obs,
+                        "predicted": pred,
+                        "z": z,
+                        "chi2": [stat] * a.size,
+                        "df": [dof] * a.size,
+                        "p_fit": [p] * a.size,
+                    }
                 )
             )
         return pl.concat(parts) if parts else None
