@@ -152,7 +152,17 @@ def test_seats_sixty_forty(sixty_forty):
         400.0,
     ]
     heads = QUESTIONS["seats"].headlines(ds, r)
-    assert "60.0%" in heads[0] and "+10.0 points" in heads[0] and "not equal" in heads[0]
+    assert heads[0].startswith("2 players: the first player has an advantage of +10.0 pts (95% CI +")
+    assert "60.0%" in heads[0] and "not equal" in heads[0]
+
+
+def test_a_first_player_disadvantage_is_called_one(tmp_path):
+    winners = np.array([1] * 600 + [0] * 400)
+    np.random.default_rng(0).shuffle(winners)
+    g, s = bloody_inn_tables(1000, 2, seed=1, winners=winners)
+    ds = open_dataset(write_run(tmp_path / "run", g, s, bloody_inn_config(2, games=1000)))
+    heads = QUESTIONS["seats"].headlines(ds, run_question(ds, "seats"))
+    assert heads[0].startswith("2 players: the first player has a disadvantage of -10.0 pts (95% CI -")
 
 
 def test_shared_wins_count_one_over_k(three_way):

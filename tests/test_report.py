@@ -148,7 +148,7 @@ def test_report_renders_with_its_sections(small_run, tmp_path):
     # answers come before the tables, provenance last
     assert text.index("Answers") < text.index("Win share by seat</h3>") < text.index("Provenance")
     assert text.count("<svg") >= 4 and "<table>" in text
-    assert "Gardens" in body and "first player wins" in body
+    assert "Gardens" in body and "first-player advantage" in body
     # provenance lists the data checksum and the config
     assert "data_sha256" in body and "chunk_files" in body and '"players": 3' in body
     md = md_path.read_text()
@@ -156,7 +156,7 @@ def test_report_renders_with_its_sections(small_run, tmp_path):
     plots = sorted((tmp_path / "out" / "report_plots").glob("*.svg"))
     assert plots and all(f"report_plots/{p.name}" in md for p in plots)
     # same headline sentences in both
-    assert "- 3 players: the first player wins" in md
+    assert "- 3 players: no detectable first-player advantage" in md
 
 
 def test_sweep_report_has_deck_heatmaps(small_sweep, tmp_path):

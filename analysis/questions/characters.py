@@ -171,10 +171,11 @@ def headlines(ds, results):
             continue
         hi = grp.sort(["share", "character"], descending=[True, False]).row(0, named=True)
         lo = grp.sort(["share", "character"]).row(0, named=True)
+        # the extremes of several noisy shares: named as the range, not as "the best"
         s = (
-            f"{cell_label(g, by)}: {hi['character']} wins most often, "
-            f"{pct_ci(hi['share'], hi['share_lo'], hi['share_hi'])}, and {lo['character']} "
-            f"least, {pct_ci(lo['share'], lo['share_lo'], lo['share_hi'])} "
+            f"{cell_label(g, by)}: character win shares run from "
+            f"{pct_ci(lo['share'], lo['share_lo'], lo['share_hi'])} ({lo['character']}) to "
+            f"{pct_ci(hi['share'], hi['share_lo'], hi['share_hi'])} ({hi['character']}) "
             f"(fair {pct(hi['fair'])})"
         )
         if tests is not None:
@@ -184,7 +185,7 @@ def headlines(ds, results):
                 verdict = (
                     "the characters are not equal" if p < 0.05 else "no evidence that the characters differ"
                 )
-                s += f"; equal-characters test: {pval(p)} ({verdict})"
+                s += f"; equal-characters test (game-clustered Wald): {pval(p)} ({verdict})"
         if rooms is not None:
             r = rooms.filter(cond).drop_nulls("mean_turn")
             if r.height >= 2:

@@ -10,7 +10,7 @@ import polars as pl
 
 from ..metrics import Metric, question, register
 from ..stats import chi2_equal, f64, wilson_exprs
-from ..text import cell_label, pct, pct_ci, pval
+from ..text import cell_label, pct, pct_ci, pts_ci, pval
 
 Q = question("seats", "First-player advantage and seat balance")
 
@@ -183,10 +183,16 @@ def headlines(ds, results):
                 f"of {row['games']:,} games."
             )
             continue
+        gap = pts_ci(row["gap"], row["gap_lo"], row["gap_hi"])
+        if row["gap_lo"] > 0:
+            lead = f"{label}: the first player has an advantage of {gap}"
+        elif row["gap_hi"] < 0:
+            lead = f"{label}: the first player has a disadvantage of {gap}"
+        else:
+            lead = f"{label}: no detectable first-player advantage or disadvantage, {gap}"
         sentence = (
-            f"{label}: the first player wins {pct_ci(row['share'], row['share_lo'], row['share_hi'])} "
-            f"of {row['games']:,} games against a fair {pct(row['fair'])}, an advantage of "
-            f"{_pp(row['gap'])} points (95% CI {_pp(row['gap_lo'])} to {_pp(row['gap_hi'])})"
+            f"{lead}: wins {pct_ci(row['share'], row['share_lo'], row['share_hi'])} of "
+            f"{row['games']:,} games against a fair {pct(row['fair'])}"
         )
         if n >= 3:
             grp = table.filter(pl.all_horizontal([pl.col(k) == row[k] for k in by])) if by else table
@@ -220,10 +226,6 @@ SeatWinShare_cols = {
     "mean_place",
     "mean_score",
 }
-
-
-def _pp(x):
-    return f"{100 * x:+.1f}"
 
 
 def plots(ds, results):
