@@ -94,6 +94,9 @@ class Question:
     plots: object = None  # (ds, results) -> list[(title, svg)]
     applies: object = None  # (ds) -> bool
     why_not: object = None  # (ds) -> str | None: one line when the data cannot answer it
+    #: (ds, results) -> list of {key, estimate, lo, hi, games, unit}: the headline numbers
+    #: a strength ladder compares across rungs
+    key_numbers: object = None
 
 
 QUESTIONS: dict[str, Question] = {}

@@ -40,6 +40,8 @@ class Section:
     headlines: list
     tables: list  # (metric name, title, note, DataFrame)
     plots: list  # (caption, svg)
+    #: the question's headline numbers (estimate and interval), for strength ladders
+    key_numbers: list = field(default_factory=list)
 
 
 @dataclass
@@ -78,7 +80,8 @@ def answer(ds: Dataset, name: str, label: str = "", options=None):
             tables.append((cls.name, cls.title, cls.note, out))
     heads = q.headlines(ds, results) if q.headlines else []
     plots = q.plots(ds, results) if q.plots else []
-    return Section(name, q.title, label, heads, tables, plots)
+    keys = q.key_numbers(ds, results) if q.key_numbers else []
+    return Section(name, q.title, label, heads, tables, plots, keys)
 
 
 def build_report(entries, title="Balance report", intro=""):

@@ -164,12 +164,12 @@ def pts_ci(x, lo, hi, digits=1):
 
 def pval_mc(p, n):
     """A Monte Carlo p-value with its Monte Carlo error and the number of draws behind it:
-    'p = 0.012 ± 0.002 (2,000 shuffles)'."""
+    'p = 0.012, Monte Carlo error ±0.002 over 2,000 draws'."""
     if p is None or p != p:
         return "p = n/a"
     se = math.sqrt(max(p * (1 - p), 0.0) / n) if n else float("nan")
     digits = 3 if se >= 0.0005 else 4
-    return f"p = {p:.{digits}f} ± {se:.{digits}f} (Monte Carlo error, {n:,} draws)"
+    return f"p = {p:.{digits}f}, Monte Carlo error ±{se:.{digits}f} over {n:,} draws"
 
 
 def join_names(names):

@@ -149,8 +149,11 @@ def _check_grid(grid):
             raise ConfigError(f"grid.{key}", values, "a list without repeated values")
 
 
-def load(path):
+def load(path, base_overrides=None):
     """Read and validate a sweep file; every grid point is resolved. Returns a :class:`Sweep`.
+
+    ``base_overrides`` replaces top-level keys of the base run config before the grid is
+    applied (a study's strength ladder sets ``seats`` this way).
 
     Raises
     ------
@@ -184,6 +187,7 @@ def load(path):
     if not base_path.is_file():
         raise ConfigError("base", base, f"an existing run config ({base_path} not found)", source=str(path))
     base_raw = load_toml(base_path)
+    base_raw.update(copy.deepcopy(base_overrides or {}))
 
     keys = list(grid)
     # Set "players" (and other plain keys) before per-seat keys so seat lists can expand.
@@ -323,6 +327,7 @@ def run_sweep(
     progress=None,
     chunk_games=None,
     events=False,
+    base_overrides=None,
 ):
     """Run every grid point of a sweep into ``out/<point>/`` and write ``out/points.parquet``.
 
@@ -333,6 +338,8 @@ def run_sweep(
         list :func:`load_sweep` returns (then ``out`` is required).
     resume, force, threads, backend, progress, chunk_games, events
         As for :func:`sim.runner.run_dataset`, applied to every point.
+    base_overrides : dict, optional
+        With a sweep file: top-level keys of its base config replaced (see :func:`load`).
 
     Returns
     -------
@@ -340,7 +347,7 @@ def run_sweep(
         The sweep's output directory.
     """
     if isinstance(sweep, (str, Path)):
-        sweep = load(sweep)
+        sweep = load(sweep, base_overrides)
     elif isinstance(sweep, list):
         sweep = Sweep(None, None, {}, [Point(n, {}, r) for n, r in sweep])
     if out is None:

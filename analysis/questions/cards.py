@@ -452,8 +452,8 @@ def _end_sentence(rows, which):
             f"{pts_ci(*d)}."
         )
     shown = group[:4]
-    more = f" and {len(group) - 4} more" if len(group) > 4 else ""
-    names = join_names([r["annex"] for r in shown]) + more
+    names = [r["annex"] for r in shown] + ([f"{len(group) - 4} more"] if len(group) > 4 else [])
+    names = join_names(names)
     return (
         head
         + f"{names}, indistinguishable (no lift separates from the next one's): "
@@ -526,3 +526,45 @@ def plots(ds, results):
 
 Q.headlines = headlines
 Q.plots = plots
+
+
+def key_numbers(ds, results):
+    """For strength ladders: the rank-vs-lift slope and the lifts of the top and bottom
+    ranked annexes (associations)."""
+    out = []
+    rp = results.get("rank_power")
+    lift = results.get("annex_lift")
+    games = ds.games.select(pl.len()).collect().item()
+    if rp is not None and rp.height:
+        r = rp.row(0, named=True)
+        out.append(
+            {
+                "key": "lift per rank step (association)",
+                "estimate": r["slope"],
+                "lo": r["slope_lo"],
+                "hi": r["slope_hi"],
+                "games": games,
+                "unit": "pts",
+                "scales": False,
+            }
+        )
+    if lift is not None:
+        rows = list(_ranked(lift).iter_rows(named=True))
+        ends = {rows[0]["annex"], rows[-1]["annex"]} if rows else set()
+        for r in lift.filter(pl.col("lift_lo").is_not_null()).iter_rows(named=True):
+            out.append(
+                {
+                    "key": f"lift of {r['annex']} (association)",
+                    "estimate": r["lift"],
+                    "lo": r["lift_lo"],
+                    "hi": r["lift_hi"],
+                    "games": games,
+                    "unit": "pts",
+                    "optional": True,
+                    "headline": r["annex"] in ends,
+                }
+            )
+    return out
+
+
+Q.key_numbers = key_numbers

@@ -6,7 +6,7 @@ from __future__ import annotations
 import polars as pl
 
 from ..metrics import Metric, question, register
-from ..stats import f64
+from ..stats import Z95, f64
 from ..text import cell_label, pct
 
 Q = question("duration", "Duration and economy")
@@ -209,3 +209,31 @@ def plots(ds, results):
 
 Q.headlines = headlines
 Q.plots = plots
+
+
+def key_numbers(ds, results):
+    """Mean rounds per game per player count, with a normal 95% interval (a level: no
+    sign to keep across a ladder)."""
+    t = results.get("game_length")
+    if t is None:
+        return []
+    by = ds.group_cols(t.columns)
+    out = []
+    for r in t.iter_rows(named=True):
+        h = Z95 * (r["rounds_sd"] or 0.0) / max(r["games"], 1) ** 0.5
+        out.append(
+            {
+                "key": f"rounds per game, {cell_label(r, by).lower()}",
+                "estimate": r["rounds_mean"],
+                "lo": r["rounds_mean"] - h,
+                "hi": r["rounds_mean"] + h,
+                "games": r["games"],
+                "unit": "rounds",
+                "zero": False,
+                "digits": 2,
+            }
+        )
+    return out
+
+
+Q.key_numbers = key_numbers

@@ -244,3 +244,27 @@ def plots(ds, results):
 
 Q.headlines = headlines
 Q.plots = plots
+
+
+def key_numbers(ds, results):
+    """The first player's gap to 1/n per player count (for strength ladders)."""
+    table = results.get("seat_win_share")
+    if table is None:
+        return []
+    by = [c for c in table.columns if c not in SeatWinShare_cols]
+    out = []
+    for r in table.filter((pl.col("seat") == 0) & (pl.col("players") > 1)).iter_rows(named=True):
+        out.append(
+            {
+                "key": f"first-player gap, {cell_label(r, by).lower()}",
+                "estimate": r["gap"],
+                "lo": r["gap_lo"],
+                "hi": r["gap_hi"],
+                "games": r["games"],
+                "unit": "pts",
+            }
+        )
+    return out
+
+
+Q.key_numbers = key_numbers
