@@ -222,6 +222,11 @@ td:first-child,th:first-child{text-align:left}
 figure{margin:1em 0}figcaption{font-size:.85em;color:#444}
 pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.8em}
 .scroll{overflow-x:auto}
+td.t,th.t{text-align:left}
+.prov .scroll{overflow-x:visible}.prov table{width:100%}
+.prov td{word-break:break-all;text-align:left}
+code{overflow-wrap:anywhere}
+svg{max-width:100%;height:auto}
 """
 
 
@@ -231,11 +236,17 @@ def _e(s):
 
 def _html_table(df):
     header, rows = format_rows(df)
+    # text columns read left-aligned, numbers right-aligned
+    text = [df[c].dtype == pl.String and i > 0 for i, c in enumerate(df.columns)]
     out = ['<div class="scroll"><table><thead><tr>']
-    out += [f"<th>{_e(h)}</th>" for h in header]
+    out += [f'<th class="t">{_e(h)}</th>' if t else f"<th>{_e(h)}</th>" for h, t in zip(header, text)]
     out.append("</tr></thead><tbody>")
     for r in rows:
-        out.append("<tr>" + "".join(f"<td>{_e(v)}</td>" for v in r) + "</tr>")
+        out.append(
+            "<tr>"
+            + "".join(f'<td class="t">{_e(v)}</td>' if t else f"<td>{_e(v)}</td>" for v, t in zip(r, text))
+            + "</tr>"
+        )
     out.append("</tbody></table></div>")
     return "".join(out)
 
@@ -338,7 +349,8 @@ def _html_provenance(report):
             [{c: (None if r.get(c) is None else str(r.get(c))) for c in cols} for r in p["points"]],
             schema={c: pl.String for c in cols},
         )
-        o.append(_html_table(df))
+        # long digests and ids wrap inside their cells: the table fits the page
+        o.append('<div class="prov">' + _html_table(df) + "</div>")
         if p["sweep"]:
             o.append(
                 "<details><summary>sweep</summary><pre>"

@@ -51,6 +51,35 @@ PROPORTIONS = {
 }
 
 
+# Proportions that are differences of two shares: printed in percentage points ("pts").
+DIFFERENCES = {
+    "gap",
+    "seat0_gap",
+    "lift",
+    "mean_lift",
+    "min_lift",
+    "max_lift",
+    "imbalance",
+    "best_imbalance",
+    "official_imbalance",
+    "best_seat0_gap",
+    "official_seat0_gap",
+    "vs_next",
+    "slope",
+    "se",
+    "margin",
+}
+
+
+def is_difference(col: str) -> bool:
+    for suffix in ("", "_lo", "_hi"):
+        if suffix and not col.endswith(suffix):
+            continue
+        if (col[: -len(suffix)] if suffix else col) in DIFFERENCES:
+            return True
+    return False
+
+
 def is_proportion(col: str) -> bool:
     if col in PROPORTIONS:
         return True
@@ -89,6 +118,8 @@ def fmt_value(col, v):
             return "n/a"
         if math.isinf(v):
             return "inf" if v > 0 else "-inf"
+        if is_difference(col):
+            return f"{100 * v:.2f} pts" if col in ("imbalance", "se", "margin") else f"{100 * v:+.2f} pts"
         if is_proportion(col):
             return f"{100 * v:.2f}%"
         if col in ("p_value", "p_perm", "p_holm", "equiv_p", "equiv_p_holm", "p_fit", "p_perm_mc"):
@@ -192,3 +223,36 @@ class AnswerTable(str):
         obj.table = table
         obj.caption = caption
         return obj
+
+
+#: more groups than this and a question's Answers become one compact table
+MAX_SENTENCES = 6
+
+
+def answer_grid(rows, by, cell, caption):
+    """One compact table of a value per group: a row per player count, a column per value
+    of the last other grouping column (e.g. ``rules.deck_size``); with no other column,
+    one column.
+
+    Parameters
+    ----------
+    rows : list of dict
+        One per group, holding the ``by`` keys.
+    cell : callable
+        row -> the cell's text.
+    """
+    other = [k for k in by if k != "players"]
+    col = other[-1] if other else None
+    keep = [k for k in other if k != col]
+    table = {}
+    cols = []
+    for r in rows:
+        key = tuple(r[k] for k in ["players", *keep] if k in r)
+        name = str(r[col]) if col else "value"
+        if name not in cols:
+            cols.append(name)
+        table.setdefault(key, {})[name] = cell(r)
+    head = f"players \\ {col}" if col and not keep else "players"
+    out = [{**dict(zip([head, *keep], k)), **{c: v.get(c, "") for c in cols}} for k, v in table.items()]
+    frame = pl.DataFrame(out).with_columns(pl.col(n).cast(pl.String) for n in [head, *keep])
+    return AnswerTable(frame, caption)

@@ -519,9 +519,15 @@ def plots(ds, results):
     from .. import plots as P
 
     lift = results.get("annex_lift")
-    if lift is None or lift.filter(pl.col("lift").is_finite()).is_empty():
+    if lift is None or lift.filter(pl.col("lift").is_not_null()).is_empty():
         return []
-    return [("Annex lift (95% intervals)", P.lift_chart(lift))]
+    return [
+        (
+            "Annex lift, an association not a cause (95% intervals; hollow: fewer than "
+            f"{MIN_INTERVAL_BUILDERS} builders, no interval; never-built annexes left out)",
+            P.lift_chart(lift),
+        )
+    ]
 
 
 Q.headlines = headlines

@@ -238,7 +238,7 @@ class BestDeck(Metric):
                     "best_seat0_gap": b["seat0_gap"],
                     "p_best": float(prob[best]),
                     "best_set": ", ".join(str(d) for d, ok in zip(decks, in_set) if ok),
-                    "p_best_all": ", ".join(f"{d}: {100 * p:.0f}%" for d, p in zip(decks, prob)),
+                    "p_best_all": " ".join(f"{d}:{100 * p:.0f}%" for d, p in zip(decks, prob) if p >= 0.005),
                     "official": int(off["deck_size"][0]) if off.height else None,
                     "official_imbalance": off["imbalance"][0] if off.height else None,
                     "official_seat0_gap": off["seat0_gap"][0] if off.height else None,
@@ -317,29 +317,62 @@ def plots(ds, results):
     if cells is None or cells["deck_size"].n_unique() < 2:
         return []
     extra = [c for c in cells.columns if c in ds.params and c not in ("players", "rules.deck_size")]
+    shown = ""
     if extra:  # one heatmap per combination of the other swept parameters would be many
         first = cells.select(extra).row(0, named=True)
         for k, v in first.items():
             cells = cells.filter(pl.col(k) == v)
-    out = [
+        shown = (
+            " Only "
+            + ", ".join(f"{k}={v}" for k, v in first.items())
+            + " is drawn; the table has every cell."
+        )
+    cells = cells.with_columns(
         (
-            "First player's win share minus 1/n, by deck size and player count (framed: official deck size)",
+            (pl.col("seat0_share_lo") > 1.0 / f64("players"))
+            | (pl.col("seat0_share_hi") < 1.0 / f64("players"))
+        ).alias("_gap_sig"),
+        (pl.col("p_holm") < 0.05).fill_null(False).alias("_holm_sig"),
+    )
+    frame = " Framed: the official deck size (BI-S2)."
+    return [
+        (
+            "First player's win share minus 1/n, in pts, by deck size and player count; * = the "
+            "95% interval excludes 0." + frame + shown,
             P.heatmap(
-                cells, "players", "deck_size", "seat0_gap", title="seat-0 gap", mark="official", center=0.0
+                cells,
+                "players",
+                "deck_size",
+                "seat0_gap",
+                title="first-player gap (pts)",
+                percent=True,
+                mark="official",
+                center=0.0,
+                sig="_gap_sig",
+                unit="pts",
             ),
         ),
         (
-            "Seat imbalance (largest minus smallest seat win share)",
-            P.heatmap(cells, "players", "deck_size", "imbalance", title="imbalance", mark="official"),
+            "Seat imbalance (largest minus smallest seat win share), in pts; * = the seats are "
+            "not all equal (chi-square, Holm across the sweep)." + frame + shown,
+            P.heatmap(
+                cells,
+                "players",
+                "deck_size",
+                "imbalance",
+                title="imbalance (pts)",
+                mark="official",
+                sig="_holm_sig",
+                unit="pts",
+            ),
         ),
         (
-            "Rounds per game",
+            "Mean rounds per game." + frame + shown,
             P.heatmap(
                 cells, "players", "deck_size", "rounds", title="rounds", percent=False, mark="official"
             ),
         ),
     ]
-    return out
 
 
 Q.headlines = headlines

@@ -7,7 +7,7 @@ import polars as pl
 
 from ..metrics import Metric, question, register
 from ..stats import Z95, f64
-from ..text import cell_label, pct
+from ..text import MAX_SENTENCES, answer_grid, cell_label, pct
 
 Q = question("duration", "Duration and economy")
 
@@ -162,6 +162,23 @@ def headlines(ds, results):
     if t is None:
         return []
     by = ds.group_cols(t.columns)
+    if t.height > MAX_SENTENCES:
+        rows = list(t.iter_rows(named=True))
+        grid = answer_grid(
+            rows,
+            by,
+            lambda r: f"{r['rounds_mean']:.1f} ({r['rounds_p5']:.0f}-{r['rounds_p95']:.0f})",
+            "Mean rounds per game (5th-95th percentile), per cell of the sweep.",
+        )
+        lo = min(rows, key=lambda r: r["rounds_mean"])
+        hi = max(rows, key=lambda r: r["rounds_mean"])
+        s = (
+            f"Games last from {lo['rounds_mean']:.1f} rounds on average ({cell_label(lo, by)}) to "
+            f"{hi['rounds_mean']:.1f} ({cell_label(hi, by)})"
+        )
+        cap = [r for r in rows if r["truncated"] > 0]
+        s += f"; {len(cap)} cells have games stopped by the safety cap." if cap else "."
+        return [grid, s]
     out = []
     for r in t.iter_rows(named=True):
         s = (

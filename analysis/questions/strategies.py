@@ -482,7 +482,12 @@ def plots(ds, results):
         out.append(
             (
                 f"Head-to-head matrix ({cell_label(first, by) if by else 'all games'}): "
-                "share of meetings the row finished ahead",
+                "share of meetings the row finished ahead"
+                + (
+                    " (only this group is drawn; the table has every group)"
+                    if h2h.select(by).n_unique() > 1
+                    else ""
+                ),
                 P.matrix(sub, "strategy", "opponent", "ahead", title="row ahead of column"),
             )
         )
@@ -494,7 +499,15 @@ def plots(ds, results):
         for k, v in first.items():
             sub = sub.filter(pl.col(k) == v)
         out.append(
-            (f"Bradley-Terry ratings ({cell_label(first, by) if by else 'all games'})", P.rating_chart(sub))
+            (
+                f"Bradley-Terry ratings ({cell_label(first, by) if by else 'all games'}; 95% bootstrap intervals)"
+                + (
+                    " (only this group is drawn; the table has every group)"
+                    if rating.select(by).n_unique() > 1
+                    else ""
+                ),
+                P.rating_chart(sub),
+            )
         )
     return out
 
