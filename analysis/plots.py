@@ -163,7 +163,7 @@ def heatmap(
                 lo, hi = im.get_clim()
                 frac = (v - lo) / (hi - lo) if hi > lo else 0.5
                 dark = (frac < 0.2 or frac > 0.8) if center is not None else frac < 0.45
-                ax.text(j, i, txt, ha="center", va="center", fontsize=7, color="white" if dark else "black")
+                ax.text(j, i, txt, ha="center", va="center", fontsize=8, color="white" if dark else "black")
                 if marks[i, j]:
                     ax.add_patch(
                         matplotlib.patches.Rectangle(

@@ -197,9 +197,19 @@ def plots(ds, results):
     out = []
     h = results.get("rounds_histogram")
     if h is not None and h.height:
+        others = [c for c in ds.group_cols(h.columns) if c != "players"]
+        caption = "Rounds per game"
+        if others:  # pooled over the other swept parameters (the table has every cell)
+            h = (
+                h.group_by(["players", "rounds"])
+                .agg(pl.col("games").sum())
+                .with_columns((pl.col("games") / pl.col("games").sum().over("players")).alias("share"))
+                .sort(["players", "rounds"])
+            )
+            caption += f" (every {', '.join(others)} pooled per player count; the table has each cell)"
         out.append(
             (
-                "Rounds per game",
+                caption,
                 P.histogram(
                     h,
                     "rounds",
@@ -215,9 +225,11 @@ def plots(ds, results):
         sub = m
         for k, v in first.items():
             sub = sub.filter(pl.col(k) == v)
+        more = m.select(ds.group_cols(m.columns)).n_unique() > 1
         out.append(
             (
-                "Money over rounds (mean cash + 10 x cheques)",
+                "Money over rounds (mean cash + 10 x cheques)"
+                + (f" ({cell_label(first, list(first))} only; the table has every group)" if more else ""),
                 P.lines(sub, "round", "money", "strategy", ylabel="money (F)"),
             )
         )
