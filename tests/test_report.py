@@ -163,7 +163,7 @@ def test_sweep_report_has_deck_heatmaps(small_sweep, tmp_path):
     html_path, _ = write_report(report_for_dir(small_sweep), tmp_path / "r.html")
     text = html_path.read_text()
     assert "Deck size by player count" in text and "not detectably worse" in text
-    assert "<th class=\"t\">most even (chance best)</th>" in text  # the answer table is a table
+    assert '<th class="t">most even (chance best)</th>' in text  # the answer table is a table
     c = _parse(text)
     assert c.errors == [] and c.external == []
 
