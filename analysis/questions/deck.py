@@ -268,7 +268,7 @@ def headlines(ds, results):
                 "cell": cell_label(r, by),
                 "official deck": "n/a"
                 if r["official"] is None
-                else f"{r['official']} (gap {pct(r['official_imbalance'])}"
+                else f"{r['official']} (gap {100 * r['official_imbalance']:.1f} pts"
                 + ("" if r["official_in_set"] else ", detectably worse")
                 + ")",
                 "most even (chance best)": f"{r['best']} ({pct(r['p_best'], 0)})",
