@@ -61,14 +61,17 @@ def seat_gaps(table: pl.DataFrame, by, max_panels=MAX_PANELS):
     list of str
         One SVG per ``max_panels`` groups (every group is drawn).
     """
+    if "players" in table.columns:  # a solo game has no fair share to compare with
+        table = table.filter(pl.col("players") > 1)
+    if table.is_empty():
+        return []
     groups = table.select(by).unique(maintain_order=True).rows(named=True) if by else [{}]
     t = table.with_columns(
         (pl.col("share") - pl.col("fair")).alias("_g"),
         (pl.col("share_lo") - pl.col("fair")).alias("_lo"),
         (pl.col("share_hi") - pl.col("fair")).alias("_hi"),
     )
-    multi = t.filter(pl.col("players") > 1) if "players" in t.columns else t
-    span = float(max(abs(multi["_lo"].min() or 0.0), abs(multi["_hi"].max() or 0.0), 0.01)) * 100
+    span = float(max(abs(t["_lo"].min() or 0.0), abs(t["_hi"].max() or 0.0), 0.01)) * 100
     lim = (-1.1 * span, 1.1 * span)
     out = []
     for start in range(0, len(groups), max_panels):

@@ -270,10 +270,16 @@ def plots(ds, results):
     by = [c for c in table.columns if c not in SeatWinShare_cols]
     figs = P.seat_gaps(table, by)
     n = len(figs)
+    solo = (
+        " Solo games are left out (no fair share to compare with)." if (table["players"] == 1).any() else ""
+    )
     return [
         (
             "Each seat's win share minus the fair share 1/n, in pts (95% Wilson intervals; one "
-            "scale for every panel; dashed: a fair seat)" + (f", part {i + 1} of {n}" if n > 1 else ""),
+            "scale for every panel; dashed: a fair seat)"
+            + (f", part {i + 1} of {n}" if n > 1 else "")
+            + "."
+            + solo,
             svg,
         )
         for i, svg in enumerate(figs)
