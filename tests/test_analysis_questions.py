@@ -267,7 +267,16 @@ def test_deck_finds_the_even_deck_and_marks_official(deck_sweep):
 
 
 def test_deck_question_skips_a_single_deck_size(sixty_forty):
-    assert run_question(open_dataset(sixty_forty), "deck") == {}
+    from analysis.report import answer
+
+    ds = open_dataset(sixty_forty)
+    assert run_question(ds, "deck") == {}
+    # the report says why in one line instead of leaving the question out silently
+    sec = answer(ds, "deck")
+    assert sec.headlines == [
+        "not answered: every game used the same deck size (a sweep over rules.deck_size answers it)."
+    ]
+    assert sec.tables == [] and sec.plots == []
 
 
 # --- strategies -------------------------------------------------------------------------

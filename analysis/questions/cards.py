@@ -574,3 +574,4 @@ def key_numbers(ds, results):
 
 
 Q.key_numbers = key_numbers
+Q.why_not = lambda ds: None if ds.game == "bloody_inn" else "not answered: annexes are a Bloody Inn question."

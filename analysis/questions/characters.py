@@ -202,3 +202,11 @@ def headlines(ds, results):
 _SHARE_COLS = {"character", "games", "wins", "share", "share_lo", "share_hi", "fair", "gap"}
 
 Q.headlines = headlines
+
+
+def why_not(ds):
+    """One line when the dataset cannot answer the question."""
+    return None if _has_characters(ds) else "not answered: the seats have no character (a Cluedo question)."
+
+
+Q.why_not = why_not

@@ -377,3 +377,13 @@ def plots(ds, results):
 
 Q.headlines = headlines
 Q.plots = plots
+
+
+def why_not(ds):
+    """One line when the dataset cannot answer the question."""
+    if _applies(ds):
+        return None
+    return "not answered: every game used the same deck size (a sweep over rules.deck_size answers it)."
+
+
+Q.why_not = why_not
