@@ -499,15 +499,21 @@ def simulate_chunk(resolved, start, count, *, events=False):
     n = resolved["players"]
     g, s, ev = run_arrays(resolved, start, count, events=events)
     game_id = np.arange(start, start + count, dtype=np.int64)
+    # design.md: ``winner`` names the sole winner (-1 when nobody or several share) and bit
+    # p of ``winners`` is set for every seat with a share of the win
+    won = s["win"].reshape(count, n) > 0
+    winners = (won * (1 << np.arange(n))).sum(axis=1).astype(np.int8)
+    winner = np.where(g["n_winners"] == 1, g["winner"], -1).astype(np.int8)
     games = pa.table(
         {
             "game_id": game_id,
             "players": np.full(count, n, np.int8),
             "rounds": g["rounds"],
             "turns": g["turns"],
-            "winner": g["winner"],
+            "winner": winner,
             "n_winners": g["n_winners"],
             "truncated": g["truncated"],
+            "winners": winners,
             "solution_suspect": _names(b.suspects, g["solution_suspect"]),
             "solution_weapon": _names(b.weapons, g["solution_weapon"]),
             "solution_room": _names(b.rooms, g["solution_room"]),
