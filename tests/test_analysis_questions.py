@@ -348,3 +348,54 @@ def test_a_user_metric_registers_and_runs(sixty_forty):
 def test_unknown_question(sixty_forty):
     with pytest.raises(AnalysisError, match="question = 'nope' is invalid"):
         run_question(open_dataset(sixty_forty), "nope")
+
+
+class _Stub:
+    params = []
+
+    @staticmethod
+    def group_cols(columns):
+        return [c for c in ("players",) if c in columns]
+
+
+def _rating_results(observed, predicted, p_fit):
+    rating = pl.DataFrame(
+        {
+            "players": [3, 3, 3],
+            "strategy": ["a", "b", "c"],
+            "elo": [100.0, 0.0, -100.0],
+            "elo_lo": [95.0, -5.0, -105.0],
+            "elo_hi": [105.0, 5.0, -95.0],
+            "elo_vs_next": [100.0, 100.0, None],
+            "elo_vs_next_lo": [90.0, 90.0, None],
+            "elo_vs_next_hi": [110.0, 110.0, None],
+        }
+    )
+    fit = pl.DataFrame(
+        {
+            "players": [3] * 3,
+            "strategy": ["a", "a", "b"],
+            "opponent": ["b", "c", "c"],
+            "observed": observed,
+            "predicted": predicted,
+            "z": [5.0, -5.0, 5.0],
+            "p_fit": [p_fit] * 3,
+        }
+    )
+    return {"rating": rating, "rating_fit": fit}
+
+
+def test_a_non_transitive_field_is_warned_about_and_a_tiny_misfit_is_not():
+    heads = QUESTIONS["strategies"].headlines(
+        _Stub(), _rating_results([0.70, 0.55, 0.70], [0.64, 0.75, 0.64], 1e-9)
+    )
+    assert heads[0].startswith("3 players: strongest strategy a (+100 Elo")
+    assert heads[1].startswith("Warning (3 players): the ratings do not describe") and "a vs c" in heads[1]
+    heads = QUESTIONS["strategies"].headlines(
+        _Stub(), _rating_results([0.641, 0.748, 0.642], [0.64, 0.75, 0.64], 0.002)
+    )
+    assert "depart detectably" in heads[1] and "the ranking describes them" in heads[1]
+    heads = QUESTIONS["strategies"].headlines(
+        _Stub(), _rating_results([0.70, 0.55, 0.70], [0.64, 0.75, 0.64], 0.5)
+    )
+    assert len(heads) == 1  # a good fit adds nothing
