@@ -143,7 +143,15 @@ def report(
 
     qs = _questions(question)
     rep = report_for_dir(directory, qs, title=title)
-    html_path, md_path = write_report(rep, out or (directory / "report.html"))
+    target = out or (directory / "report.html")
+    try:
+        html_path, md_path = write_report(rep, target)
+    except OSError as exc:
+        from ..dataset import os_error_line
+
+        raise SimError(
+            os_error_line(exc, exc.filename or target, "writing the report") + "; choose another --out"
+        ) from None
     typer.echo(f"report: {html_path} (Markdown: {md_path})")
 
 

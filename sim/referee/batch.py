@@ -174,6 +174,7 @@ def replay_dataset(path, *, max_games=None, on_chunk=None):
         )
     if not manifest.get("events") or "events" not in manifest.get("tables", ()):
         raise SimError(f"{path}: the dataset has no event log; run it with `sim run CONFIG --events`")
+    dataset.verify(path, manifest)  # every listed chunk present and unchanged, or one line
     cfg = RefereeConfig.from_resolved(manifest["resolved"])
     total = ReplayReport()
     for chunk in manifest["chunks"]:
