@@ -115,10 +115,7 @@ def read_manifest(path: Path) -> dict:
 
 def verified_manifest(path: Path) -> dict:
     """The manifest of the run at ``path``, after every chunk file it lists was checked."""
-    try:
-        return _files.verify(path)
-    except _files.SimError as exc:
-        raise AnalysisError(str(exc)) from None
+    return _files.verify(path)  # DatasetError: one line naming the file (a SimError)
 
 
 def open_dataset(path) -> Dataset:
@@ -335,7 +332,7 @@ def _finish(root, kind, manifests, points, params, games, seats, events):
     extra = [c for c in games.collect_schema().names() if c not in seat_cols or c in _SEAT_KEYS]
     seats = seats.join(games.select(extra), on=list(_SEAT_KEYS), how="left")
     seats = _relabel(seats, manifests)
-    if events is not None:
+    if events is not None and "seat" in events.collect_schema().names():
         events = events.join(
             seats.select(["point", "game_id", "seat", "strategy", "players", *join_params]),
             on=["point", "game_id", "seat"],

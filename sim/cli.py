@@ -84,6 +84,9 @@ def main():
     except SimError as exc:  # raised outside a command (should not happen)
         typer.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_USER_ERROR)
+    except KeyboardInterrupt:  # before or after a command ran (while the CLI starts up)
+        typer.echo("interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":

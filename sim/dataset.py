@@ -152,8 +152,6 @@ def write_manifest(out, manifest):
         with tmp.open("w", encoding="utf-8") as fh:
             json.dump(manifest, fh, indent=1, sort_keys=False)
             fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
         os.replace(tmp, p)
     except OSError:
         tmp.unlink(missing_ok=True)
@@ -333,7 +331,11 @@ def write_chunk_files(out, index, start, count, tables):
             size = tmp.stat().st_size
             os.replace(tmp, final)
         except OSError:
-            tmp.unlink(missing_ok=True)  # a full disk leaves no half-written file behind
+            # a full disk leaves no half-written file behind, nor this chunk's other tables
+            # (unrecorded, so never read): the space they free lets the manifest be updated
+            tmp.unlink(missing_ok=True)
+            for done in files.values():
+                (out / done["path"]).unlink(missing_ok=True)
             raise
         files[name] = {
             "path": f"{name}/{final.name}",
@@ -403,7 +405,16 @@ class DatasetWriter:
     def write_chunk(self, index, start, count, tables):
         """Write a chunk's files and record them."""
         entry = write_chunk_files(self.out, index, start, count, tables)
-        self.record(entry)
+        try:
+            self.record(entry)
+        except OSError:
+            # the manifest could not be updated (a full disk): the chunk stays unrecorded, and
+            # its files go so the space they take lets the manifest say what was kept
+            for info in entry["files"].values():
+                (self.out / info["path"]).unlink(missing_ok=True)
+            self.manifest["chunks"] = [c for c in self.manifest["chunks"] if c["index"] != index]
+            self.manifest["games_done"] = sum(c["games"] for c in self.manifest["chunks"])
+            raise
         return entry
 
     def record(self, entry):

@@ -308,9 +308,6 @@ def build_manifest(resolved, name, source, events, chunk_games):
     }
 
 
-_new_manifest = build_manifest  # the old name
-
-
 def _make_progress(progress):
     if progress is None or progress is False:
         return Progress(enabled=False), True

@@ -168,13 +168,13 @@ def replay_dataset(path, *, max_games=None, on_chunk=None):
     manifest = dataset.read_manifest(path)
     if manifest is None:
         raise SimError(f"{path}: no manifest.json; not a dataset")
+    dataset.verify(path, manifest)  # every listed chunk present and unchanged, or one line
     if manifest.get("game") != "bloody_inn":
         raise SimError(
             f"{path}: the referee replays bloody_inn datasets, this one is {manifest.get('game')!r}"
         )
     if not manifest.get("events") or "events" not in manifest.get("tables", ()):
         raise SimError(f"{path}: the dataset has no event log; run it with `sim run CONFIG --events`")
-    dataset.verify(path, manifest)  # every listed chunk present and unchanged, or one line
     cfg = RefereeConfig.from_resolved(manifest["resolved"])
     total = ReplayReport()
     for chunk in manifest["chunks"]:
