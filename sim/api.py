@@ -35,6 +35,9 @@ class Result:
 def resolve(config, *, games=None, seed=None):
     """Validate a run config (path or dict) and return the complete resolved dict.
 
+    A dataset's ``manifest.json`` (or its folder) gives back the resolved config it records,
+    checked by :func:`sim.config.resolve_manifest`, so the same dataset can be played again.
+
     Raises
     ------
     ConfigError

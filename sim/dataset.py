@@ -213,9 +213,8 @@ class FolderLock:
     ``--resume``.  The file's text (pid, host, start time) only serves the refusal message.
     """
 
-    def __init__(self, folder, what="dataset"):
+    def __init__(self, folder):
         self.folder = Path(folder)
-        self.what = what
         self._fh = None
 
     def acquire(self):

@@ -229,10 +229,6 @@ def check_out_path(out, what="--out"):
 
 def _open_existing(out, resolved, events, chunk_games, resume, force):
     """Apply the overwrite policy; return the manifest to continue, or None to start afresh."""
-    if resume and force:
-        raise SimError(
-            "--resume and --force exclude each other: resume keeps the finished chunks, force deletes them"
-        )
     if is_sweep_folder(out):
         raise SimError(f"{out} is a sweep's folder (it has sweep.json); a run needs a folder of its own")
     if not out.is_dir() or not _has_dataset_files(out):
@@ -347,6 +343,10 @@ def run_resolved(
         backend_fn.check_threads(threads)
     if chunk_games is not None:
         check_chunk_games(chunk_games, events)
+    if resume and force:
+        raise SimError(
+            "--resume and --force exclude each other: resume keeps the finished chunks, force deletes them"
+        )
     check_out_path(out)
     with dataset.FolderLock(out):
         return _run_locked(
@@ -462,6 +462,12 @@ def _run_locked(
             dataset.os_error_line(exc, exc.filename or out, "writing the dataset")
             + f"; {kept:,} of {total:,} games are kept in {out}, and the same command with --resume completes it"
         ) from None
+    except Exception:
+        # any other failure (a lost Ray task, a bug): the run stopped, its chunks are kept
+        if owned:
+            bar.close()
+        _stop_session(out, manifest, session, played0, t0)
+        raise
     elapsed = time.perf_counter() - t0
     if owned:
         bar.close()

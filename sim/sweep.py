@@ -283,8 +283,6 @@ def _sweep_manifest(sweep, status, points_sha256=None):
 
 
 def _open_sweep_dir(out, sweep, resume, force):
-    if resume and force:
-        raise SimError("--resume and --force exclude each other")
     if dataset.manifest_path(out).exists() or (out / "games").exists():
         raise SimError(f"{out} holds a run's dataset (manifest.json); a sweep needs a folder of its own")
     mpath = out / SWEEP_MANIFEST
@@ -414,8 +412,10 @@ def run_sweep(
         api.set_threads(threads)  # bad options fail before anything is written
     if chunk_games is not None:
         runner.check_chunk_games(chunk_games, events)
+    if resume and force:
+        raise SimError("--resume and --force exclude each other")
     runner.check_out_path(out)
-    with dataset.FolderLock(out, "sweep"):
+    with dataset.FolderLock(out):
         _open_sweep_dir(out, sweep, resume, force)
         try:
             _write_json(out / SWEEP_MANIFEST, _sweep_manifest(sweep, "running"))

@@ -214,7 +214,7 @@ def study(
 
     t0 = time.perf_counter()
     # one writer per folder: a second `sim study` into the same out is refused in one line
-    with FolderLock(st.out, "study"):
+    with FolderLock(st.out):
         html_path, md_path = run_study(
             st,
             run_dataset=run_dataset,
