@@ -30,10 +30,9 @@ TRIALS = 30
 SIGNALS = (signal.SIGKILL, signal.SIGINT, signal.SIGTERM)
 
 _CTX = mp.get_context("forkserver")
-# the forkserver imports this module too, so the children inherit the imports and the git
-# state (two git calls a process would otherwise make)
-_CTX.set_forkserver_preload([__name__])
-dataset.git_state()
+# the forkserver imports the CLI once (numpy, pyarrow, polars, typer...); every child inherits it
+# (a module of tests/ could not be preloaded: the forkserver does not see pytest's sys.path)
+_CTX.set_forkserver_preload(["sim.cli", "sim.commands.run", "sim.runner"])
 
 
 @pytest.fixture(autouse=True)
