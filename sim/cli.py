@@ -9,6 +9,7 @@ so ``typer.testing.CliRunner`` sees the same behaviour as the console script.
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
 
 import typer
@@ -28,6 +29,13 @@ class _SimGroup(TyperGroup):
             return super().invoke(ctx)
         except SimError as exc:
             typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(EXIT_USER_ERROR) from None
+        except OSError as exc:
+            # the operating system said no (disk full, read-only, permission...): the path and
+            # what to do, in one line; the commands catch the ones they can say more about
+            from .dataset import os_error_line
+
+            typer.echo(f"error: {os_error_line(exc, doing='the command')}", err=True)
             raise typer.Exit(EXIT_USER_ERROR) from None
         except KeyboardInterrupt as exc:
             typer.echo(str(exc) or "interrupted", err=True)
@@ -60,8 +68,15 @@ for _name in _COMMAND_MODULES:
     _mod.register(app)
 
 
+def _stop(signum, frame):
+    raise KeyboardInterrupt  # a polite kill (SIGTERM, SIGHUP) stops like Ctrl-C: chunks kept
+
+
 def main():
     """Console-script entry point."""
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None:
+            signal.signal(sig, _stop)
     try:
         # standalone mode: Typer/Click print usage errors themselves and exit with their code
         # (2 for a bad option); SimError and Ctrl-C are handled in _SimGroup.invoke.
@@ -69,6 +84,9 @@ def main():
     except SimError as exc:  # raised outside a command (should not happen)
         typer.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_USER_ERROR)
+    except KeyboardInterrupt:  # before or after a command ran (while the CLI starts up)
+        typer.echo("interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":

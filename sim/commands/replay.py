@@ -15,14 +15,15 @@ EXIT_DIVERGENCE = 1
 
 
 def _datasets(directory):
-    """``directory`` itself, or (a sweep) every sub-directory holding a dataset."""
-    from ..dataset import read_manifest
+    """``directory`` itself, or (a sweep) every sub-directory holding a dataset; each one
+    verified against its manifest before anything is replayed."""
+    from ..dataset import read_manifest, verify
 
     manifest = read_manifest(directory)
     if manifest is not None:
-        return [(Path(directory), manifest)]
+        return [(Path(directory), verify(directory, manifest))]
     subs = sorted(p.parent for p in Path(directory).glob("*/manifest.json"))
-    found = [(p, read_manifest(p)) for p in subs]
+    found = [(p, verify(p, read_manifest(p))) for p in subs]
     if not found:
         raise SimError(f"{directory}: no manifest.json; not a dataset (nor a sweep of datasets)")
     return found
