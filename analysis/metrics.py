@@ -163,5 +163,12 @@ def question_names():
 
 
 def _load_builtin():
-    # importing the modules registers their metrics
-    from .questions import cards, characters, deck, duration, seats, strategies  # noqa: F401
+    # importing the modules registers their metrics: every module of analysis.questions (the
+    # registry of questions; no list to keep, no game named, no kernel imported)
+    import importlib
+    import pkgutil
+
+    from . import questions
+
+    for mod in pkgutil.iter_modules(questions.__path__):
+        importlib.import_module(f"{questions.__name__}.{mod.name}")

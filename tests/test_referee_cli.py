@@ -10,9 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-pytest.importorskip("sim.games.bloody_inn")
-
-from sim.cli import app  # noqa: E402
+from sim.cli import app
 
 CONFIG = """
 game = "bloody_inn"

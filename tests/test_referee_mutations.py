@@ -10,11 +10,9 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-pytest.importorskip("sim.games.bloody_inn")
-
-from sim.api import simulate  # noqa: E402
-from sim.referee import RefereeConfig, replay_game, replay_result, replay_tables  # noqa: E402
-from sim.referee.log import ACTION_OF, split_games  # noqa: E402
+from sim.api import simulate
+from sim.referee import RefereeConfig, replay_game, replay_result, replay_tables
+from sim.referee.log import ACTION_OF, split_games
 
 FUZZ_CARDS = {  # cheap cards with rare effects (see test_referee_batch)
     "baron": {"effect": "peasant_bribe_limit(4)+room_service_token"},

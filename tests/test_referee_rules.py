@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("sim.games.bloody_inn")
-
-from sim.api import resolve  # noqa: E402
-from sim.referee import ending, evening, morning, night  # noqa: E402
-from sim.referee.config import ENTRANCE_SIZE, RefereeConfig  # noqa: E402
-from sim.referee.divergence import Objection  # noqa: E402
-from sim.referee.game import GameReplay  # noqa: E402
-from sim.referee.log import ACTION_OF, BARN_SLOT, Ev  # noqa: E402
-from sim.referee.state import EXIT, WHITE, Place  # noqa: E402
+from sim.api import resolve
+from sim.referee import ending, evening, morning, night
+from sim.referee.config import ENTRANCE_SIZE, RefereeConfig
+from sim.referee.divergence import Objection
+from sim.referee.game import GameReplay
+from sim.referee.log import ACTION_OF, BARN_SLOT, Ev
+from sim.referee.state import EXIT, WHITE, Place
 
 
 def make_cfg(players=2, rules=None, cards=None):

@@ -42,7 +42,7 @@ class RankFlow(Metric):
     )
 
     def compute(self, seats):
-        kinds = annex_kinds(self.context["dataset"].config)
+        kinds = annex_kinds(self.context["dataset"])
         aggs = [pl.col("game_id").n_unique().alias("games")]
         for what in _RANK_ACTIONS:
             for r in range(4):
@@ -171,7 +171,7 @@ class AnnexBuildRate(Metric):
     note = "share of (game, player) pairs that built the annex (Wilson 95%)."
 
     def compute(self, seats):
-        kinds = annex_kinds(self.context["dataset"].config)
+        kinds = annex_kinds(self.context["dataset"])
         aggs = [pl.len().alias("seat_games")] + [_bit(k["bit"]).sum().alias(f"b{k['bit']}") for k in kinds]
         wide = seats.group_by(self.by).agg(aggs).sort(self.by).collect()
         names = {f"b{k['bit']}": k["annex"] for k in kinds}
@@ -208,7 +208,7 @@ class AnnexLift(Metric):
     )
 
     def compute(self, seats):
-        kinds = annex_kinds(self.context["dataset"].config)
+        kinds = annex_kinds(self.context["dataset"])
         strata = seats.group_by(_strata(self.by, seats)).agg(_lift_aggs(kinds)).collect()
         return _lift_table(strata, kinds).sort(["lift", "annex"], descending=[True, False], nulls_last=True)
 
@@ -224,7 +224,7 @@ class AnnexLiftByPlayers(Metric):
     note = "as above, one row per annex and player count."
 
     def compute(self, seats):
-        kinds = annex_kinds(self.context["dataset"].config)
+        kinds = annex_kinds(self.context["dataset"])
         strata = seats.group_by(_strata(self.by, seats)).agg(_lift_aggs(kinds)).collect()
         parts = []
         for key, grp in strata.sort(self.by).group_by(self.by, maintain_order=True):

@@ -11,6 +11,8 @@ Offsets below are plain module-level ints: Numba folds them into the compiled co
 
 from typing import NamedTuple
 
+from kernels.layout_tools import Alloc, enum_names
+
 # --- cards (CL-C1/CL-C2) -----------------------------------------------------------
 N_SUSPECTS = 6
 N_WEAPONS = 6
@@ -69,17 +71,7 @@ class Effect(NamedTuple):
 
 
 EFFECT = Effect()
-EFFECT_NAMES = (
-    "show_specific",
-    "name_suspect",
-    "name_weapon",
-    "name_room",
-    "choose_player_reveals",
-    "all_reveal",
-    "all_show_left",
-    "all_move_to_room",
-    "new_passage",
-)
+EFFECT_NAMES = enum_names(Effect)
 
 
 class Ev(NamedTuple):
@@ -100,34 +92,11 @@ class Ev(NamedTuple):
 
 
 EV = Ev()
-EV_NAMES = (
-    "envelope",
-    "deal",
-    "weapon",
-    "roll",
-    "clue",
-    "reveal",
-    "move",
-    "suggest",
-    "show",
-    "accuse",
-    "look",
-    "new_passage",
-)
-
-
-class _Alloc:
-    def __init__(self):
-        self.n = 0
-
-    def __call__(self, size=1):
-        at = self.n
-        self.n += size
-        return at
+EV_NAMES = enum_names(Ev, PASSAGE="new_passage")
 
 
 # --- per-game state array ``st`` -----------------------------------------------------
-_a = _Alloc()
+_a = Alloc()
 S_RNG = _a()  # counter-based stream state (kernels.rng)
 S_GAME = _a()  # game id
 S_N = _a()  # players
@@ -202,7 +171,7 @@ S_EVB = _a(EV_BUF * EV_COLS)
 STATE_SIZE = _a.n
 
 # --- per-run tables ``tb`` ------------------------------------------------------------
-_t = _Alloc()
+_t = Alloc()
 T_NNODES = _t()
 T_NPLAYERS = _t()
 T_SEED = _t()

@@ -55,7 +55,9 @@ ProgressOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")]
-BackendOpt = Annotated[str, typer.Option(help="Where chunks are played.")]
+BackendOpt = Annotated[
+    str, typer.Option(help="Where chunks are played: 'local' (this machine) or 'ray' (see docs/ray.md).")
+]
 AddressOpt = Annotated[
     Optional[str],
     typer.Option(
@@ -361,10 +363,9 @@ def strategies(
         return
     for s in rows:
         typer.echo(f"{s['name']}: {s.get('description', '')}")
-        helps = s.get("param_help") or {}
-        for k, v in (s.get("params") or {}).items():
-            note = f"    # {helps[k]}" if helps.get(k) else ""
-            typer.echo(f"    {k} = {v!r}{note}")
+        helps = s["param_help"]
+        for k, v in s["params"].items():
+            typer.echo(f"    {k} = {v:g}    # {helps[k]}")
 
 
 def register(app):

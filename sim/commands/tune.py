@@ -54,7 +54,7 @@ def tune(
     start: Annotated[
         Optional[Path],
         typer.Option(
-            help="TOML with a \\[params] table to start from (default: the strategy's defaults).",
+            help="TOML with a [params] table to start from (default: the strategy's defaults).",
             show_default=False,
         ),
     ] = None,
