@@ -11,7 +11,7 @@ import typer
 
 from .. import api, backends, registry, runner
 from .. import sweep as sweeps
-from ..config import MAX_GAMES, MAX_SEED, config_id, load_toml
+from ..config import MAX_GAMES, MAX_SEED, config_id, config_path, load_toml
 from ..errors import ConfigError, SimError
 from ..progress import Progress, auto_enabled
 
@@ -102,6 +102,7 @@ def run(
     address: AddressOpt = None,
 ):
     """Play a run config and write a dataset (manifest, games/, seats/, events/)."""
+    config = config_path(config)
     _check_overrides(games, seed)
     if sweeps.is_sweep(load_toml(config)):
         raise ConfigError(
@@ -169,6 +170,7 @@ def sweep(
     address: AddressOpt = None,
 ):
     """Run a base config over a grid: one dataset per point plus points.parquet."""
+    sweep_file = config_path(sweep_file)
     raw = load_toml(sweep_file)
     if not sweeps.is_sweep(raw) and "game" in raw:
         raise ConfigError(
@@ -225,6 +227,7 @@ def validate(
     json_: Annotated[bool, typer.Option("--json", help="Print the resolved config(s) as JSON.")] = False,
 ):
     """Check a run, sweep or study config without running it."""
+    target = config_path(target)
     raw = load_toml(target)
     if "data" in raw and "game" not in raw:
         _validate_study(target, json_)
