@@ -98,6 +98,12 @@ class Question:
 QUESTIONS: dict[str, Question] = {}
 
 
+def asked_by_game(name):
+    """``applies`` of a game's own question: the dataset's game names it among its analyses
+    (manifest ``facts.analyses``, from the adapter's ``analyses()``)."""
+    return lambda ds: name in (ds.facts or {}).get("analyses", ())
+
+
 def question(name, title, *, applies=None):
     """Declare a question (idempotent)."""
     if name not in QUESTIONS:

@@ -31,6 +31,11 @@ _ADAPTERS = {
 GENERAL_ANALYSES = ("seats", "strategies", "duration")
 
 
+class GameImportError(SimError, ImportError):
+    """A registered game whose adapter does not import: one clear line on the command line
+    (a ``SimError``), and an ``ImportError`` to the code and tests that ask for it."""
+
+
 @dataclass
 class Chunk:
     """The tables of a range of games, without ``config_id`` (added by the runner)."""
@@ -143,12 +148,15 @@ def get_adapter(name) -> GameAdapter:
     ------
     SimError
         ``name`` is not a registered game.
-    ImportError
-        its adapter module does not import (a broken install, never hidden).
+    GameImportError
+        its adapter module does not import (a broken install, never hidden; an ``ImportError``).
     """
     if name not in _ADAPTERS:
         raise SimError(f"game = {name!r} is not registered; allowed: {', '.join(map(repr, _ADAPTERS))}")
-    module = importlib.import_module(_ADAPTERS[name])
+    try:
+        module = importlib.import_module(_ADAPTERS[name])
+    except ImportError as exc:
+        raise GameImportError(f"game {name!r} is registered but its adapter does not import: {exc}") from exc
     return module.ADAPTER
 
 

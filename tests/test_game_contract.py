@@ -56,8 +56,15 @@ def test_both_games_are_registered():
 def test_a_game_that_does_not_import_is_listed_and_fails_loudly(monkeypatch):
     monkeypatch.setitem(registry._ADAPTERS, "broken", "sim.games.no_such_module")
     assert "broken" in registry.game_names()
-    with pytest.raises(ImportError):
+    with pytest.raises(ImportError, match="'broken' is registered but its adapter does not import"):
         registry.get_adapter("broken")
+    # on the command line: one line naming the game, exit status 2, no traceback
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+
+    res = CliRunner().invoke(app, ["games"])
+    assert res.exit_code == 2 and "'broken'" in res.stderr and "Traceback" not in res.stderr
     with pytest.raises(SimError, match="'chess' is not registered"):
         registry.get_adapter("chess")
 

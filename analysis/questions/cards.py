@@ -15,11 +15,11 @@ import numpy as np
 import polars as pl
 
 from ..bloody_inn import annex_kinds
-from ..metrics import Metric, question, register
+from ..metrics import Metric, asked_by_game, question, register
 from ..stats import Z95, permutation_p, spearman, wilson_exprs
 from ..text import pct
 
-Q = question("cards", "Card ranks and card power (Bloody Inn)", applies=lambda ds: ds.game == "bloody_inn")
+Q = question("cards", "Card ranks and card power (Bloody Inn)", applies=asked_by_game("cards"))
 
 _RANK_ACTIONS = ("bribed", "killed", "buried")
 
@@ -34,7 +34,6 @@ class RankFlow(Metric):
 
     name = "rank_flow"
     title = "What happens to each rank (per game, all players together)"
-    games = ("bloody_inn",)
     needs = ("annex_mask", "bribed_r0", "killed_r0", "buried_r0")
     note = (
         "mean count per game summed over the players; 'built' counts annexes of that "
@@ -166,7 +165,6 @@ class AnnexBuildRate(Metric):
 
     name = "annex_build_rate"
     title = "Annex build rate per player count"
-    games = ("bloody_inn",)
     needs = ("annex_mask",)
     note = "share of (game, player) pairs that built the annex (Wilson 95%)."
 
@@ -199,7 +197,6 @@ class AnnexLift(Metric):
 
     name = "annex_lift"
     title = "Annex power: win-share lift of building it (ranked)"
-    games = ("bloody_inn",)
     needs = ("annex_mask",)
     note = (
         "lift = win share of builders - win share of non-builders, compared within the "
@@ -219,7 +216,6 @@ class AnnexLiftByPlayers(Metric):
 
     name = "annex_lift_by_players"
     title = "Annex lift per player count"
-    games = ("bloody_inn",)
     needs = ("annex_mask",)
     note = "as above, one row per annex and player count."
 
@@ -244,7 +240,6 @@ class RankPower(Metric):
     name = "rank_power"
     title = "Does an annex's rank (its cost) track its power?"
     source = "result:annex_lift"
-    games = ("bloody_inn",)
     needs = ("annex_mask",)
     note = (
         "mean lift of the annexes of each rank; spearman = rank correlation of rank and "
@@ -278,7 +273,6 @@ class CardEvents(Metric):
     name = "card_events"
     title = "Events per card kind (per game)"
     source = "events"
-    games = ("bloody_inn",)
     needs = ("card_kind", "kind")
     note = "count of events of each kind naming the card, divided by the games."
 
