@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 import tomllib
 
+from kernels.cluedo import layout as CL
+from kernels.layout_tools import enum_names
 from sim import api, registry, toml_writer
 from sim.games import bloody_inn as bi
 from sim.referee.cards import annex_bits as referee_annex_bits
@@ -41,3 +43,9 @@ def test_the_toml_writer_round_trips():
     assert tomllib.loads(toml_writer.dumps(doc)) == doc
     text = toml_writer.dumps({"x": 1 / 3}, header=["a comment"], float_digits=3)
     assert text.startswith("# a comment\n") and tomllib.loads(text) == {"x": 0.333}
+
+
+def test_cluedo_vocabularies_follow_their_enumerations():
+    """The event and clue-effect names written to the data are the enumerations' members."""
+    assert CL.EV_NAMES == enum_names(CL.Ev, PASSAGE="new_passage")
+    assert CL.EFFECT_NAMES == enum_names(CL.Effect)

@@ -11,7 +11,7 @@ Offsets below are plain module-level ints: Numba folds them into the compiled co
 
 from typing import NamedTuple
 
-from kernels.layout_tools import Alloc, enum_names
+from kernels.layout_tools import Alloc
 
 # --- cards (CL-C1/CL-C2) -----------------------------------------------------------
 N_SUSPECTS = 6
@@ -71,7 +71,17 @@ class Effect(NamedTuple):
 
 
 EFFECT = Effect()
-EFFECT_NAMES = enum_names(Effect)
+EFFECT_NAMES = (
+    "show_specific",
+    "name_suspect",
+    "name_weapon",
+    "name_room",
+    "choose_player_reveals",
+    "all_reveal",
+    "all_show_left",
+    "all_move_to_room",
+    "new_passage",
+)
 
 
 class Ev(NamedTuple):
@@ -92,7 +102,20 @@ class Ev(NamedTuple):
 
 
 EV = Ev()
-EV_NAMES = enum_names(Ev, PASSAGE="new_passage")
+EV_NAMES = (
+    "envelope",
+    "deal",
+    "weapon",
+    "roll",
+    "clue",
+    "reveal",
+    "move",
+    "suggest",
+    "show",
+    "accuse",
+    "look",
+    "new_passage",
+)
 
 
 # --- per-game state array ``st`` -----------------------------------------------------

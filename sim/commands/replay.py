@@ -57,8 +57,7 @@ def replay(
     Reports the first divergence of each game (rule id, event, both states) and exits
     with status 1 if any game diverges.
     """
-    from ..referee import ReplayReport
-    from ..registry import replay_dataset  # the dataset's game's referee
+    from ..referee import ReplayReport, replay_dataset
 
     if games is not None and games < 1:
         raise ConfigError("--games", games, "a positive number of games")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pyarrow as pa
 
@@ -9,20 +10,16 @@ from ..config import check_keys, find_data_file, get_bool, get_choice, get_float
 from ..errors import ConfigError
 from ..registry import Chunk
 from . import bloody_inn_cards as cards
+from .lazy import lazy
 
-# The kernels are imported inside the methods that play or list strategies (``_kernel``):
-# listing games, resolving facts or analysing a dataset compiles nothing.
-
-
-def _kernel(name):
-    import importlib
-
-    return importlib.import_module(f"kernels.bloody_inn.{name}")
-
-
-def _strategies():
-    return _kernel("strategies").REGISTRY
-
+# The kernels are imported when first used (``lazy``): importing this adapter, listing the
+# games, reading a dataset's facts or analysing it compiles nothing.
+L = lazy("kernels.bloody_inn.layout")
+GAME_COLS = lazy("kernels.bloody_inn.play", "GAME_COLS")
+SEAT_COLS = lazy("kernels.bloody_inn.play", "SEAT_COLS")
+play_games = lazy("kernels.bloody_inn.play", "play_games")
+REGISTRY = lazy("kernels.bloody_inn.strategies", "REGISTRY")
+_STRATEGIES = lazy("kernels.bloody_inn.strategies")
 
 # BI-S2: deck size (travellers kept in the Entrance) by length and players, from the player
 # aid.  The one source of this table: the adapter, the analyses (through the manifest's
@@ -123,7 +120,6 @@ def _resolve_rules(raw, players, n_travellers_one_copy):
 
 
 def _resolve_seats(raw, players):
-    REGISTRY = _strategies()
     seats = raw.get("seats", [{"strategy": "random"}])
     if isinstance(seats, dict):
         seats = [seats]
@@ -258,7 +254,6 @@ class BloodyInnAdapter:
         return self._table
 
     def resolve(self, raw):
-        L = _kernel("layout")
         players = get_int(raw, "players", 3, self.min_players, self.max_players)
         table = cards.apply_edits(self.base_table(), raw.get("cards", {}))
         n_trav = sum(r["copies"] for r in table if r["type"] not in ("peasant", "aid"))
@@ -285,11 +280,11 @@ class BloodyInnAdapter:
                 "params": {p: v for p, v, _ in spec},
                 "param_help": {p: h for p, _, h in spec},
             }
-            for n, (_, spec, d) in _strategies().items()
+            for n, (_, spec, d) in REGISTRY.items()
         ]
 
     def tuning_bounds(self, strategy):
-        return dict(getattr(_kernel("strategies"), "BOUNDS", {}).get(strategy, {}))
+        return dict(getattr(_STRATEGIES, "BOUNDS", {}).get(strategy, {}))
 
     def bench_config(self, players, lineup):
         return {"players": players, "rules": {"length": "long"}, "seats": [{"strategy": s} for s in lineup]}
@@ -312,7 +307,6 @@ class BloodyInnAdapter:
     def dataset_facts(self, resolved):
         """Columns, event kinds, the card table as played (after what-if edits) with each
         annex's bit, the annex-bit order and the official deck sizes (BI-S2)."""
-        L = _kernel("layout")
         kinds = resolved.get("cards") or [r for r in self.base_table() if r["type"] != "aid"]
         bits = annex_bits(kinds)
         bit_of = {k: i for i, k in enumerate(bits)}
@@ -339,8 +333,6 @@ class BloodyInnAdapter:
     # -- kernel arrays ----------------------------------------------------------------
     def build_template(self, resolved, *, events=False):
         """The state template (tables + rules), the parameter matrix and lineup names."""
-        L = _kernel("layout")
-        REGISTRY = _strategies()
         rules = resolved["rules"]
         kinds = resolved["cards"]
         st = np.zeros(L.STATE_END, dtype=np.int64)
@@ -427,11 +419,6 @@ class BloodyInnAdapter:
 
     # -- simulation -------------------------------------------------------------------
     def simulate_chunk(self, resolved, start, count, *, events=False):
-        import numba
-
-        L = _kernel("layout")
-        play = _kernel("play")
-        GAME_COLS, SEAT_COLS = play.GAME_COLS, play.SEAT_COLS
         st, params, names, inst = self.build_template(resolved, events=events)
         players = resolved["players"]
         n_blocks = max(1, min(count, numba.get_num_threads() * 8))
@@ -443,7 +430,7 @@ class BloodyInnAdapter:
         while True:
             ev_out = np.zeros((n_blocks * ev_rows, L.EV_FIELDS + 1), dtype=np.int64)
             ev_count = np.zeros(n_blocks, dtype=np.int64)
-            play.play_games(
+            play_games(
                 st,
                 params,
                 np.int64(resolved["seed"]),
@@ -470,7 +457,6 @@ class BloodyInnAdapter:
         )
 
     def _games_table(self, resolved, start, count, g):
-        GAME_COLS = _kernel("play").GAME_COLS
         cols = {name: g[:, i] for i, name in enumerate(GAME_COLS)}
         out = {
             "game_id": np.arange(start, start + count, dtype=np.int64),
@@ -491,7 +477,6 @@ class BloodyInnAdapter:
 
     def _seats_table(self, resolved, start, count, s, names):
         players = resolved["players"]
-        SEAT_COLS = _kernel("play").SEAT_COLS
         cols = {name: s[:, i] for i, name in enumerate(SEAT_COLS)}
         game_id = np.repeat(np.arange(start, start + count, dtype=np.int64), players)
         n_win = cols["winner"].reshape(count, players).sum(axis=1)
@@ -520,7 +505,6 @@ class BloodyInnAdapter:
         return pa.table(out)
 
     def _events_table(self, resolved, start, ev_out, ev_count, ev_rows, inst):
-        L = _kernel("layout")
         parts = [ev_out[b * ev_rows : b * ev_rows + n] for b, n in enumerate(ev_count) if n > 0]
         ev = np.concatenate(parts) if parts else np.zeros((0, L.EV_FIELDS + 1), np.int64)
         g = ev[:, 0]

@@ -20,7 +20,10 @@ import pyarrow.compute as pc
 from kernels.cluedo import layout as L  # constants only: importing it compiles nothing
 from sim.config import check_keys, data_dir, get_choice, get_float, get_int
 from sim.errors import ConfigError
+from sim.games.lazy import lazy
 from sim.registry import Chunk
+
+walking_distances = lazy("kernels.cluedo.board", "walking_distances")  # compiled when first used
 
 DATA_DIR = data_dir() / "cluedo"  # package data (sim.config.data_dir)
 
@@ -219,8 +222,6 @@ def load_board() -> Board:
         titles.append(c["title_fr"])
     if not 1 <= len(clue) <= L.N_CLUE_MAX:
         raise ConfigError("configs/cluedo/clue_cards.csv", len(clue), f"1 to {L.N_CLUE_MAX} cards")
-    from kernels.cluedo.board import walking_distances  # compiled: only when the board is used
-
     sdist = np.zeros((9, L.MAX_NODES), np.int64)
     walking_distances(adj, n_nodes, sdist)
     return Board(
@@ -629,7 +630,13 @@ class _Adapter:
     simulate_chunk = staticmethod(simulate_chunk)
 
     def referee(self):
-        return None  # no independent Cluedo referee yet
+        # the independent Cluedo referee (its own package, written apart from the kernels),
+        # None while the tree has none
+        import importlib.util
+
+        if importlib.util.find_spec("sim.referee_cluedo") is None:
+            return None
+        return importlib.import_module("sim.referee_cluedo")
 
     def analyses(self):
         return ("characters",)
