@@ -11,11 +11,21 @@ import typer
 
 from .. import api, backends, registry, runner
 from .. import sweep as sweeps
-from ..config import MAX_GAMES, MAX_SEED, config_id, config_path, load_toml
+from ..config import MAX_GAMES, MAX_SEED, config_id, load_toml
 from ..errors import ConfigError, SimError
 from ..progress import Progress, auto_enabled
 
-ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="Run config (TOML).", show_default=False)]
+
+def _shipped(path):
+    """A config named on the command line, or the shipped one of that name (any folder)."""
+    from ..config import config_path
+
+    return None if path is None else config_path(path)
+
+
+ConfigArg = Annotated[
+    Path, typer.Argument(metavar="CONFIG", help="Run config (TOML).", show_default=False, callback=_shipped)
+]
 OutOpt = Annotated[
     Optional[Path],
     typer.Option(
@@ -102,7 +112,6 @@ def run(
     address: AddressOpt = None,
 ):
     """Play a run config and write a dataset (manifest, games/, seats/, events/)."""
-    config = config_path(config)
     _check_overrides(games, seed)
     if sweeps.is_sweep(load_toml(config)):
         raise ConfigError(
@@ -151,7 +160,12 @@ def run(
 def sweep(
     sweep_file: Annotated[
         Path,
-        typer.Argument(metavar="SWEEP", help="Sweep config (TOML with base and [grid]).", show_default=False),
+        typer.Argument(
+            metavar="SWEEP",
+            help="Sweep config (TOML with base and [grid]).",
+            show_default=False,
+            callback=_shipped,
+        ),
     ],
     out: Annotated[
         Optional[Path],
@@ -170,7 +184,6 @@ def sweep(
     address: AddressOpt = None,
 ):
     """Run a base config over a grid: one dataset per point plus points.parquet."""
-    sweep_file = config_path(sweep_file)
     raw = load_toml(sweep_file)
     if not sweeps.is_sweep(raw) and "game" in raw:
         raise ConfigError(
@@ -221,13 +234,15 @@ def validate(
     target: Annotated[
         Path,
         typer.Argument(
-            metavar="CONFIG|SWEEP|STUDY", help="A run, sweep or study config.", show_default=False
+            metavar="CONFIG|SWEEP|STUDY",
+            help="A run, sweep or study config.",
+            show_default=False,
+            callback=_shipped,
         ),
     ],
     json_: Annotated[bool, typer.Option("--json", help="Print the resolved config(s) as JSON.")] = False,
 ):
     """Check a run, sweep or study config without running it."""
-    target = config_path(target)
     raw = load_toml(target)
     if "data" in raw and "game" not in raw:
         _validate_study(target, json_)
