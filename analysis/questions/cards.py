@@ -15,11 +15,11 @@ import numpy as np
 import polars as pl
 
 from ..bloody_inn import annex_kinds
-from ..metrics import Metric, asked_by_game, question, register
+from ..metrics import Metric, question, register
 from ..stats import Z95, permutation_p, spearman, wilson_exprs
 from ..text import pct
 
-Q = question("cards", "Card ranks and card power (Bloody Inn)", applies=asked_by_game("cards"))
+Q = question("cards", "Card ranks and card power (Bloody Inn)", applies=lambda ds: ds.game == "bloody_inn")
 
 _RANK_ACTIONS = ("bribed", "killed", "buried")
 
@@ -34,6 +34,7 @@ class RankFlow(Metric):
 
     name = "rank_flow"
     title = "What happens to each rank (per game, all players together)"
+    games = ("bloody_inn",)
     needs = ("annex_mask", "bribed_r0", "killed_r0", "buried_r0")
     note = (
         "mean count per game summed over the players; 'built' counts annexes of that "
@@ -41,7 +42,7 @@ class RankFlow(Metric):
     )
 
     def compute(self, seats):
-        kinds = annex_kinds(self.context["dataset"])
+        kinds = annex_kinds(self.context["dataset"].config)
         aggs = [pl.col("game_id").n_unique().alias("games")]
         for what in _RANK_ACTIONS:
             for r in range(4):
@@ -165,11 +166,12 @@ class AnnexBuildRate(Metric):
 
     name = "annex_build_rate"
     title = "Annex build rate per player count"
+    games = ("bloody_inn",)
     needs = ("annex_mask",)
     note = "share of (game, player) pairs that built the annex (Wilson 95%)."
 
     def compute(self, seats):
-        kinds = annex_kinds(self.context["dataset"])
+        kinds = annex_kinds(self.context["dataset"].config)
         aggs = [pl.len().alias("seat_games")] + [_bit(k["bit"]).sum().alias(f"b{k['bit']}") for k in kinds]
         wide = seats.group_by(self.by).agg(aggs).sort(self.by).collect()
         names = {f"b{k['bit']}": k["annex"] for k in kinds}
@@ -197,6 +199,7 @@ class AnnexLift(Metric):
 
     name = "annex_lift"
     title = "Annex power: win-share lift of building it (ranked)"
+    games = ("bloody_inn",)
     needs = ("annex_mask",)
     note = (
         "lift = win share of builders - win share of non-builders, compared within the "
@@ -205,7 +208,7 @@ class AnnexLift(Metric):
     )
 
     def compute(self, seats):
-        kinds = annex_kinds(self.context["dataset"])
+        kinds = annex_kinds(self.context["dataset"].config)
         strata = seats.group_by(_strata(self.by, seats)).agg(_lift_aggs(kinds)).collect()
         return _lift_table(strata, kinds).sort(["lift", "annex"], descending=[True, False], nulls_last=True)
 
@@ -216,11 +219,12 @@ class AnnexLiftByPlayers(Metric):
 
     name = "annex_lift_by_players"
     title = "Annex lift per player count"
+    games = ("bloody_inn",)
     needs = ("annex_mask",)
     note = "as above, one row per annex and player count."
 
     def compute(self, seats):
-        kinds = annex_kinds(self.context["dataset"])
+        kinds = annex_kinds(self.context["dataset"].config)
         strata = seats.group_by(_strata(self.by, seats)).agg(_lift_aggs(kinds)).collect()
         parts = []
         for key, grp in strata.sort(self.by).group_by(self.by, maintain_order=True):
@@ -240,6 +244,7 @@ class RankPower(Metric):
     name = "rank_power"
     title = "Does an annex's rank (its cost) track its power?"
     source = "result:annex_lift"
+    games = ("bloody_inn",)
     needs = ("annex_mask",)
     note = (
         "mean lift of the annexes of each rank; spearman = rank correlation of rank and "
@@ -273,6 +278,7 @@ class CardEvents(Metric):
     name = "card_events"
     title = "Events per card kind (per game)"
     source = "events"
+    games = ("bloody_inn",)
     needs = ("card_kind", "kind")
     note = "count of events of each kind naming the card, divided by the games."
 
