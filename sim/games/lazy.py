@@ -20,10 +20,11 @@ class lazy:  # noqa: N801 - used like a function
         self._obj = None
 
     def _get(self):
+        # the module is kept, the attribute looked up every time: whoever patches the module
+        # (``sim bench``'s kernel timer wraps its dispatchers) is seen through the proxy
         if self._obj is None:
-            mod = importlib.import_module(self._module)
-            self._obj = mod if self._attr is None else getattr(mod, self._attr)
-        return self._obj
+            self._obj = importlib.import_module(self._module)
+        return self._obj if self._attr is None else getattr(self._obj, self._attr)
 
     def __getattr__(self, name):
         return getattr(self._get(), name)
