@@ -232,12 +232,19 @@ def test_events_replay_with_the_games_referee(refereed):
 
 
 def test_replay_of_a_game_without_a_referee_is_one_clear_error(tmp_path, monkeypatch):
-    game = next((g for g in GAMES if registry.referee(g) is None), None)
-    if game is None:  # every game has a referee: nothing to refuse
-        return
-    runner.run_dataset(_cfg(game, registry.get_adapter(game).min_players), tmp_path / "d", events=True)
+    import fake_adapter  # a registered game whose adapter says it has no referee
+
+    monkeypatch.setitem(registry._ADAPTERS, fake_adapter.NAME, "fake_adapter")
+    assert registry.referee(fake_adapter.NAME) is None
+    runner.run_dataset({"game": fake_adapter.NAME, "games": 5, "seed": 1}, tmp_path / "d", events=True)
     with pytest.raises(SimError, match="has no referee"):
         registry.replay_dataset(tmp_path / "d")
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+
+    res = CliRunner().invoke(app, ["replay", str(tmp_path / "d")])
+    assert res.exit_code == 2 and "has no referee" in res.stderr and "Traceback" not in res.stderr
 
 
 def _modules_after(code):

@@ -188,6 +188,7 @@ COLUMNS = {
         "turns": "night actions taken, passes included",
         "winner": "winning seat after the tie-break (BI-G3), -1 if the win is shared",
         "n_winners": "seats sharing the win",
+        "winners": "bit p set: seat p is among the winners",
         "truncated": "1 if the game hit rules.max_rounds before its end (BI-G4)",
         "deck_size": "travellers in the Entrance at the start (BI-S2)",
         "open_rooms": "rooms open at the end (keyed by a player or white)",

@@ -567,6 +567,7 @@ COLUMNS = {
         "turns": "turns taken by all players",
         "winner": "seat that accused right, -1 if nobody did",
         "n_winners": "1 if someone won, else 0",
+        "winners": "bit p set: seat p is among the winners",
         "truncated": "1 if the game hit rules.max_turns (CL-V7)",
         "solution_suspect": "suspect in the envelope (card id)",
         "solution_weapon": "weapon in the envelope (card id)",
@@ -647,13 +648,10 @@ class _Adapter:
     simulate_chunk = staticmethod(simulate_chunk)
 
     def referee(self):
-        # the independent Cluedo referee (its own package, written apart from the kernels),
-        # None while the tree has none
-        import importlib.util
+        # the independent Cluedo referee: its own package, written apart from the kernels
+        from sim import referee_cluedo
 
-        if importlib.util.find_spec("sim.referee_cluedo") is None:
-            return None
-        return importlib.import_module("sim.referee_cluedo")
+        return referee_cluedo
 
     def analyses(self):
         return ("characters",)
