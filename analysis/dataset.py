@@ -68,6 +68,12 @@ class Dataset:
         """The resolved config of the first point (game-level facts shared by all points)."""
         return manifest_config(next(iter(self.manifests.values())))
 
+    @property
+    def facts(self):
+        """What the dataset says about itself (manifest ``facts``: column meanings, event
+        kinds, the game's data as played, the questions that apply), of the first point."""
+        return manifest_facts(next(iter(self.manifests.values())))
+
     def group_params(self, exclude=()):
         """Swept parameters to group by (``players`` is always a games column, so it is
         left out here; callers add it)."""
@@ -95,6 +101,23 @@ def is_sweep_dir(path: Path) -> bool:
 def manifest_config(manifest: dict) -> dict:
     """The resolved config a manifest records (``resolved``; ``config`` in older files)."""
     return manifest.get("resolved") or manifest.get("config") or {}
+
+
+def manifest_facts(manifest: dict) -> dict:
+    """A manifest's ``facts``; a dataset written before they were recorded gets them from
+    its game's adapter (``sim.registry.dataset_facts``) for its resolved config."""
+    if manifest.get("facts"):
+        return manifest["facts"]
+    config = manifest_config(manifest)
+    if not config.get("game"):
+        return {}
+    from sim import registry
+    from sim.errors import SimError
+
+    try:
+        return registry.dataset_facts(config)
+    except (SimError, KeyError):  # a game not registered here, or a config it cannot read
+        return {}
 
 
 def table_files(run_dir: Path, manifest: dict, table: str):

@@ -109,6 +109,12 @@ OPTIONS = {
 }
 
 
+def asked_by_game(name):
+    """``applies`` of a game's own question: the dataset's game names it among its analyses
+    (manifest ``facts.analyses``, from the adapter's ``analyses()``)."""
+    return lambda ds: name in (ds.facts or {}).get("analyses", ())
+
+
 def question(name, title, *, applies=None):
     """Declare a question (idempotent)."""
     if name not in QUESTIONS:
@@ -178,5 +184,12 @@ def question_names():
 
 
 def _load_builtin():
-    # importing the modules registers their metrics
-    from .questions import cards, characters, deck, duration, seats, strategies  # noqa: F401
+    # importing the modules registers their metrics: every module of analysis.questions (the
+    # registry of questions; no list to keep, no game named, no kernel imported)
+    import importlib
+    import pkgutil
+
+    from . import questions
+
+    for mod in pkgutil.iter_modules(questions.__path__):
+        importlib.import_module(f"{questions.__name__}.{mod.name}")

@@ -14,9 +14,16 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from .bloody_inn import DEFAULT_ANNEXES, default_cards_table
 
-N_ANNEX = len(DEFAULT_ANNEXES)
+def _facts(config):
+    """The facts a real run of ``config`` would record (from the game's adapter)."""
+    from sim import registry
+
+    return registry.dataset_facts(config)
+
+
+def _n_annex():
+    return len(_facts({"game": "bloody_inn", "players": 2})["annex_bits"])
 
 
 def bloody_inn_tables(
@@ -109,7 +116,7 @@ def bloody_inn_tables(
 
     # annexes: every kind at 20% except the controlled ones
     mask = np.zeros((n, p), dtype=np.int64)
-    for bit in range(N_ANNEX):
+    for bit in range(_n_annex()):
         if bit in (winners_build, never_build):
             continue
         mask |= (rng.random((n, p)) < 0.2).astype(np.int64) << bit
@@ -237,7 +244,6 @@ def bloody_inn_config(
         "rotate": rotate,
         "rules": {"length": length, "deck_size": deck_size, "deck_copies": 1},
         "seats": [{"strategy": s, "params": {}} for s in strategies],
-        "cards": default_cards_table(),
     }
 
 
@@ -289,6 +295,7 @@ def write_run(out, games, seats, config, *, events=None, chunks=2):
         "events": events is not None,
         "tables": ["games", "seats"] + (["events"] if events is not None else []),
         "resolved": config,
+        "facts": _facts(config),
         "versions": {"synthetic": "1"},
         "git": {"commit": "synthetic", "dirty": False},
         "chunks": chunk_list,

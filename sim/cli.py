@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import signal
 import sys
+from typing import Annotated
 
 import typer
 from typer.core import TyperGroup
@@ -47,12 +48,38 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
+    # plain Click help: paragraphs re-flowed to the terminal, "[grid]" printed as written (no
+    # Rich markup), flags without a value type
+    rich_markup_mode=None,
     help="Monte Carlo balance simulator for board games.",
 )
 
 
+def version():
+    """The installed boardsim version (``unknown`` when run from a source tree that was never
+    installed)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as _version
+
+    try:
+        return _version("boardsim")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _print_version(value: bool):
+    if value:
+        typer.echo(f"boardsim {version()}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root():
+def _root(
+    version_: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+):
     """Monte Carlo balance simulator for board games."""
 
 

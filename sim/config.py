@@ -32,6 +32,40 @@ class TomlSyntaxError(ConfigError):
         return f"{self.source}: invalid TOML: {self.value}"
 
 
+def data_dir():
+    """The shipped configs (game data, example runs, sweeps, studies).
+
+    Found through the package: ``sim/configs/`` is the package data of an installed ``sim``
+    (a wheel); a source tree (editable install or ``PYTHONPATH``) has them as ``configs/``
+    beside ``sim/``.
+    """
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "configs", here.parent / "configs"):
+        if candidate.is_dir():
+            return candidate
+    raise ConfigError("configs", str(here / "configs"), "the shipped configs (a broken install?)")
+
+
+def find_data_file(path):
+    """``path`` if it is a file, else the shipped file of that name (``configs/x/y.toml`` or
+    ``x/y.toml`` under :func:`data_dir`), else None."""
+    p = Path(path)
+    if p.is_file():
+        return p
+    if p.is_absolute():
+        return None
+    parts = p.parts[1:] if p.parts[:1] == ("configs",) else p.parts
+    shipped = data_dir().joinpath(*parts) if parts else None
+    return shipped if shipped is not None and shipped.is_file() else None
+
+
+def config_path(path):
+    """A config named on the command line: as given, or a shipped one of that name (so
+    ``sim run configs/bloody_inn/long-3p.toml`` works from any folder); unchanged if
+    neither exists (loading it then says so)."""
+    return find_data_file(path) or Path(path)
+
+
 def load_toml(path):
     """Read a TOML file; a syntax error becomes a ``ConfigError`` naming the line."""
     p = Path(path)

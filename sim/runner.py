@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from . import api, dataset
+from . import api, dataset, registry
 from .config import config_id
 from .errors import ConfigError, SimError
 from .progress import Progress
@@ -295,6 +295,7 @@ def build_manifest(resolved, name, source, events, chunk_games):
         "events": bool(events),
         "tables": tables,
         "resolved": _normalise(resolved),
+        "facts": _normalise(registry.dataset_facts(resolved)),
         "versions": dataset.package_versions(),
         "git": dataset.git_state(),
         "created": dataset.now_iso(),

@@ -29,7 +29,6 @@ import pyarrow.parquet as pq
 import pytest
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[test,ray]'")
-pytest.importorskip("sim.games.bloody_inn")
 
 from sim import dataset, runner  # noqa: E402
 from sim.backends import ray as ray_backend  # noqa: E402

@@ -10,10 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-pytest.importorskip("sim.games.bloody_inn")
-
-from sim import dataset as sim_dataset  # noqa: E402
-from sim.cli import app  # noqa: E402
+from sim import dataset as sim_dataset
+from sim.cli import app
 
 CONFIG = """
 game = "bloody_inn"

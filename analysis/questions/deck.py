@@ -164,7 +164,7 @@ def _is_official(ds, row):
     rules = ds.config.get("rules", {})
     length = row.get("rules.length", rules.get("length", "long"))
     copies = row.get("rules.deck_copies", rules.get("deck_copies", 1))
-    official = official_deck(length, int(row["players"]), copies)
+    official = official_deck(ds, length, int(row["players"]), copies)
     return official is not None and int(row["deck_size"]) == official
 
 

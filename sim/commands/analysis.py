@@ -195,7 +195,9 @@ def study(
     """Run a study: its runs and sweeps (finished ones are skipped), analyses and report."""
     from analysis.study import load_study, run_study
 
-    st = load_study(study_file, out)
+    from ..config import config_path
+
+    st = load_study(config_path(study_file), out)
     run_dataset = run_sweep = None
     bar = None
     if not report_only:

@@ -15,7 +15,17 @@ from ..config import MAX_GAMES, MAX_SEED, config_id, load_manifest, load_toml, m
 from ..errors import ConfigError, SimError
 from ..progress import Progress, auto_enabled
 
-ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="Run config (TOML).", show_default=False)]
+
+def _shipped(path):
+    """A config named on the command line, or the shipped one of that name (any folder)."""
+    from ..config import config_path
+
+    return None if path is None else config_path(path)
+
+
+ConfigArg = Annotated[
+    Path, typer.Argument(metavar="CONFIG", help="Run config (TOML).", show_default=False, callback=_shipped)
+]
 OutOpt = Annotated[
     Optional[Path],
     typer.Option(
@@ -55,7 +65,9 @@ ProgressOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")]
-BackendOpt = Annotated[str, typer.Option(help="Where chunks are played.")]
+BackendOpt = Annotated[
+    str, typer.Option(help="Where chunks are played: 'local' (this machine) or 'ray' (see docs/ray.md).")
+]
 AddressOpt = Annotated[
     Optional[str],
     typer.Option(
@@ -216,7 +228,12 @@ def rerun(
 def sweep(
     sweep_file: Annotated[
         Path,
-        typer.Argument(metavar="SWEEP", help="Sweep config (TOML with base and [grid]).", show_default=False),
+        typer.Argument(
+            metavar="SWEEP",
+            help="Sweep config (TOML with base and [grid]).",
+            show_default=False,
+            callback=_shipped,
+        ),
     ],
     out: Annotated[
         Optional[Path],
@@ -285,7 +302,10 @@ def validate(
     target: Annotated[
         Path,
         typer.Argument(
-            metavar="CONFIG|SWEEP|STUDY", help="A run, sweep or study config.", show_default=False
+            metavar="CONFIG|SWEEP|STUDY",
+            help="A run, sweep or study config.",
+            show_default=False,
+            callback=_shipped,
         ),
     ],
     json_: Annotated[bool, typer.Option("--json", help="Print the resolved config(s) as JSON.")] = False,
@@ -429,10 +449,9 @@ def strategies(
         return
     for s in rows:
         typer.echo(f"{s['name']}: {s.get('description', '')}")
-        helps = s.get("param_help") or {}
-        for k, v in (s.get("params") or {}).items():
-            note = f"    # {helps[k]}" if helps.get(k) else ""
-            typer.echo(f"    {k} = {v!r}{note}")
+        helps = s["param_help"]
+        for k, v in s["params"].items():
+            typer.echo(f"    {k} = {v:g}    # {helps[k]}")
 
 
 def register(app):
