@@ -285,13 +285,20 @@ def test_search_parameters_are_listed_with_bounds():
     sid, spec, desc = REGISTRY["search"]
     names = [n for n, _, _ in spec]
     assert sid == SEARCH and desc and len(spec) <= L.MAXPARAM
+    assert len(set(names)) == len(names)  # one name, one slot: a seat's params are a dict
     assert names[SEARCH_BASE:] == [n for n, _, _ in SEARCH_PARAMS]
     assert set(BOUNDS["search"]) == set(names)
     for n, v, _ in SEARCH_PARAMS:
         lo, hi = SEARCH_BOUNDS[n]
         assert lo <= v <= hi, n
     rows = {r["name"]: r for r in ADAPTER.strategies()}
-    assert set(rows["search"]["params"]) >= {"candidates", "determinizations", "horizon", "budget"}
+    assert set(rows["search"]["params"]) >= {
+        "candidates",
+        "determinizations",
+        "rollout_rounds",
+        "budget",
+        "horizon",
+    }
 
 
 def test_budget_and_candidates_bound_the_work():

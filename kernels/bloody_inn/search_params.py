@@ -12,12 +12,16 @@ SEARCH_PARAMS = (
     ("candidates", 4.0, "night actions searched: the heuristic's best few by its own value"),
     (
         "determinizations",
-        16.0,
+        64.0,
         "samples of the hidden cards (opponents' hands and corpses, the Entrance below its "
         "top card, the box) per decision; every candidate is played on each (common random numbers)",
     ),
     ("rollouts", 1.0, "games played on per candidate and sample (they differ by the rollout's own shuffles)"),
-    ("horizon", 0.0, "rounds a rollout plays before it is scored as if the game ended there; 0: to the end"),
+    (
+        "rollout_rounds",
+        0.0,
+        "rounds a rollout plays before it is scored as if the game ended there; 0: to the end",
+    ),
     (
         "rollout_policy",
         2.0,
@@ -37,7 +41,7 @@ SEARCH_BOUNDS = {
     "candidates": (1.0, 12.0),
     "determinizations": (1.0, 256.0),
     "rollouts": (1.0, 8.0),
-    "horizon": (0.0, 30.0),
+    "rollout_rounds": (0.0, 30.0),
     "rollout_policy": (0.0, 2.0),
     "budget": (1.0, 4096.0),
     "margin_weight": (0.0, 5.0),

@@ -12,7 +12,7 @@ At each of its night actions (BI-N1) a search seat
    public Exit (BI-E3, season 2 on) its cards are known and only their order is sampled;
 3. plays every candidate on each sample (the same sample and the same random stream for
    every candidate: common random numbers), ``rollouts`` times, with the rollout policy at
-   every seat, to the end of the game or for ``horizon`` rounds (then scored as if the
+   every seat, to the end of the game or for ``rollout_rounds`` rounds (then scored as if the
    game ended there, BI-G);
 4. takes the candidate with the best mean outcome: the score in solo (a lost game counts
    0, BI-X2); with opponents the win share (ties split) plus ``margin_weight`` x the score
