@@ -124,7 +124,8 @@ def bloody_inn_tables(
 
     rounds = rounds_base + rng.integers(0, 5, n) + (p - 2)
     n_winners = np.where(truncated, 0, np.where(shared, 2, 1))
-    winner = np.where(truncated, -1, win_seat)
+    winner = np.where(n_winners == 1, win_seat, -1)  # design.md: -1 when nobody or several win
+    winners_mask = ((win > 0) * (1 << np.arange(p))).sum(axis=1)
     games = pl.DataFrame(
         {
             "game_id": gid,
@@ -135,6 +136,7 @@ def bloody_inn_tables(
             "winner": winner.astype(np.int8),
             "n_winners": n_winners.astype(np.int8),
             "truncated": truncated.astype(np.int8),
+            "winners": winners_mask.astype(np.int8),
             "deck_size": np.full(n, deck_size, dtype=np.int16),
             "open_rooms": np.full(n, {1: 4, 2: 5, 3: 6, 4: 8}.get(p, 6), dtype=np.int8),
             "seasons_played": np.full(n, 2, dtype=np.int8),

@@ -392,8 +392,10 @@ class Table:
     def morning(self):
         _morning.morning(self.st, self.pr)
 
-    def investigate(self, p):
-        _morning.investigate(self.st, p, EVENT.investigation)
+    def investigate(self, p, final=False):
+        """BI-M1 (or BI-G1 with ``final``): ``p``'s strategy chooses the fine's split."""
+        kind = EVENT.final_investigation if final else EVENT.investigation
+        _morning.investigate(self.st, self.pr, p, kind)
 
     def travellers_leave(self):
         _morning.travellers_leave(self.st)
@@ -402,14 +404,25 @@ class Table:
         _morning.pay_wages(self.st, self.pr, p)
 
     def end_game(self):
-        _scoring.end_game(self.st)
+        _scoring.end_game(self.st, self.pr)
 
     def gain_cash(self, p, amount):
         return int(_state.gain_cash(self.st, p, amount))
 
-    def pay_fine(self, p, fine):
-        cash, cheques = _state.pay_fine(self.st, p, fine)
-        return int(cash), int(cheques)
+    def fine_range(self, p, corpses):
+        """BI-M1: (fewest, most) cheques of a legal split of ``p``'s fine."""
+        lo, hi = _state.fine_range(self.st, p, corpses)
+        return int(lo), int(hi)
+
+    def pay_fine(self, p, fine, cheques=None):
+        """BI-M1: pay a ``fine`` of 10 F per corpse with ``cheques`` cheques (default: the
+        fewest legal, i.e. whole tens of cash first) and cash for the rest; returns (cash
+        paid, cheques paid)."""
+        corpses = fine // 10
+        if cheques is None:
+            cheques = self.fine_range(p, corpses)[0]
+        cash, paid = _state.pay_fine(self.st, p, corpses, cheques)
+        return int(cash), int(paid)
 
     def play(self):
         """A whole game from setup to scoring (``play_one`` redoes the setup)."""

@@ -11,8 +11,9 @@ from sim.api import simulate
 
 def test_BI_G1_rooms_empty_to_the_exit_and_final_investigation_without_police():
     """BI-G1: travellers still in rooms go to the Exit, then an investigation happens at
-    once regardless of police: 10 F per unburied corpse, corpses to the box."""
-    t = Table(2, events=True).clear()
+    once regardless of police: 10 F per unburied corpse, corpses to the box (greedy pays the
+    fine in cash when the split changes nothing, BI-M1)."""
+    t = Table(2, events=True, seats="greedy").clear()
     guests = [t.to_room(0, "baron"), t.to_room(3, "duke")]
     body = t.to_corpse(1, "viscount")[0]
     t.set_money(1, cash=15, cheques=1)

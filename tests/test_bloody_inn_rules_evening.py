@@ -59,8 +59,8 @@ def test_BI_E1_a_placed_traveller_never_moves_and_only_empty_rooms_are_filled():
     t.check()
 
 
-def _inn_with_one_empty_room(players=2, empty=4):
-    t = Table(players, events=True).clear()
+def _inn_with_one_empty_room(players=2, empty=4, rules=None):
+    t = Table(players, rules=rules, events=True).clear()
     for r in t.open_rooms():
         if r != empty:
             t.to_room(r, "cultivator" if r % 2 else "novice")
@@ -83,8 +83,9 @@ def test_BI_E2_room_service_pays_the_token_owner_the_rank(kind, rank):
 
 
 def test_BI_E2_room_service_respects_the_cap_and_pays_every_token_owner():
-    """BI-E2 with BI-N8: two owners' tokens on the room both pay; the gain stops at 40."""
-    t = _inn_with_one_empty_room(3, empty=5)
+    """BI-E2 with BI-N8 (and BI-V12 ``any``, so two tokens share a room): both owners'
+    tokens pay; the gain stops at 40."""
+    t = _inn_with_one_empty_room(3, empty=5, rules={"room_service_per_room": "any"})
     t[L.R_TOKENS + 5 * L.MAXP + 0] = 1
     t[L.R_TOKENS + 5 * L.MAXP + 2] = 1
     t.set_money(0, cash=39)
@@ -140,18 +141,62 @@ def test_BI_E3_the_new_entrance_is_shuffled():
     assert len(orders) > 6
 
 
-def test_BI_E3_no_season_change_while_the_entrance_still_has_cards():
-    """BI-E3: an Entrance that empties exactly as the inn fills does not "run out" yet; the
-    change happens at the next evening's first draw."""
-    t = Table(2).clear()
-    t.set_entrance(*TRAVELLERS[:5])
-    t.to_exit("duke", "prince", "marquis", "bishop", "grocer", "brewer")
+def _fill_exactly(season_change):
+    """Two players (5 open rooms), 5 cards left in the Entrance, 6 in the Exit: the last
+    card drawn fills the inn exactly (as every standard deck does at the end of season 1)."""
+    t = Table(2, rules={"season_change": season_change}, events=True).clear()
+    guests = t.set_entrance(*TRAVELLERS[:5])
+    old_exit = t.to_exit("duke", "prince", "marquis", "bishop", "grocer", "brewer")
+    t.log_events()
+    return t, guests, old_exit
+
+
+def test_BI_E3_the_last_card_filling_the_inn_shuffles_the_exit_that_evening():
+    """BI-E3: the Exit becomes the new Entrance in the Evening the last card is drawn, even
+    when that card fills the inn; the round's survivors then leave in the Morning to the
+    new (empty) Exit, not into the season-2 Entrance."""
+    t, guests, old_exit = _fill_exactly("when_empty")
+    assert t.evening() is True and t[L.G_LAST_ROUND] == 0
+    assert t[L.G_SEASON] == 2 and sorted(t.entrance()) == sorted(old_exit) and t.exit() == []
+    kinds = [e["kind"] for e in t.events()]
+    assert kinds == ["place"] * 5 + ["season"] * 6  # right after the last card is placed
+    t.travellers_leave()
+    assert sorted(t.exit()) == sorted(guests)  # the survivors: the new Exit
+    assert sorted(t.entrance()) == sorted(old_exit)
+    t.check()
+
+
+def test_BI_V11_on_next_draw_waits_for_the_next_evening():
+    """BI-V11 ``season_change = on_next_draw``: an Entrance that empties exactly as the inn
+    fills changes season only at the next Evening's first draw, so the survivors of that
+    round join the season-2 Entrance."""
+    t, guests, old_exit = _fill_exactly("on_next_draw")
     assert t.evening()
     assert t[L.G_SEASON] == 1 and t.entrance() == [] and len(t.exit()) == 6
+    assert "season" not in [e["kind"] for e in t.events()]
     t.travellers_leave()  # the 5 travellers go to the Exit
     assert t.evening()
-    assert t[L.G_SEASON] == 2 and len(t.entrance()) == 11 - 5 and t.exit() == []
+    assert t[L.G_SEASON] == 2 and t.exit() == []
+    assert len(t.entrance()) == 11 - 5 and set(guests) & set(t.entrance() + [c for c in t.rooms() if c >= 0])
     t.check()
+
+
+def test_BI_E3_and_BI_V11_agree_when_the_entrance_runs_out_mid_placement():
+    """BI-E3 / BI-V11: when the last card is drawn with rooms still empty, both readings
+    shuffle at once and go on placing from the new Entrance: same cards, same rooms, same
+    new Entrance."""
+    seen = []
+    for season_change in ("when_empty", "on_next_draw"):
+        t = Table(2, rules={"season_change": season_change}, events=True, game_id=3).clear()
+        old = t.set_entrance("marquis", "duke")
+        t.to_exit(*TRAVELLERS[:10])
+        t.log_events()
+        assert t.evening() and t[L.G_SEASON] == 2
+        placed = _placements(t)
+        assert [c for c, _, _ in placed[:2]] == old and len(placed) == 5
+        seen.append((placed, t.entrance()))
+        t.check()
+    assert seen[0] == seen[1]
 
 
 def test_BI_E4_final_round_skipped_with_fewer_travellers_than_players():
@@ -180,10 +225,12 @@ def test_BI_E4_final_round_played_when_enough_travellers(players, n):
     t.check()
 
 
-def test_BI_E4_an_inn_filled_exactly_is_not_yet_the_end():
-    """BI-E4: the Entrance "runs out" when a card must be drawn from it; filling the inn with
-    the last card plays a normal round, and the next evening ends the game."""
-    t = Table(2).clear()
+@pytest.mark.parametrize("season_change", ["when_empty", "on_next_draw"])
+def test_BI_E4_an_inn_filled_exactly_is_not_yet_the_end(season_change):
+    """BI-E4 (with either BI-E3 timing, BI-V11): the Entrance "runs out" the second time
+    when a card must be drawn from it; filling the inn with the last card plays a normal
+    round, and the next evening ends the game."""
+    t = Table(2, rules={"season_change": season_change}).clear()
     t[L.G_SEASON] = 2
     t.set_entrance(*TRAVELLERS[:5])
     assert t.evening() is True and t[L.G_LAST_ROUND] == 0
@@ -223,3 +270,42 @@ def test_BI_E4_skipped_final_round_in_whole_games():
         else:
             assert sum(k in night for k in after) >= 2 * 4
             assert rounds == n_rounds
+
+
+@pytest.mark.parametrize("season_change", ["when_empty", "on_next_draw"])
+def test_BI_E3_BI_V11_BI_E4_season_timing_in_whole_games(season_change):
+    """BI-E3 / BI-V11 / BI-E4 through whole games with the official decks (a multiple of the
+    open rooms): ``when_empty`` shuffles right after the last season-1 card is placed, so
+    the new Entrance holds none of that round's travellers; ``on_next_draw`` shuffles at
+    the start of the next Evening, and the new Entrance holds the previous round's
+    survivors.  Either way the game ends on the second run-out (BI-E4), the trigger round
+    played only with at least as many travellers as players."""
+    res = simulate(
+        {
+            "game": "bloody_inn",
+            "players": 3,
+            "seats": [{"strategy": "greedy"}],
+            "rules": {"season_change": season_change},
+        },
+        games=60,
+        seed=4,
+        events=True,
+    )
+    ev = pl.from_arrow(res.events)
+    for gid in range(60):
+        rows = ev.filter(pl.col("game_id") == gid).to_dicts()
+        kinds = [e["kind"] for e in rows]
+        first = kinds.index("season")
+        rnd = rows[first]["round"]
+        placed_now = {e["card"] for e in rows if e["kind"] == "place" and e["round"] == rnd}
+        left_before = {e["card"] for e in rows if e["kind"] == "to_exit" and e["round"] == rnd - 1}
+        new_entrance = {e["card"] for e in rows if e["kind"] == "season"}
+        if season_change == "when_empty":
+            assert [k for k in kinds[:first] if k != "room_service"][-1] == "place"
+            assert len(placed_now) == 6
+            assert not placed_now & new_entrance
+        else:
+            assert kinds[first - 1] == "round" and left_before <= new_entrance
+        last = [e for e in rows if e["kind"] == "last_round"]
+        assert len(last) == 1 and last[0]["b"] == int(last[0]["a"] >= 3)
+    assert (pl.from_arrow(res.games)["seasons_played"] == 2).all()

@@ -2,7 +2,8 @@
 rules: random inns (some rooms taken), Entrances, Exits, seasons, Room-Service tokens,
 money and flags; the kernel's ``evening`` must place exactly the cards the rules draw, in
 order, into empty open rooms, change season at most once and only when the Entrance runs
-out, pay Room Service (capped) and say whether the round is played."""
+out (BI-E3: when the last card is drawn; BI-V11: at the next draw), pay Room Service
+(capped; BI-V12: one token per room, or stacked) and say whether the round is played."""
 
 import random
 
@@ -10,7 +11,7 @@ import pytest
 from bloody_inn_harness import L, Table
 
 
-def _setup(t, rng):
+def _setup(t, rng, stack):
     t.reset(seed=rng.randrange(1 << 30), game_id=rng.randrange(1000))
     t.clear()
     travellers = [c for c in t.box() if t.kind(c) != "peasant"]
@@ -22,9 +23,12 @@ def _setup(t, rng):
     ex = t.to_exit(*[travellers.pop() for _ in range(rng.randrange(0, 10))])
     t[L.G_SEASON] = rng.choice([1, 1, 2])
     for r in t.open_rooms():
-        for q in range(t.np):
-            if rng.random() < 0.15:
-                t[L.R_TOKENS + r * L.MAXP + q] = rng.choice([1, 1, 2])
+        if stack:  # BI-V12 any: several owners, several tokens each
+            for q in range(t.np):
+                if rng.random() < 0.15:
+                    t[L.R_TOKENS + r * L.MAXP + q] = rng.choice([1, 1, 2])
+        elif rng.random() < 0.3:  # BI-V12 default: at most one token per room
+            t[L.R_TOKENS + r * L.MAXP + rng.randrange(t.np)] = 1
     for q in range(t.np):
         t.set_money(q, cash=rng.randrange(30, 41))
     t[L.G_FIRST] = rng.randrange(t.np)
@@ -33,16 +37,23 @@ def _setup(t, rng):
 
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
-@pytest.mark.parametrize("flag", [0, 1, 2], ids=["default", "V6-strict", "V7-one-season"])
+@pytest.mark.parametrize("flag", [0, 1, 2, 3], ids=["default", "V6-strict", "V7-one-season", "V11-V12"])
 def test_BI_E1_to_E4_fuzzed_evenings_agree_with_the_oracle(players, flag):
-    rules = [{}, {"final_round": "strict"}, {"seasons": 1}][flag]
+    rules = [
+        {},
+        {"final_round": "strict"},
+        {"seasons": 1},
+        {"season_change": "on_next_draw", "room_service_per_room": "any"},
+    ][flag]
+    on_next_draw = rules.get("season_change") == "on_next_draw"
+    stack = rules.get("room_service_per_room") == "any"
     rng = random.Random(10 * players + flag)
     t = Table(players, rules=rules, events=True, seats=rng.choice(["random", "greedy"]))
     seasons = rules.get("seasons", 2)
     strict = rules.get("final_round") == "strict"
     outcomes = set()
     for _ in range(250):
-        ent, ex = _setup(t, rng)
+        ent, ex = _setup(t, rng, stack)
         season = t[L.G_SEASON]
         before_rooms = t.rooms()
         empty = [r for r in t.open_rooms() if before_rooms[r] < 0]
@@ -51,7 +62,12 @@ def test_BI_E1_to_E4_fuzzed_evenings_agree_with_the_oracle(players, flag):
         t.log_events()
         played = t.evening()
         placed = [(e["card"], e["a"], e["seat"]) for e in t.events() if e["kind"] == "place"]
-        change = season < seasons and len(ent) < len(empty)
+        # BI-E3: the Exit is shuffled in when the last card is drawn (so also when it fills
+        # the inn exactly); BI-V11: only when one more card must be drawn
+        if on_next_draw:
+            change = season < seasons and len(ent) < len(empty)
+        else:
+            change = season < seasons and 0 < len(empty) and len(ent) <= len(empty)
         n_place = min(len(empty), len(ent) + (len(ex) if change else 0))
         assert len(placed) == n_place
         cards = [c for c, _, _ in placed]

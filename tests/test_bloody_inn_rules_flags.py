@@ -1,4 +1,4 @@
-"""Bloody Inn ruleset flags BI-V1..BI-V10: each reading of the seeds, default and
+"""Bloody Inn ruleset flags BI-V1..BI-V12: each reading of the seeds, default and
 alternative, on an explicit state."""
 
 import polars as pl
@@ -223,12 +223,11 @@ def test_BI_V8_uncapped_end_bonus_is_not_an_invariant_violation():
 def test_BI_V3_duplicate_from_now_on_effects_stack():
     """BI-V3 ``unique_annexes = false``: two Room Services pay twice the rank, two Gardens
     add 4 F, two Distilleries free two wages, two Workshops lower a build by 2."""
-    t = Table(
-        2, rules={"unique_annexes": False, "voluntary_dismissal": False, "deck_copies": 2}, seats="greedy"
-    ).clear()
+    rules = {"unique_annexes": False, "voluntary_dismissal": False, "deck_copies": 2}
+    t = Table(2, rules=dict(rules, room_service_per_room="any"), seats="greedy").clear()
     t.give_annex(0, "concierge")
     t.give_annex(0, "concierge")
-    assert t[L.R_TOKENS + 0 * L.MAXP + 0] == 2  # greedy: both on its own room
+    assert t[L.R_TOKENS + 0 * L.MAXP + 0] == 2  # greedy: both on its own room (BI-V12 any)
     for kind in ("gardener", "gardener", "distiller", "distiller", "mechanic", "mechanic"):
         t.give_annex(0, kind)
     for r in (1, 2, 3, 4):
@@ -245,3 +244,129 @@ def test_BI_V3_duplicate_from_now_on_effects_stack():
     count = t.to_hand(0, "count")[0]  # rank 2, free with 2 Workshops
     assert t.act_build(0, count) and len(t.hand(0)) == 2
     t.check()
+
+
+def test_BI_V10_unlimited_wealth_greenhouse_counts_the_cheques_held_before_the_end_bonuses():
+    """BI-V10 ``unlimited_wealth`` with BI-G2: a colour bonus that takes cash above the cap
+    turns into cheques; the Greenhouse counts the cheques held *before* the end bonuses, so
+    the result does not depend on the order the annexes were built (and paid) in."""
+    results = []
+    for order in (("landscaper", "prince"), ("prince", "landscaper")):
+        t = Table(2, rules={"unlimited_wealth": True}, events=True).clear()
+        for kind in order:
+            t.give_annex(0, kind)
+        t.to_exit("cultivator", "cultivator", "cultivator", "mechanic", "mechanic")  # 5 red
+        t.set_money(0, cash=30, cheques=2)
+        t.log_events()
+        t.end_game()
+        bonus = {t.kind(e["card"]): (e["a"], e["b"]) for e in t.events() if e["kind"] == "end_bonus"}
+        assert bonus == {"landscaper": (20, 5), "prince": (6, 2)}  # 3 F x the 2 cheques held
+        results.append((t.cash(0), t.cheques(0), t.p(L.P_SCORE, 0)))
+        t.check()
+    # 30 + 20 + 6 = 56 F -> 16 F and four more cheques
+    assert results == [(16, 6, 76), (16, 6, 76)]
+
+
+# -- BI-V11 -----------------------------------------------------------------------------
+
+
+def test_BI_V11_season_change_default_and_values():
+    """BI-V11: ``season_change`` defaults to ``when_empty`` (BI-E3); ``on_next_draw`` is the
+    other reading; anything else is refused naming the key."""
+    assert sim.resolve({"game": "bloody_inn"})["rules"]["season_change"] == "when_empty"
+    t = Table(2, rules={"season_change": "on_next_draw"})
+    assert t[L.G_SEASON_ON_DRAW] == 1 and Table(2)[L.G_SEASON_ON_DRAW] == 0
+    with pytest.raises(ConfigError, match="rules.season_change"):
+        sim.resolve({"game": "bloody_inn", "rules": {"season_change": "later"}})
+
+
+# -- BI-V12 -----------------------------------------------------------------------------
+
+
+def _tokens(t):
+    return {
+        r: [t[L.R_TOKENS + r * L.MAXP + q] for q in range(t.np)]
+        for r in range(8)
+        if any(t[L.R_TOKENS + r * L.MAXP + q] for q in range(t.np))
+    }
+
+
+def test_BI_V12_room_service_per_room_default_and_values():
+    assert sim.resolve({"game": "bloody_inn"})["rules"]["room_service_per_room"] == 1
+    assert Table(2, rules={"room_service_per_room": "any"})[L.G_RS_ANY] == 1
+    for bad in (2, 0, True, "one"):
+        with pytest.raises(ConfigError, match="rules.room_service_per_room"):
+            sim.resolve({"game": "bloody_inn", "rules": {"room_service_per_room": bad}})
+
+
+@pytest.mark.parametrize("seats", ["random", "greedy", "heuristic", "expert"])
+def test_BI_V12_one_token_per_room_every_strategy_picks_a_free_room(seats):
+    """BI-V12 default: a room holds at most one Room-Service token, so a Concierge built
+    while the other open rooms (including the builder's own) carry tokens goes to the one
+    room left free, whatever the strategy (the heuristic would otherwise join the room with
+    the opponents' tokens)."""
+    for g in range(8):
+        t = Table(3, seats=seats, game_id=g).clear()  # open rooms 0..5
+        for r in (0, 1, 2, 3, 5):
+            t[L.R_TOKENS + r * L.MAXP + (r % 2)] = 1
+        t.give_annex(2, "concierge")
+        assert t[L.R_TOKENS + 4 * L.MAXP + 2] == 1
+        assert sum(v for owners in _tokens(t).values() for v in owners) == 6
+        assert t[L.G_ERR] == 0
+        t.check()
+
+
+def test_BI_V12_no_free_room_no_token_and_the_build_stands():
+    """BI-V12 default: when every open room carries a token, the Concierge is still built
+    (its cost paid) but its token has nowhere to go."""
+    t = Table(2, seats="random", events=True).clear()
+    for r in t.open_rooms():
+        t[L.R_TOKENS + r * L.MAXP + 1] = 1
+    before = _tokens(t)
+    t.log_events()
+    c = t.give_annex(0, "concierge")
+    assert t.loc(c) == L.LOC.annex + 0 and _tokens(t) == before and t[L.G_ERR] == 0
+    assert "token" not in [e["kind"] for e in t.events()]
+    t.check()
+
+
+def test_BI_V12_any_lets_tokens_stack():
+    """BI-V12 ``any``: tokens of several players stack on one room and each owner is paid
+    (the heuristic puts its token where the opponents' tokens are)."""
+    t = Table(3, seats="heuristic", rules={"room_service_per_room": "any"}).clear()
+    t[L.R_TOKENS + 4 * L.MAXP + 0] = 1
+    t[L.R_TOKENS + 4 * L.MAXP + 1] = 1
+    t.give_annex(2, "concierge")
+    assert _tokens(t) == {4: [1, 1, 1]}
+    for r, kind in zip((0, 1, 2, 3, 5), ("baron", "baron", "novice", "novice", "cultivator")):
+        t.to_room(r, kind)
+    for q in range(3):
+        t.set_money(q, cash=0)
+    t.set_entrance("count")
+    assert t.evening() and [t.cash(q) for q in range(3)] == [2, 2, 2]
+    t.check()
+
+
+@pytest.mark.parametrize("per_room", [1, "any"])
+def test_BI_V12_tokens_per_room_in_whole_games(per_room):
+    """BI-V12 through whole games (event log): with one token per room no room ever gets a
+    second token; with ``any`` expert players do stack some."""
+    res = simulate(
+        {
+            "game": "bloody_inn",
+            "players": 4,
+            "seats": [{"strategy": "expert"}],
+            "rules": {"room_service_per_room": per_room, "check_invariants": True},
+        },
+        games=1500,
+        seed=8,
+        events=True,
+    )
+    tokens = pl.from_arrow(res.events).filter(pl.col("kind") == "token")
+    per = tokens.group_by("game_id", "a").len()
+    assert tokens.height > 100
+    assert (pl.from_arrow(res.games)["invariant_error"] == 0).all()
+    if per_room == 1:
+        assert per["len"].max() == 1
+    else:
+        assert per["len"].max() > 1

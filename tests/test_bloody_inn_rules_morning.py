@@ -11,31 +11,94 @@ NO_DISMISS = {"voluntary_dismissal": False}
 
 
 @pytest.mark.parametrize(
-    "cash,cheques,corpses,after",
+    "cash,cheques,corpses,splits",
     [
-        (5, 1, 1, (5, 0)),  # the issue's example: the cheque is taken, the 5 F stay
-        (25, 3, 2, (5, 3)),  # whole tens from cash first
-        (15, 0, 2, (0, 0)),  # 10 from cash, no cheque, then the remaining 5
-        (12, 1, 2, (2, 0)),  # 10 from cash, then a cheque
-        (3, 0, 1, (0, 0)),  # short: pays what they can
-        (0, 2, 3, (0, 0)),  # cheques only, still short
-        (40, 5, 1, (30, 5)),
-        (9, 2, 1, (9, 1)),
+        (5, 1, 1, {1: 0}),  # the cheque must pay: 5 F cash is not enough
+        (25, 3, 2, {0: 20, 1: 10, 2: 0}),  # cash, cheques or a mix
+        (15, 0, 2, {0: 15}),  # short: pays what they can
+        (12, 1, 2, {1: 10}),  # one cheque and 10 F cash
+        (3, 0, 1, {0: 3}),  # short
+        (0, 2, 3, {2: 0}),  # short: both cheques, no cash
+        (40, 5, 1, {0: 10, 1: 0}),
+        (9, 2, 1, {1: 0}),
+        (14, 1, 3, {1: 14}),  # short: the cheque and all the cash
     ],
 )
-def test_BI_M1_fine_10_per_corpse_cash_tens_then_cheques_then_cash(cash, cheques, corpses, after):
-    """BI-M1: with police in the inn, 10 F per unburied corpse: whole tens from cash, then
-    cheques, then the remaining cash; a short player pays what they can; the corpses go to
-    the box whatever was paid."""
+def test_BI_M1_legal_splits_of_a_fine(cash, cheques, corpses, splits):
+    """BI-M1: 10 F per corpse in cash or cheques, the player's choice: every split that pays
+    exactly the fine is legal (``splits``: cheques -> cash paid); a player who cannot pay
+    it all pays everything they have.  ``pay_fine`` pays the split it is given."""
     t = Table(2).clear()
-    t.to_room(3, "peacekeeper")
-    bodies = t.to_corpse(0, *(["duke", "peasant", "baron"][:corpses]))
     t.set_money(0, cash=cash, cheques=cheques)
+    lo, hi = t.fine_range(0, corpses)
+    assert list(range(lo, hi + 1)) == sorted(splits)
+    for k, cash_paid in splits.items():
+        t.set_money(0, cash=cash, cheques=cheques)
+        assert t.pay_fine(0, 10 * corpses, k) == (cash_paid, k)
+        assert (t.cash(0), t.cheques(0)) == (cash - cash_paid, cheques - k)
+        short = cash + 10 * cheques < 10 * corpses
+        assert cash_paid + 10 * k == (cash + 10 * cheques if short else 10 * corpses)
+
+
+def test_BI_M1_random_chooses_uniformly_among_the_legal_splits():
+    """BI-M1 with the rules fuzzer: 30 F owed with 40 F and 5 cheques: 0..3 cheques are all
+    legal and each is chosen about a quarter of the time; the corpses always go to the box."""
+    t = Table(2, seats="random")
+    seen = {}
+    for g in range(400):
+        t.reset(seed=5, game_id=g).clear()
+        t.to_room(3, "peacekeeper")
+        bodies = t.to_corpse(0, "duke", "peasant", "baron")
+        t.set_money(0, cash=40, cheques=5)
+        t.investigate(0)
+        k = 5 - t.cheques(0)
+        assert t.cash(0) == 40 - (30 - 10 * k) and all(t.loc(c) == LOC.box for c in bodies)
+        assert t.p(L.P_FINES, 0) == 30
+        seen[k] = seen.get(k, 0) + 1
+    assert sorted(seen) == [0, 1, 2, 3] and min(seen.values()) > 60  # 100 expected each
+
+
+@pytest.mark.parametrize("seats", ["greedy", "heuristic", "expert"])
+def test_BI_M1_scripted_players_pay_by_cheque_to_keep_cash_for_wages(seats):
+    """BI-M1 then BI-M3 (the issue's case): 12 F cash, 2 cheques, one corpse, five
+    accomplices.  Paying the 10 F fine in cash would leave 2 F and lose three accomplices
+    at wages; the scripted players pay by cheque and keep all five."""
+    t = Table(2, seats=seats, rules=NO_DISMISS).clear()
+    t.to_room(3, "major")
+    t.to_corpse(0, "duke")
+    t.to_hand(0, "baron", "viscount", "novice", "monk", "cultivator")
+    t.set_money(0, cash=12, cheques=2)
+    t.set_money(1, cash=5, cheques=1)
     t.morning()
-    assert (t.cash(0), t.cheques(0)) == after
-    assert t.corpses(0) == [] and all(t.loc(c) == LOC.box for c in bodies)
-    assert t.p(L.P_FINES, 0) == (cash - after[0]) + 10 * (cheques - after[1])
+    assert (t.cheques(0), len(t.hand(0)), t.cash(0)) == (1, 5, 12 - 5)
+    assert t.p(L.P_FINES, 0) == 10
     t.check()
+
+
+@pytest.mark.parametrize("seats", ["greedy", "heuristic", "expert"])
+def test_BI_M1_scripted_players_pay_in_cash_when_the_split_does_not_matter(seats):
+    """BI-M1: with cash to spare for the wages, the scripted players pay whole tens of cash
+    first (cheques are safe from the 40 F cap and the Greenhouse pays for them)."""
+    t = Table(2, seats=seats, rules=NO_DISMISS).clear()
+    t.to_room(3, "major")
+    t.to_corpse(0, "duke", "baron")
+    t.to_hand(0, "viscount")
+    t.set_money(0, cash=30, cheques=2)
+    t.morning()
+    assert (t.cash(0), t.cheques(0)) == (30 - 20 - 1, 2)
+    t.check()
+
+
+@pytest.mark.parametrize("seats", ["greedy", "expert"])
+def test_BI_G1_scripted_players_keep_the_cheques_their_greenhouse_pays_for(seats):
+    """BI-M1 at the final investigation (BI-G1) before BI-G2: with a Greenhouse (3 F per
+    cheque) the best split pays cash, and the score shows it: 10 + 3 x 2 + 20 = 36."""
+    t = Table(2, seats=seats).clear()
+    t.give_annex(0, "prince")
+    t.to_corpse(0, "duke")
+    t.set_money(0, cash=20, cheques=2)
+    t.end_game()
+    assert (t.cash(0), t.cheques(0), t.p(L.P_SCORE, 0)) == (16, 2, 36)
 
 
 def test_BI_M1_every_player_with_corpses_is_fined_others_are_not():

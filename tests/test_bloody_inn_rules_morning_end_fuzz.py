@@ -40,17 +40,17 @@ END_COLOUR = {"landscaper": "red", "grocer": "blue", "bishop": "purple", "duke":
 CAP = 40
 
 
-def _fine(cash, cheques, n):
-    """BI-M1 order: whole tens from cash, then cheques, then the remaining cash."""
+def _fine(cash, cheques, n, chosen):
+    """BI-M1: 10 F per corpse in cash or cheques, the player's choice.  ``chosen`` is the
+    number of cheques the kernel's player paid (read from the result); the oracle asserts
+    it is a legal split and returns the money after paying it: exactly the fine, or
+    everything when the player is short."""
     due = 10 * n
-    tens = min(cash // 10, n)
-    cash -= 10 * tens
-    due -= 10 * tens
-    used = min(cheques, due // 10)
-    cheques -= used
-    due -= 10 * used
-    rest = min(cash, due)
-    return cash - rest, cheques
+    if cash + 10 * cheques < due:
+        assert chosen == cheques, "a short player pays every cheque"
+        return 0, 0
+    assert 0 <= chosen <= min(cheques, n) and due - 10 * chosen <= cash, "not a legal split"
+    return cash - (due - 10 * chosen), cheques - chosen
 
 
 def _random_table(t, rng):
@@ -90,7 +90,7 @@ def _owns(t, p, kind):
     return sum(t.kind(a) == kind for a in t.annexes(p))
 
 
-def _morning_oracle(t):
+def _morning_oracle(t, chosen):
     np_ = t.np
     cash = [t.cash(p) for p in range(np_)]
     cheques = [t.cheques(p) for p in range(np_)]
@@ -104,7 +104,7 @@ def _morning_oracle(t):
                 if np_ == 1:
                     lost = True
                 else:
-                    cash[p], cheques[p] = _fine(cash[p], cheques[p], corpses[p])
+                    cash[p], cheques[p] = _fine(cash[p], cheques[p], corpses[p], chosen[p])
     if lost:
         return dict(cash=cash, cheques=cheques, hands=hands, lost=True, corpses=corpses, first=t[L.G_FIRST])
     keys = t.keys()
@@ -133,11 +133,18 @@ def test_BI_M1_to_M4_fuzzed_mornings_agree_with_the_oracle(players):
     fined = lost = 0
     for _ in range(400):
         _random_table(t, rng)
-        want = _morning_oracle(t)
+        before = t.st.copy()
+        cheques0 = [t.cheques(p) for p in range(players)]
         hands0 = [t.hand(p) for p in range(players)]
         exit0, bistro0 = set(t.exit()), set(t.bistro())
         in_rooms = [c for c in t.rooms() if c >= 0]
         t.morning()
+        # only the fine moves cheques in a Morning (no unlimited wealth here): the split
+        chosen = [cheques0[p] - t.cheques(p) for p in range(players)]
+        after = t.st.copy()
+        t.st[:] = before
+        want = _morning_oracle(t, chosen)
+        t.st[:] = after
         assert [t.cash(p) for p in range(players)] == want["cash"]
         assert [t.cheques(p) for p in range(players)] == want["cheques"]
         assert [len(t.corpses(p)) for p in range(players)] == want["corpses"]
@@ -159,7 +166,7 @@ def test_BI_M1_to_M4_fuzzed_mornings_agree_with_the_oracle(players):
     assert lost > 20 or players > 1
 
 
-def _end_oracle(t):
+def _end_oracle(t, chosen):
     np_ = t.np
     cash = [t.cash(p) for p in range(np_)]
     cheques = [t.cheques(p) for p in range(np_)]
@@ -170,7 +177,7 @@ def _end_oracle(t):
             if np_ == 1:
                 lost[p] = True
             else:
-                cash[p], cheques[p] = _fine(cash[p], cheques[p], n)
+                cash[p], cheques[p] = _fine(cash[p], cheques[p], n, chosen[p])
     exit_cards = t.exit() + [c for c in t.rooms() if c >= 0]
     colours = [t.rows[t.kind(c)]["colour"] for c in exit_cards]
     for p in range(np_):
@@ -208,8 +215,14 @@ def test_BI_G1_to_G3_fuzzed_endings_agree_with_the_oracle(players):
         if rng.random() < 0.3 and players > 1:  # force score ties
             for p in range(1, players):
                 t.set_money(p, cash=t.cash(0), cheques=t.cheques(0))
-        cash, cheques, score, place, winner, lost = _end_oracle(t)
+        before = t.st.copy()
+        cheques0 = [t.cheques(p) for p in range(players)]
         t.end_game()
+        chosen = [cheques0[p] - t.cheques(p) for p in range(players)]  # the fines' splits
+        after = t.st.copy()
+        t.st[:] = before
+        cash, cheques, score, place, winner, lost = _end_oracle(t, chosen)
+        t.st[:] = after
         assert [t.cash(p) for p in range(players)] == cash
         assert [t.cheques(p) for p in range(players)] == cheques
         assert [t.p(L.P_SCORE, p) for p in range(players)] == score

@@ -38,8 +38,9 @@ BATCHES = [
     (3, ("logic", "naive", "naive"), {}),
     (3, ("naive",), {"stay_and_suggest": "classic", "dice": 1}),
     (4, ("logic",), {}),
+    (4, ("logic", "naive", "logic", "naive"), {"move_steps": "up_to", "roll_every_turn": "yes"}),
     (4, ("prob", "logic", "naive", "logic"), {"loupe_dice": 1}),
-    (5, ("logic", "naive", "logic", "naive", "logic"), {"first_player": "classic"}),
+    (5, ("logic", "naive", "logic", "naive", "logic"), {"first_player": "classic", "roll_every_turn": "yes"}),
     (6, ("naive",), {"clue_cards": "off"}),
     (6, ("logic", "naive", "naive", "naive", "naive", "naive"), {"loupe_dice": 0}),
 ]
@@ -175,6 +176,178 @@ def test_classic_stay_flag_in_whole_games():
     assert checked > 100
 
 
+def _walks(ev, gid):
+    """(from, to, steps allowed, occupied squares) of every walk (move how 0), occupancy
+    rebuilt from the log: pawns start on their start squares and every move is logged."""
+    out = []
+    occ = None
+    game = -1
+    for i in range(len(ev)):
+        if gid[i] != game:
+            game = gid[i]
+            occ = {v: 1 for v in B.start}
+        _, turn, seat, kind, a, b, c, d = (int(x) for x in ev[i])
+        if kind == EV["move"]:
+            if d == 0:
+                out.append((a, b, c, {v for v, k in occ.items() if k and v >= 9} - {a}))
+            occ[a] -= 1
+            occ[b] = occ.get(b, 0) + 1
+    return out
+
+
+def _saw(adj, start, total, blocked):
+    """Squares a walk of exactly ``total`` steps reaches (no square twice, no pawn, no room),
+    and the longest walk; independent of the kernel."""
+    ends = {}
+    best = 0
+    stack = [(start, 0, frozenset([start]))]
+    while stack:
+        u, d, seen = stack.pop()
+        if d:
+            best = max(best, d)
+            ends.setdefault(d, set()).add(u)
+        if d == total:
+            continue
+        for v in adj[u]:
+            v = int(v)
+            if v < 0:
+                break
+            if v >= 9 and v not in seen and v not in blocked:
+                stack.append((v, d + 1, seen | {v}))
+    return ends.get(best, set()), best
+
+
+def _bfs(adj, start, blocked):
+    dist = {start: 0}
+    queue = [start]
+    for u in queue:
+        if u < 9 and u != start:
+            continue
+        for v in adj[u]:
+            v = int(v)
+            if v < 0:
+                break
+            if v not in dist and v not in blocked:
+                dist[v] = dist[u] + 1
+                queue.append(v)
+    return dist
+
+
+@pytest.mark.parametrize("steps", ["exact", "up_to"])
+def test_every_walk_is_legal_under_move_steps(steps):
+    """CL-T1 / move_steps over whole games, replayed from the log with an independent walk
+    enumeration: a walk entering a room takes at most the roll; one ending on a square takes
+    exactly the roll (exact: or the longest walk left to a boxed-in pawn) or at most the roll
+    (up_to); never through a pawn."""
+    res = resolved(4, ("logic", "naive", "logic", "naive"), seed=5, move_steps=steps)
+    g, s, ev, gid = event_rows(res, 60)
+    walks = _walks(ev, gid)
+    assert len(walks) > 300
+    short = 0
+    for a, b, c, blocked in walks:
+        dist = _bfs(B.adj, a, blocked)
+        assert b in dist and dist[b] <= c
+        if b >= 9:
+            short += dist[b] < c
+            if steps == "exact" and dist[b] < c:
+                ends, best = _saw(B.adj, a, c, blocked)
+                assert b in ends
+    if steps == "up_to":
+        assert short > 0  # stopping short happens, and is allowed
+    if steps == "exact":
+        assert short > 0  # detours to use the whole roll happen
+        # a walking roll without a walk: only a pawn with nowhere to go may stay put
+        stuck = 0
+        for a, _steps, blocked in _unmoved_rolls(ev, gid, s["character"].reshape(-1, 4)):
+            assert set(_bfs(B.adj, a, blocked)) == {a}
+            stuck += 1
+        assert stuck < len(walks) // 10
+
+
+def _unmoved_rolls(ev, gid, chars):
+    """(node, steps, occupied squares) of each walking roll after which the player's pawn did
+    not move at all that turn (no walk, no clue-card move)."""
+    out = []
+    occ = None
+    pos = None
+    game = -1
+    pending = None
+    for i in range(len(ev) + 1):
+        if i == len(ev) or gid[i] != game or (pending and ev[i, 1] != pending[0]):
+            if pending:
+                out.append(pending[1:4])
+            pending = None
+        if i == len(ev):
+            break
+        if gid[i] != game:
+            game = gid[i]
+            occ = {v: 1 for v in B.start}
+            pos = {seat: B.start[int(ch)] for seat, ch in enumerate(chars[game])}
+        _, turn, seat, kind, a, b, c, d = (int(x) for x in ev[i])
+        if kind == EV["roll"] and d == 0:
+            here = pos[seat]
+            pending = (turn, here, a + b, {v for v, k in occ.items() if k and v >= 9} - {here}, seat)
+        if kind == EV["move"]:
+            if pending and seat == pending[4] and d in (0, 2):
+                pending = None
+            occ[a] -= 1
+            occ[b] = occ.get(b, 0) + 1
+            if seat >= 0:
+                pos[seat] = b
+    return out
+
+
+def test_roll_every_turn_rolls_on_every_turn():
+    """roll_every_turn = "yes": every turn that is not an accusation at its start begins with
+    one roll, stays and passages included; "no": a stay or a passage rolls no dice."""
+    setup_kinds = (EV["deal"], EV["deal_start"], EV["pile"], EV["weapon"], EV["envelope"])
+    for flag in ("yes", "no"):
+        res = resolved(4, ("logic",), seed=6, roll_every_turn=flag)
+        g, s, ev, gid = event_rows(res, 80)
+        turns = defaultdict(list)
+        for i in range(len(ev)):
+            if ev[i, 3] not in setup_kinds:
+                turns[(gid[i], ev[i, 1])].append((int(ev[i, 3]), int(ev[i, 7])))
+        rolled_stays = 0
+        plain_stays = 0
+        for kinds in turns.values():
+            first = kinds[0][0]
+            assert [k for k, _ in kinds].count(EV["roll"]) <= 1
+            walked = (EV["move"], 0) in kinds or EV["clue"] in [k for k, _ in kinds]
+            if first == EV["roll"] and not walked and EV["suggest"] in [k for k, _ in kinds]:
+                rolled_stays += 1  # rolled, then stayed or took a passage, and suggested
+            if first in (EV["suggest"], EV["move"]):
+                plain_stays += 1  # stayed or took a passage without rolling
+            if flag == "yes":
+                assert first in (EV["roll"], EV["accuse"])
+        if flag == "yes":
+            assert rolled_stays > 20 and plain_stays == 0
+        else:
+            assert plain_stays > 20 and rolled_stays == 0
+
+
+def test_the_new_passage_card_is_drawn_at_most_once_a_game():
+    """CL-K7 over whole games: card 18 leaves the pile when placed; every draw is the top of
+    the pile logged at setup, which cycles (CL-T2)."""
+    res = resolved(6, ("naive",), seed=8)
+    g, s, ev, gid = event_rows(res, 150)
+    per_game = defaultdict(list)
+    pile = defaultdict(list)
+    for i in range(len(ev)):
+        if ev[i, 3] == EV["clue"]:
+            per_game[gid[i]].append(int(ev[i, 4]))
+        if ev[i, 3] == EV["pile"]:
+            pile[gid[i]].append(int(ev[i, 4]))
+    passage = 1 + [e for e, _ in B.clue].index(L.EFFECT.NEW_PASSAGE)
+    assert sum(cards.count(passage) for cards in per_game.values()) > 0
+    for game, cards in per_game.items():
+        assert cards.count(passage) <= 1
+        order = list(pile[game])
+        for card in cards:
+            assert card == order[0]
+            order = order[1:] + ([] if card == passage else [card])
+
+
 def test_max_turns_truncates():
     """CL-V7: a capped game is logged as truncated with no winner."""
     g, s, _ = C.run_arrays(resolved(6, ("naive",), max_turns=12), 0, 200)
@@ -283,6 +456,8 @@ def test_simulate_columns_and_rotation():
         ({"rules": {"max_turns": 0}}, "rules.max_turns"),
         ({"rules": {"characters": ["plum", "plum", "white", "green"]}}, "rules.characters"),
         ({"rules": {"deck": 3}}, "rules.deck"),
+        ({"rules": {"roll_every_turn": "sometimes"}}, "rules.roll_every_turn"),
+        ({"rules": {"move_steps": "at_least"}}, "rules.move_steps"),
         ({"seats": [{"strategy": "genius"}]}, "seats.0.strategy"),
         ({"seats": [{"strategy": "logic", "params": {"risk": 0.5}}]}, "seats.0.params.risk"),
         ({"seats": [{"strategy": "prob", "params": {"risk": 2}}]}, "seats.0.params.risk"),
@@ -310,6 +485,8 @@ def test_resolved_config_is_complete_and_strategies_listed():
         "two_player_rooms": "corners",
         "max_turns": 2000,
         "characters": "random",
+        "roll_every_turn": "no",
+        "move_steps": "exact",
     }
     assert len(res["seats"]) == 3 and res["seats"][0]["params"]["risk"] == 0.85
     names = [s["name"] for s in C.ADAPTER.strategies()]

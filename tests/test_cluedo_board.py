@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from kernels.cluedo import layout as L
-from kernels.cluedo.board import reach, reached_steps
+from kernels.cluedo.board import exact_end, reach, reach_exact, reached_steps
 from sim.games import cluedo as C
 
 B = C.load_board()
@@ -151,3 +151,93 @@ def test_all_six_pawns_start_on_their_squares_whatever_the_player_count():
         assert [int(st[L.S_POS + c]) for c in range(6)] == list(B.start)
         rooms = [int(st[L.S_WROOM + w]) for w in range(6)]
         assert len(set(rooms)) == 6 and all(0 <= r < 9 for r in rooms)
+
+
+# --- move_steps = "exact" (the seed's default) ------------------------------------------------
+
+
+def saw_ends(start, total, occupied):
+    """Independent reference: {square: True} for squares a walk of exactly ``total`` steps
+    reaches without a square twice, a pawn or a room; and the longest such walk (<= total)."""
+    ends = {}
+    longest = 0
+
+    def go(u, depth, seen):
+        nonlocal longest
+        if depth:
+            longest = max(longest, depth)
+            ends.setdefault(depth, set()).add(u)
+        if depth == total:
+            return
+        for v in B.adj[u]:
+            v = int(v)
+            if v < 0:
+                break
+            if v >= 9 and v not in seen and v not in occupied:
+                seen.add(v)
+                go(v, depth + 1, seen)
+                seen.discard(v)
+
+    go(start, 0, {start})
+    return ends.get(longest, set()), longest
+
+
+def legal_ends(st, tb, start, total):
+    n = reach_exact(st, tb, start, total)
+    nodes = [int(st[L.X_QUEUE + i]) for i in range(1, n)]
+    return {v for v in nodes if v >= 9}, {v for v in nodes if v < 9}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_move_ends_are_the_walks_of_the_whole_roll(seed):
+    """CL-T1 / move_steps exact: the end squares are exactly those a walk of the whole roll
+    reaches (no square twice, no pawn crossed; an independent enumeration agrees), and the
+    rooms are those within the roll (entering ends the move)."""
+    rng = np.random.default_rng(seed)
+    squares = list(range(9, B.n_nodes))
+    for _ in range(8):
+        st, tb = state()
+        spots = rng.choice(squares, 6, replace=False)
+        for ch in range(6):
+            park(st, ch, int(spots[ch]))
+        start = int(spots[0])
+        if rng.random() < 0.3:
+            start = int(rng.integers(9))
+            park(st, 0, start)
+        total = int(rng.integers(2, 9))
+        occupied = {int(x) for x in spots[1:]}
+        got_sq, got_rooms = legal_ends(st, tb, start, total)
+        want_sq, longest = saw_ends(start, total, occupied)
+        assert got_sq == want_sq
+        reach(st, tb, start, total)
+        assert got_rooms == {r for r in range(9) if r != start and reached_steps(st, r) > 0}
+        free = [v for v in squares if v not in occupied and v != start]
+        for v in rng.choice(free, 12, replace=False).tolist() + sorted(want_sq)[:4]:
+            want = v in want_sq and longest == total
+            assert (exact_end(st, tb, start, total, v, 10**6) == 1) == want
+
+
+def test_exact_move_cannot_stop_short_but_up_to_can():
+    """move_steps: from Scarlett's start a roll of 4 cannot end on the next square (exact),
+    which "up to" allows; 4 squares out is fine either way."""
+    st, tb = state()
+    start = B.start[0]
+    ends, _ = legal_ends(st, tb, start, 4)
+    assert sq(7, 23) not in ends and sq(7, 20) in ends
+    reach(st, tb, start, 4)
+    assert reached_steps(st, sq(7, 23)) == 1  # legal "up to" the roll
+
+
+def test_exact_move_of_a_boxed_in_pawn_goes_as_far_as_it_can():
+    """move_steps exact: a pawn that cannot use the whole roll walks its longest walk."""
+    st, tb = state()
+    start = B.start[0]  # Scarlett (7,24): one way out
+    reach(st, tb, start, 3)
+    ring = [int(st[L.X_QUEUE + i]) for i in range(1, reach(st, tb, start, 3))]
+    blockers = [v for v in ring if reached_steps(st, v) == 3 and v >= 9]
+    assert 1 <= len(blockers) <= 5
+    for ch, v in enumerate(blockers, start=1):
+        park(st, ch, v)
+    ends, rooms = legal_ends(st, tb, start, 6)
+    want, longest = saw_ends(start, 6, set(blockers))
+    assert longest < 6 and ends == want and not rooms

@@ -1,7 +1,7 @@
 """The independent referee replays large batches of kernel games with zero divergences.
 
 10,000 ``random`` games (the rules fuzzer) and 10,000 ``greedy`` games, spread over 1-4
-players, both lengths (BI-V1) and every ruleset flag (BI-V2..BI-V10, BI-G4 truncation,
+players, both lengths (BI-V1) and every ruleset flag (BI-V2..BI-V12, BI-G4 truncation,
 what-if card edits).  Games are simulated in chunks of 1,250 so memory stays small.
 A divergence is printed with its rule id, event and both states.
 """
@@ -46,9 +46,14 @@ CONFIGS = [
         {"final_round": "strict", "tiebreak": "buried_under_own_annexes", "max_rounds": 12},
         None,
     ),  # BI-G4 truncation
-    (2, "long", {"seasons": 1, "end_bonus_capped": False, "white_keys": "players"}, FUZZ_CARDS),
+    (
+        2,
+        "long",
+        {"seasons": 1, "end_bonus_capped": False, "white_keys": "players", "room_service_per_room": "any"},
+        FUZZ_CARDS,
+    ),
     (3, "short", {"unlimited_wealth": True, "wealth_cap": 30}, FUZZ_CARDS),
-    (3, "long", {"deck_copies": 2}, None),
+    (3, "long", {"deck_copies": 2, "season_change": "on_next_draw"}, None),
     (4, "short", {"deck_size": 30, "white_keys": 2, "check_invariants": True}, None),
     (4, "long", {}, None),
 ]

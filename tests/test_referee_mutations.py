@@ -10,11 +10,9 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-pytest.importorskip("sim.games.bloody_inn")
-
-from sim.api import simulate  # noqa: E402
-from sim.referee import RefereeConfig, replay_game, replay_result, replay_tables  # noqa: E402
-from sim.referee.log import ACTION_OF, split_games  # noqa: E402
+from sim.api import simulate
+from sim.referee import RefereeConfig, replay_game, replay_result, replay_tables
+from sim.referee.log import ACTION_OF, split_games
 
 FUZZ_CARDS = {  # cheap cards with rare effects (see test_referee_batch)
     "baron": {"effect": "peasant_bribe_limit(4)+room_service_token"},
@@ -70,6 +68,21 @@ def rand():
         },
         300,
         13,
+    )
+
+
+@pytest.fixture(scope="module")
+def next_draw():
+    """BI-V11 ``on_next_draw`` and BI-V12 ``any``: the old readings."""
+    return Log(
+        {
+            "game": "bloody_inn",
+            "players": 2,
+            "seats": [{"strategy": "greedy"}],
+            "rules": {"season_change": "on_next_draw", "room_service_per_room": "any"},
+        },
+        60,
+        17,
     )
 
 
@@ -403,6 +416,45 @@ def test_season_change_with_a_card_not_in_the_exit(greedy):
     assert_caught(greedy.replay(gid, changed(evs, i, card=_boxed_card(evs))), "BI-E3", evs[i])
 
 
+def _season_block(evs):
+    """(first, end) indices of the game's block of ``season`` events."""
+    first = next(i for i, e in enumerate(evs) if e.kind == "season")
+    end = first
+    while evs[end].kind == "season":
+        end += 1
+    return first, end
+
+
+def test_season_change_postponed_to_the_next_evening(greedy):
+    """BI-E3: the Exit becomes the new Entrance in the Evening the last card is drawn; a log
+    that shuffles only at the next Evening's start (the BI-V11 reading) is refused at the
+    event that follows the last placement."""
+    gid = next(iter(greedy.games))
+    evs = greedy.games[gid]
+    first, end = _season_block(evs)
+    nxt = next(j for j in range(end, len(evs)) if evs[j].kind == "round")
+    late = evs[:first] + evs[end : nxt + 1] + evs[first:end] + evs[nxt + 1 :]
+    assert_caught(greedy.replay(gid, late), "BI-E3", evs[end])
+
+
+def test_season_change_brought_forward_under_on_next_draw(next_draw):
+    """BI-V11 ``on_next_draw``: with the inn filled by the last card, the shuffle waits for
+    the next Evening; a log shuffling right after the last placement is refused."""
+    gid = next(iter(next_draw.games))
+    evs = next_draw.games[gid]
+    first, end = _season_block(evs)
+    assert evs[first - 1].kind == "round"  # the shuffle opens the Evening
+    last_place = max(j for j in range(first) if evs[j].kind in ("place", "room_service"))
+    early = evs[: last_place + 1] + evs[first:end] + evs[last_place + 1 : first] + evs[end:]
+    assert_caught(next_draw.replay(gid, early), "BI-E3", evs[first])
+
+
+def test_the_old_readings_replay_clean(next_draw):
+    """BI-V11 / BI-V12 alternatives: the kernel's logs replay without divergence."""
+    report = replay_result(next_draw.res)
+    assert report.ok, report.divergences[0].format()
+
+
 def test_end_trigger_says_the_round_is_not_played(greedy):
     """BI-E4: the last round is played unless fewer travellers than players are in the inn."""
     gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "last_round" and evs[i].b == 1)
@@ -410,6 +462,17 @@ def test_end_trigger_says_the_round_is_not_played(greedy):
 
 
 # --- BI-C5 annex effects -----------------------------------------------------------------
+
+
+def test_room_service_token_on_a_room_that_holds_one(fuzz):
+    """BI-V12: by default a room holds at most one Room-Service token."""
+
+    def second_token(evs, i):
+        return evs[i].kind == "token" and any(e.kind == "token" for e in evs[:i])
+
+    gid, evs, i = fuzz.find(second_token)
+    taken = next(e.a for e in evs[:i] if e.kind == "token")
+    assert_caught(fuzz.replay(gid, changed(evs, i, a=taken)), "BI-V12", evs[i])
 
 
 def test_room_key_replaces_an_own_key(fuzz):
@@ -444,6 +507,36 @@ def test_investigation_fine_not_paid(greedy):
     """BI-M1: 10 F per corpse, whole tens of cash first, then cheques, then cash."""
     gid, evs, i = greedy.find(lambda evs, i: evs[i].kind == "investigation" and evs[i].b > 0)
     assert_caught(greedy.replay(gid, changed(evs, i, b=0, c=0)), "BI-M1", evs[i])
+
+
+def test_fine_overpaid_with_a_cheque(greedy):
+    """BI-M1: the split pays exactly 10 F per corpse; one cheque more is not a legal split."""
+    gid, evs, i = greedy.find(
+        lambda evs, i: evs[i].kind in ("investigation", "final_investigation") and evs[i].cheques > 0
+    )
+    e = evs[i]
+    assert_caught(greedy.replay(gid, changed(evs, i, c=e.c + 1, cheques=e.cheques - 1)), "BI-M1", e)
+
+
+def test_fine_underpaid_by_ten_francs(greedy):
+    """BI-M1: a player who can pay the fine pays all of it (cash or cheques)."""
+    gid, evs, i = greedy.find(
+        lambda evs, i: evs[i].kind in ("investigation", "final_investigation") and evs[i].b >= 10
+    )
+    e = evs[i]
+    assert_caught(greedy.replay(gid, changed(evs, i, b=e.b - 10, cash=e.cash + 10)), "BI-M1", e)
+
+
+def test_fine_split_by_cheque_instead_of_cash_is_accepted(rand):
+    """BI-M1: a different legal split (one cheque for 10 F of the cash) is the player's
+    choice, not a divergence of the investigation itself: the referee follows it, and
+    objects only later, where the money the log carries stops matching."""
+    gid, evs, i = rand.find(
+        lambda evs, i: evs[i].kind == "investigation" and evs[i].b >= 10 and evs[i].cheques > 0
+    )
+    e = evs[i]
+    div = rand.replay(gid, changed(evs, i, b=e.b - 10, c=e.c + 1, cash=e.cash + 10, cheques=e.cheques - 1))
+    assert div is not None and div.event is not None and div.event["seq"] > e.seq
 
 
 def test_wage_paid_by_cheque(greedy):
@@ -548,6 +641,21 @@ def test_seats_table_cash_and_games_table_winner(greedy):
     row = dict(greedy.rows[gid])
     row["winner"] = (row["winner"] + 1) % 3
     assert_caught(greedy.replay(gid, greedy.games[gid], game_row=row), "BI-G3")
+
+
+def test_shared_win_named_in_the_games_table(rand):
+    """BI-G3 / design.md: a shared win has winner -1 and every sharer's bit in ``winners``;
+    naming the lowest sharer, or dropping a bit, is refused."""
+    gid = next(g for g, r in rand.rows.items() if r["n_winners"] > 1)
+    row = rand.rows[gid]
+    assert row["winner"] == -1 and bin(row["winners"]).count("1") == row["n_winners"]
+    assert rand.replay(gid, rand.games[gid]) is None
+    low = (row["winners"] & -row["winners"]).bit_length() - 1
+    assert_caught(rand.replay(gid, rand.games[gid], game_row={**row, "winner": low}), "BI-G3")
+    assert_caught(
+        rand.replay(gid, rand.games[gid], game_row={**row, "winners": row["winners"] & (row["winners"] - 1)}),
+        "BI-G3",
+    )
 
 
 def test_truncation_not_logged():

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("sim.games.bloody_inn")
-
-from sim.api import resolve  # noqa: E402
-from sim.referee import ending, evening, morning, night  # noqa: E402
-from sim.referee.config import ENTRANCE_SIZE, RefereeConfig  # noqa: E402
-from sim.referee.divergence import Objection  # noqa: E402
-from sim.referee.game import GameReplay  # noqa: E402
-from sim.referee.log import ACTION_OF, BARN_SLOT, Ev  # noqa: E402
-from sim.referee.state import EXIT, WHITE, Place  # noqa: E402
+from sim.api import resolve
+from sim.referee import ending, evening, morning, night
+from sim.referee.config import ENTRANCE_SIZE, RefereeConfig
+from sim.referee.divergence import Objection
+from sim.referee.game import GameReplay
+from sim.referee.log import ACTION_OF, BARN_SLOT, Ev
+from sim.referee.state import EXIT, WHITE, Place
 
 
 def make_cfg(players=2, rules=None, cards=None):
@@ -347,6 +345,55 @@ def test_bi_e2_room_service_pays_rank_times_tokens():
     assert g.s.seats[1].cash == 7
 
 
+def _exact_fill(season_change):
+    """Two players, 5 open rooms, the Entrance's last 5 cards fill the inn exactly, 2 cards
+    in the Exit; the log shuffles the Exit right after the fifth placement."""
+    cfg = make_cfg(rules={"season_change": season_change})
+    guests = [inst(cfg, "baron", k) for k in range(4)] + [inst(cfg, "novice", 0)]
+    old_exit = [inst(cfg, "duke"), inst(cfg, "prince")]
+    events = [E("place", 0, c, a=r, cash=5, cheques=1, phase="evening") for r, c in enumerate(guests)]
+    events += [E("season", -1, c, a=i, phase="evening") for i, c in enumerate(old_exit)]
+    g = table(cfg, events, phase="evening")
+    g.s.rooms[4].key = WHITE
+    for i, c in enumerate(guests):
+        g.s.move(c, Place("entrance", -1, i))
+    g.s.entrance = list(guests)
+    for c in old_exit:
+        g.s.move(c, EXIT)
+    return g, old_exit
+
+
+def test_bi_e3_the_exit_is_shuffled_when_the_last_card_is_drawn():
+    """BI-E3: the last card filling the inn still changes the season that Evening."""
+    g, old_exit = _exact_fill("when_empty")
+    assert evening.evening(g) is True
+    assert g.s.season == 2 and g.s.entrance == old_exit and not g.s.exit
+
+
+def test_bi_v11_on_next_draw_refuses_the_early_shuffle_and_bi_e3_the_late_one():
+    """BI-V11 ``on_next_draw``: the shuffle waits for the next draw, so a log shuffling
+    right after the last placement is refused; under BI-E3 a log that does not shuffle
+    then is refused."""
+    g, _ = _exact_fill("on_next_draw")
+    objects(lambda: evening.evening(g), "BI-E3")
+    g, _ = _exact_fill("when_empty")
+    g.events = [e for e in g.events if e.kind != "season"]
+    objects(lambda: evening.evening(g), "BI-E3")
+
+
+def test_a_config_without_the_new_flags_is_replayed_with_the_old_readings():
+    """BI-V11 / BI-V12: a dataset resolved before these flags existed was played with the
+    Exit shuffled at the next draw and stacking tokens; a resolved config names them."""
+    raw = {"game": "bloody_inn", "players": 2, "games": 1, "seed": 0}
+    resolved = resolve(raw)
+    new = RefereeConfig.from_resolved(resolved)
+    assert (new.season_on_next_draw, new.one_token_per_room) == (False, True)
+    for key in ("season_change", "room_service_per_room"):
+        del resolved["rules"][key]
+    old = RefereeConfig.from_resolved(resolved)
+    assert (old.season_on_next_draw, old.one_token_per_room) == (True, False)
+
+
 def test_bi_e4_last_round_needs_as_many_travellers_as_players():
     """BI-E4: when the Entrance runs out the second time the round is played only if at
     least as many travellers as players are in the inn."""
@@ -365,33 +412,59 @@ def test_bi_e4_last_round_needs_as_many_travellers_as_players():
 # --- BI-M morning ----------------------------------------------------------------------------
 
 
-def test_bi_m1_fine_order_tens_of_cash_then_cheques_then_cash():
-    """BI-M1: 3 corpses (30 F) with 25 F and 2 cheques: 20 F cash, then 1 cheque."""
+def _fine_table(cfg, corpses, cash, cheques, paid_cash, paid_cheques, final=False):
+    """Seat 0 with ``corpses`` unburied corpses, police in room 1, the money given, and a
+    log that pays ``paid_cash`` F and ``paid_cheques`` cheques."""
+    bodies = [inst(cfg, "peasant", k) for k in range(corpses)]
+    phase = "end" if final else "morning"
+    after = dict(cash=cash - paid_cash, cheques=cheques - paid_cheques, phase=phase)
+    kind = "final_investigation" if final else "investigation"
+    events = [E(kind, 0, a=corpses, b=paid_cash, c=paid_cheques, **after)]
+    events += [E("corpse_boxed", 0, c, **after) for c in bodies]
+    g = table(cfg, events, phase=phase)
+    g.s.seats[0].cash, g.s.seats[0].cheques = cash, cheques
+    for c in bodies:
+        g.s.move(c, Place("corpse", 0))
+    g.s.move(inst(cfg, "major"), Place("room", 1))
+    return g, bodies
+
+
+@pytest.mark.parametrize("final", [False, True])
+def test_bi_m1_any_legal_split_of_the_fine(final):
+    """BI-M1 (and BI-G1's final investigation): 30 F owed with 25 F and 2 cheques may be
+    paid 20 F + 1 cheque or 10 F + 2 cheques, the player's choice; the corpses are boxed."""
     cfg = make_cfg()
-    corpses = [inst(cfg, "peasant", k) for k in range(3)]
-    police = inst(cfg, "major")
-    events = [E("investigation", 0, a=3, b=20, c=1, cash=5, cheques=1, phase="morning")] + [
-        E("corpse_boxed", 0, c, cash=5, cheques=1, phase="morning") for c in corpses
-    ]
-    g = table(cfg, events, phase="morning")
-    g.s.seats[0].cash, g.s.seats[0].cheques = 25, 2
-    for c in corpses:
-        g.s.move(c, Place("corpse", 0))
-    g.s.move(police, Place("room", 1))
+    for paid in ((20, 1), (10, 2)):
+        g, bodies = _fine_table(cfg, 3, 25, 2, *paid, final=final)
+        morning.investigation(g, final=final)
+        seat = g.s.seats[0]
+        assert seat.fines == 30 and (seat.cash, seat.cheques) == (25 - paid[0], 2 - paid[1])
+        assert all(c in g.s.box for c in bodies)
+
+
+@pytest.mark.parametrize(
+    "corpses,cash,cheques,paid",
+    [
+        (3, 25, 2, (25, 0)),  # can pay 30 F but pays 25
+        (3, 25, 2, (20, 2)),  # pays 40 F for a 30 F fine
+        (1, 40, 3, (0, 2)),  # two cheques for one corpse
+        (2, 14, 0, (10, 0)),  # short but keeps 4 F
+        (3, 14, 1, (14, 0)),  # short but keeps the cheque
+        (1, 5, 0, (10, 0)),  # pays cash it does not have
+    ],
+)
+def test_bi_m1_illegal_splits_are_refused(corpses, cash, cheques, paid):
+    """BI-M1: a split must pay exactly 10 F per corpse from what the player has, or, when
+    the player is short, everything they have."""
+    g, _ = _fine_table(make_cfg(), corpses, cash, cheques, *paid)
+    objects(lambda: morning.investigation(g, final=False), "BI-M1")
+
+
+def test_bi_m1_short_player_pays_everything():
+    """BI-M1: 20 F owed with 4 F and 1 cheque: the cheque and the 4 F."""
+    g, _ = _fine_table(make_cfg(), 2, 4, 1, 4, 1)
     morning.investigation(g, final=False)
-    assert g.s.seats[0].fines == 30 and all(c in g.s.box for c in corpses)
-    # short: 14 F and no cheque for 2 corpses pays 10 F then the remaining 4 F
-    g = table(
-        cfg,
-        [E("investigation", 0, a=2, b=14, c=0, cash=0, cheques=0, phase="morning")]
-        + [E("corpse_boxed", 0, c, cash=0, cheques=0, phase="morning") for c in corpses[:2]],
-        phase="morning",
-    )
-    g.s.seats[0].cash, g.s.seats[0].cheques = 14, 0
-    for c in corpses[:2]:
-        g.s.move(c, Place("corpse", 0))
-    g.s.move(police, Place("room", 1))
-    morning.investigation(g, final=False)
+    assert (g.s.seats[0].cash, g.s.seats[0].cheques, g.s.seats[0].fines) == (0, 0, 14)
 
 
 def test_bi_m1_no_investigation_without_police():
@@ -480,6 +553,90 @@ def test_bi_v10_unlimited_wealth_turns_cash_into_cheques():
     g.s.seats[0].cash, g.s.seats[0].cheques = 35, 0
     assert g.s.gain(0, 26) == 26
     assert (g.s.seats[0].cash, g.s.seats[0].cheques) == (21, 4)
+
+
+def test_bi_v10_greenhouse_counts_the_cheques_held_before_the_end_bonuses():
+    """BI-V10 with BI-G2: the Park's 20 F take cash over the cap and make four cheques; the
+    Greenhouse still counts the two cheques held before the bonuses (6 F, not 18 F)."""
+    cfg = make_cfg(rules={"unlimited_wealth": True})
+    park, greenhouse = inst(cfg, "landscaper"), inst(cfg, "prince")
+    reds = [inst(cfg, "cultivator", k) for k in range(4)] + [inst(cfg, "mechanic", 0)]
+
+    def run(greenhouse_count, greenhouse_gain, cash_after):
+        events = [
+            E("end_bonus", 0, park, a=20, b=5, c=0, cash=10, cheques=6, phase="end"),
+            E(
+                "end_bonus",
+                0,
+                greenhouse,
+                a=greenhouse_gain,
+                b=greenhouse_count,
+                c=1,
+                cash=cash_after,
+                cheques=6,
+                phase="end",
+            ),
+        ]
+        g = table(cfg, events, phase="end")
+        g.s.seats[0].cash, g.s.seats[0].cheques = 30, 2
+        g.s.move(park, Place("annex", 0))
+        g.s.move(greenhouse, Place("annex", 0))
+        for c in reds:
+            g.s.move(c, EXIT)
+        ending.end_bonuses(g)
+        return g
+
+    assert run(2, 6, 16).s.seats[0].score == 16 + 60
+    objects(lambda: run(6, 18, 28), "BI-G2")
+
+
+def _concierge_build(cfg, room, tokens):
+    """Seat 0 builds a Concierge (rank 2, paid by two merchants that return) whose token the
+    log puts on ``room``; ``tokens``: room -> {seat: count} already on the table."""
+    built = inst(cfg, "concierge")
+    payers = [inst(cfg, "newsboy", 0), inst(cfg, "newsboy", 1)]
+    events = [A(0, "build", 1, 2, card=built)]
+    events += [E("pay", 0, c, a=0, b=ACTION_OF["build"], cash=5, cheques=1) for c in payers]
+    events += [E("build", 0, built, a=2, cash=5, cheques=1)]
+    if room is not None:
+        events.append(E("token", 0, built, a=room, cash=5, cheques=1))
+    g = table(cfg, events)
+    for c in [built] + payers:
+        g.s.move(c, Place("hand", 0))
+    for r, owners in tokens.items():
+        g.s.rooms[r].tokens.update(owners)
+    night.turn(g, 0)
+    return g
+
+
+def test_bi_v12_one_room_service_token_per_room():
+    """BI-V12: by default a token may not join another on a room (the objection names
+    BI-V12); with ``any`` it may; with every open room taken no token is logged."""
+    cfg = make_cfg()
+    assert _concierge_build(cfg, 2, {1: {1: 1}}).s.rooms[2].tokens == {0: 1}
+    objects(lambda: _concierge_build(cfg, 1, {1: {1: 1}}), "BI-V12")
+    full = {r: {1: 1} for r in range(5)}
+    g = _concierge_build(cfg, None, full)
+    assert inst(cfg, "concierge") in g.s.seats[0].annexes
+    objects(lambda: _concierge_build(cfg, None, {1: {1: 1}}), "BI-C5")  # a room was free
+    cfg_any = make_cfg(rules={"room_service_per_room": "any"})
+    assert _concierge_build(cfg_any, 1, {1: {1: 1}}).s.rooms[1].tokens == {1: 1, 0: 1}
+
+
+def test_winner_columns_for_a_shared_win():
+    """BI-G3 / design.md: the games table names no seat for a shared win (winner -1) and
+    sets the winners' bits."""
+    from sim.referee.tables import expected_game_row
+
+    cfg = make_cfg(players=3)
+    g = table(cfg, [])
+    for p, (cash, buried) in enumerate(((30, 1), (30, 1), (20, 0))):
+        g.s.seats[p].cash, g.s.seats[p].cheques, g.s.seats[p].buried = cash, 0, buried
+    row = expected_game_row(g)
+    assert (row["winner"], row["n_winners"], row["winners"]) == (-1, 2, 0b011)
+    g.s.seats[1].buried = 0
+    row = expected_game_row(g)
+    assert (row["winner"], row["n_winners"], row["winners"]) == (0, 1, 0b001)
 
 
 # --- BI-S setup ------------------------------------------------------------------------------

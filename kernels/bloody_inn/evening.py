@@ -17,6 +17,7 @@ from .layout import (
     G_NP,
     G_ROUND,
     G_SEASON,
+    G_SEASON_ON_DRAW,
     G_SEASONS,
     G_STRICT,
     L_EXIT,
@@ -77,10 +78,14 @@ def place_traveller(st, c, r):
 def evening(st, pr):
     """BI-E1..E4.  Returns True if the round is played, False if the game ends now.
 
-    "The Entrance runs out" = a traveller must be drawn and the Entrance is empty.  The
-    first time (with 2 seasons) the Exit becomes the new Entrance and placing goes on;
-    the next time the current round is the last: it is played unless fewer travellers
-    than players are in the inn (BI-E4), or never with ``final_round = strict`` (BI-V6).
+    BI-E3: the first time the Entrance runs out (with 2 seasons), the Exit is shuffled into
+    a new Entrance in the Evening the last card is drawn, right after it is placed; placing
+    goes on from the new Entrance, and when that card filled the inn the round's survivors
+    leave in the Morning to the new Exit.  BI-V11 ``season_change = on_next_draw``: the
+    shuffle waits until the next card must be drawn (the next Evening when the inn was
+    full).  BI-E4: when a traveller must be drawn in the last season and the Entrance is
+    empty, the current round is the last: it is played unless fewer travellers than
+    players are in the inn, or never with ``final_round = strict`` (BI-V6).
     """
     fp = st[G_FIRST]
     n_empty = 0  # the inn is empty at nightfall
@@ -112,6 +117,8 @@ def evening(st, pr):
         st[G_N_EMPTY] -= 1
         st[R_EMPTY + k] = st[R_EMPTY + st[G_N_EMPTY]]
         place_traveller(st, c, r)
+        if st[G_ENT_POS] == st[G_ENT_N] and st[G_SEASON] < st[G_SEASONS] and st[G_SEASON_ON_DRAW] == 0:
+            season_change(st)  # BI-E3: the last card is drawn
     if st[G_LAST_ROUND] != 0:
         n = travellers_in_inn(st)
         played = st[G_STRICT] == 0 and n >= st[G_NP]

@@ -4,7 +4,8 @@ Codes (``G_ERR``; 1-9 here, 10+ illegal strategy decisions, see night/evening/mo
 1 a location counter or card list disagrees with the card locations; 2 the Entrance list disagrees;
 3 a room and its traveller disagree; 4 an annex or Barn holds more than its capacity or
 its fill disagrees with its corpses; 5 cash outside 0..cap or negative cheques; 6 a card in
-an impossible place (peasant in a room, police as annex, ...).
+an impossible place (peasant in a room, police as annex, ...); 7 a room holds more than one
+Room-Service token under ``room_service_per_room = 1`` (BI-V12) or a token on a closed room.
 """
 
 from numba import njit
@@ -34,6 +35,7 @@ from .layout import (
     G_NP,
     G_PHASE,
     G_ROUND,
+    G_RS_ANY,
     G_UNLIMITED,
     K_ANNEXABLE,
     LIST_N,
@@ -51,6 +53,7 @@ from .layout import (
     P_HAND_N,
     R_CARD,
     R_KEY,
+    R_TOKENS,
     S_C,
 )
 from .state import list_id
@@ -158,6 +161,12 @@ def check(st):
                 return 3
     if inroom != 0:
         return 3
+    for r in range(NROOMS):
+        tokens = 0
+        for q in range(MAXP):
+            tokens += st[R_TOKENS + r * MAXP + q]
+        if tokens > 0 and (st[R_KEY + r] == CLOSED or (st[G_RS_ANY] == 0 and tokens > 1)):
+            return 7
     return 0
 
 

@@ -122,6 +122,8 @@ G_VOLUNTARY = _region(1)  # BI-V5
 G_STRICT = _region(1)  # BI-V6 final_round = strict
 G_END_CAPPED = _region(1)  # BI-V8
 G_TIEBREAK_OWN = _region(1)  # BI-V9 buried_under_own_annexes
+G_SEASON_ON_DRAW = _region(1)  # BI-V11 season_change = on_next_draw (0: when_empty, BI-E3)
+G_RS_ANY = _region(1)  # BI-V12 room_service_per_room = any (0: at most one token per room)
 G_MAX_ROUNDS = _region(1)  # BI-G4
 G_ROTATE = _region(1)
 G_NLINEUP = _region(1)
@@ -279,7 +281,7 @@ class Event(NamedTuple):
     effect_cash: int = 18  # on-build cash a from annex card
     token: int = 19  # Room-Service token placed by seat in room a
     monk_key: int = 20  # seat's key replaces the white key of room a
-    investigation: int = 21  # seat fined: a corpses, b cash paid, c cheques paid
+    investigation: int = 21  # seat fined: a corpses, b cash paid, c cheques paid (BI-M1: the seat's split)
     corpse_boxed: int = 22  # card (corpse) goes to the box
     leave_income: int = 23  # seat gains a (b = rooms with travellers, c = Gardens)
     to_exit: int = 24  # card leaves the inn for the Exit
@@ -290,7 +292,7 @@ class Event(NamedTuple):
     score: int = 29  # seat: a score, b place, c tie-break value
     solo_lost: int = 30  # seat loses the solo game (BI-X2)
     truncated: int = 31  # safety cap reached (BI-G4)
-    final_investigation: int = 32  # seat fined at game end: a corpses, b cash, c cheques
+    final_investigation: int = 32  # seat fined at game end: a corpses, b cash, c cheques (its split)
     discard: int = 33  # card discarded from a room at game end (BI-G1)
     action: int = 34  # a night action starts: a = action id, b = targets (peasants), c = cost after discount
 

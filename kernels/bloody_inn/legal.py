@@ -22,6 +22,7 @@ from .layout import (
     G_CAP,
     G_FREE_SPACE,
     G_NP,
+    G_RS_ANY,
     G_UNIQUE,
     K_ANNEXABLE,
     L_ANNEX,
@@ -32,6 +33,7 @@ from .layout import (
     LISTS,
     LOC,
     MAXC,
+    MAXP,
     NACT,
     NROOMS,
     P_BARN_FILL,
@@ -43,6 +45,7 @@ from .layout import (
     P_PEAS_LIMIT,
     R_CARD,
     R_KEY,
+    R_TOKENS,
     WHITE,
 )
 
@@ -208,3 +211,28 @@ def police_in_inn(st):
 @njit(cache=True, _nrt=False, inline="always")
 def is_white(st, r):
     return st[R_KEY + r] == WHITE
+
+
+@njit(cache=True, _nrt=False)
+def token_room_ok(st, r):
+    """Room Service (BI-C5, BI-V12): a token goes next to the key of an open room; with
+    ``room_service_per_room = 1`` (the default) only on a room that holds no token yet."""
+    if r < 0 or r >= NROOMS or st[R_KEY + r] == CLOSED:
+        return False
+    if st[G_RS_ANY] != 0:
+        return True
+    for q in range(MAXP):
+        if st[R_TOKENS + r * MAXP + q] != 0:
+            return False
+    return True
+
+
+@njit(sig(ST, I), cache=True, _nrt=False)
+def list_token_rooms(st, off):
+    """The rooms a Room-Service token may go to now (``token_room_ok``); return the count."""
+    n = 0
+    for r in range(NROOMS):
+        if token_room_ok(st, r):
+            st[off + n] = r
+            n += 1
+    return n

@@ -31,13 +31,14 @@ from .layout import (
     S_A,
 )
 from .legal import police_in_inn
-from .state import discard_card, gain_cash, list_card, log_event, move_card, pay_fine
-from .strategies import decide_wages
+from .state import discard_card, fine_range, gain_cash, list_card, log_event, move_card, pay_fine
+from .strategies import decide_fine, decide_wages
 
 
 @njit(cache=True, _nrt=False)
-def investigate(st, p, kind):
-    """Fine ``p`` 10 F per unburied corpse (BI-M1 order of payment) and box the corpses.
+def investigate(st, pr, p, kind):
+    """Fine ``p`` 10 F per unburied corpse and box the corpses.  BI-M1: cash or cheques is
+    the player's choice (``decide_fine``; a short player pays what they can).
     Solo (BI-X2): an unburied corpse at an investigation loses the game at once."""
     n = st[P_CORPSE_N + p]
     if n == 0:
@@ -47,7 +48,16 @@ def investigate(st, p, kind):
         st[G_OVER] = 1
         log_event(st, EVENT.solo_lost, p, -1, n, 0, 0)
         return
-    cash_paid, cheques_paid = pay_fine(st, p, 10 * n)
+    lo, hi = fine_range(st, p, n)
+    k = lo
+    if hi > lo:  # a choice only when there is one (no draw from the stream otherwise)
+        k = decide_fine(st, pr, p, n, lo, hi, 1 if kind == EVENT.final_investigation else 0)
+        if k < lo or k > hi:  # not a legal split: a strategy bug
+            if st[G_ERR] == 0:
+                st[G_ERR] = 41
+                st[G_ERR_ROUND] = st[G_ROUND]
+            k = lo
+    cash_paid, cheques_paid = pay_fine(st, p, n, k)
     st[P_FINES + p] += cash_paid + 10 * cheques_paid
     log_event(st, kind, p, -1, n, cash_paid, cheques_paid)
     while st[P_CORPSE_N + p] > 0:
@@ -137,7 +147,7 @@ def morning(st, pr):
     np_ = st[G_NP]
     if police_in_inn(st):
         for i in range(np_):
-            investigate(st, (st[G_FIRST] + i) % np_, EVENT.investigation)
+            investigate(st, pr, (st[G_FIRST] + i) % np_, EVENT.investigation)
         if st[G_OVER] != 0:
             return
     travellers_leave(st)

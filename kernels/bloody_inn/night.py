@@ -90,11 +90,12 @@ from .layout import (
     R_CARD,
     R_KEY,
     R_TOKENS,
+    S_A,
     S_BARNCAP,
     S_CAP,
     WHITE,
 )
-from .legal import can_build, dest_owner, discounted, launder_range, room_is_open
+from .legal import can_build, dest_owner, discounted, launder_range, list_token_rooms, token_room_ok
 from .state import discard_card, gain_cash, list_card, log_event, move_card
 from .strategies import decide_action, decide_monk_room, decide_payment, decide_token_room
 
@@ -360,9 +361,10 @@ def build(st, pr, p):
     if amount > 0:
         got = gain_cash(st, p, amount)
         log_event(st, EVENT.effect_cash, p, c, got, amount, 0)
-    if st[K_ROOM_SERVICE + k] != 0:
+    if st[K_ROOM_SERVICE + k] != 0 and list_token_rooms(st, S_A) > 0:
+        # BI-V12: with one token per room and every open room taken, the token is lost
         r = decide_token_room(st, pr, p)
-        if r < 0 or r >= NROOMS or not room_is_open(st, r):
+        if not token_room_ok(st, r):
             _illegal(st, 21)
         else:
             st[R_TOKENS + r * MAXP + p] += 1

@@ -86,6 +86,7 @@ GAME_COLS = (
     "seasons_played",
     "invariant_error",
     "error_round",
+    "winners",
 )
 # seat columns
 SEAT_COLS = (
@@ -159,7 +160,7 @@ def play_one(st, pr):
         if st[G_OVER] != 0 or st[G_LAST_ROUND] != 0:
             break
     st[G_PHASE] = 3
-    end_game(st)
+    end_game(st, pr)
     if check:
         check_now(st)
 
@@ -169,15 +170,16 @@ def _write_rows(st, g, games_out, seats_out):
     np_ = st[G_NP]
     n_win = 0
     winner = -1
+    mask = 0
     for p in range(np_):
         if st[P_WINNER + p] != 0:
             n_win += 1
-            if winner < 0:
-                winner = p
+            winner = p
+            mask |= 1 << p
     row = games_out[g]
     row[0] = st[G_ROUND]
     row[1] = st[G_TURNS]
-    row[2] = winner if n_win == 1 else (-1 if n_win == 0 else winner)
+    row[2] = winner if n_win == 1 else -1  # a shared win names no seat (design.md)
     row[3] = n_win
     row[4] = st[G_TRUNC]
     row[5] = st[G_DECK_SIZE]
@@ -185,6 +187,7 @@ def _write_rows(st, g, games_out, seats_out):
     row[7] = st[G_SEASON]
     row[8] = st[G_ERR]
     row[9] = st[G_ERR_ROUND]
+    row[10] = mask  # bit p: seat p is among the winners
     for p in range(np_):
         r = seats_out[g * np_ + p]
         r[0] = st[P_SCORE + p]

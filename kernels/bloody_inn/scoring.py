@@ -29,6 +29,7 @@ from .layout import (
     P_WINNER,
     R_CARD,
     S_A,
+    S_B,
 )
 from .morning import investigate
 from .state import gain_cash, list_card, log_event, move_card
@@ -46,7 +47,7 @@ def _bonus(st, p, amount):
 
 
 @njit(cache=True, _nrt=False)
-def end_game(st):
+def end_game(st, pr):
     """BI-G1..G3 (and BI-X2 for the final investigation of a solo game)."""
     np_ = st[G_NP]
     # BI-G1: travellers still in rooms go to the Exit; investigation regardless of police
@@ -58,12 +59,16 @@ def end_game(st):
             log_event(st, EVENT.discard, -1, c, r, 0, 0)
     if st[G_OVER] == 0:
         for p in range(np_):
-            investigate(st, p, EVENT.final_investigation)
-    # BI-G2: colour bonuses count the Exit; the Greenhouse counts cheques
+            investigate(st, pr, p, EVENT.final_investigation)
+    # BI-G2: colour bonuses count the Exit; the Greenhouse counts the cheques held before
+    # the end bonuses (BI-V10: with unlimited wealth a bonus above the cap turns into
+    # cheques, and those do not count, whatever order the annexes were built in)
     for col in range(NCOL):
         st[S_A + col] = 0
     for i in range(st[LIST_N + L_EXIT]):
         st[S_A + st[C_COLOUR + list_card(st, L_EXIT, i)]] += 1
+    for p in range(np_):
+        st[S_B + p] = st[P_CHEQUES + p]
     for p in range(np_):
         if st[P_SOLO_LOST + p] != 0:
             continue
@@ -76,7 +81,7 @@ def end_game(st):
                 got = _bonus(st, p, st[K_END_COLOUR_AMT + k] * n)
                 log_event(st, EVENT.end_bonus, p, c, got, n, 0)
             if st[K_END_CHEQUE + k] > 0:
-                n = st[P_CHEQUES + p]
+                n = st[S_B + p]
                 got = _bonus(st, p, st[K_END_CHEQUE + k] * n)
                 log_event(st, EVENT.end_bonus, p, c, got, n, 1)
     # BI-G3: score, tie-break (BI-V9), shared places

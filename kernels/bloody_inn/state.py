@@ -154,19 +154,32 @@ def gain_cash(st, p, amount):
 
 
 @njit(cache=True, _nrt=False)
-def pay_fine(st, p, fine):
-    """BI-M1 payment order: whole tens from cash, then cheques, then the remaining cash;
-    a player who is short pays what they can.  Returns (cash paid, cheques paid)."""
+def fine_range(st, p, corpses):
+    """BI-M1: the legal splits of a fine of 10 F per corpse, as (fewest, most) cheques.
+
+    Any number of cheques from ``lo`` to ``hi`` may pay part of the fine and cash pays the
+    rest.  A player who can pay in full must pay exactly the fine (cash covers what the
+    cheques leave, so at least ``corpses - cash // 10`` cheques); a player who is short pays
+    what they can: every cheque and all their cash (then ``lo == hi``).
+    """
     cash = st[P_CASH + p]
-    tens = min(cash // 10, fine // 10)
-    cash_paid = tens * 10
-    fine -= cash_paid
-    cheques = min(st[P_CHEQUES + p], (fine + 9) // 10)
-    fine -= cheques * 10
-    if fine < 0:
-        fine = 0
-    rest = min(cash - cash_paid, fine)
-    cash_paid += rest
+    hi = min(st[P_CHEQUES + p], corpses)
+    lo = corpses - cash // 10
+    if lo < 0:
+        lo = 0
+    if lo > hi:  # short: the only split is everything
+        lo = hi
+    return lo, hi
+
+
+@njit(cache=True, _nrt=False)
+def pay_fine(st, p, corpses, cheques):
+    """BI-M1: pay 10 F per corpse with ``cheques`` cheques (a split within ``fine_range``)
+    and cash for the rest, as far as the cash goes.  Returns (cash paid, cheques paid)."""
+    cash = st[P_CASH + p]
+    cash_paid = min(cash, 10 * corpses - 10 * cheques)
+    if cash_paid < 0:
+        cash_paid = 0
     st[P_CASH + p] = cash - cash_paid
     st[P_CHEQUES + p] -= cheques
     return cash_paid, cheques

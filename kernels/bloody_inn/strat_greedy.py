@@ -67,8 +67,11 @@ from .legal import (
     list_burial_places,
     list_corpses,
     list_hand,
+    list_token_rooms,
+    token_room_ok,
 )
-from .policy_tools import empty_open_rooms, has_multi, open_rooms, rand, white_rooms
+from .policy_tools import empty_open_rooms, has_multi, rand, white_rooms
+from .strat_fines import best_fine_cheques
 
 #: (name, default, meaning) of the parameters, in ``pr`` order.
 PARAMS = (
@@ -390,12 +393,18 @@ def payment(st, pr, p, action_id, cost, exclude):
 
 @njit(cache=True, _nrt=False)
 def token_room(st, pr, p):
-    """Room Service on an own room if there is one, else the first open room."""
+    """Room Service on an own room if one may take it, else the first room that may (BI-V12)."""
     for r in range(NROOMS):
-        if st[R_KEY + r] == p:
+        if st[R_KEY + r] == p and token_room_ok(st, r):
             return r
-    open_rooms(st, S_A)
+    list_token_rooms(st, S_A)
     return st[S_A]
+
+
+@njit(sig(ST, PR, I, I, I, I, I), cache=True, _nrt=False)
+def fine(st, pr, p, corpses, lo, hi, final):
+    """BI-M1: the split that keeps cash for the income cap and the wages (``strat_fines``)."""
+    return best_fine_cheques(st, p, corpses, lo, hi, final)
 
 
 @njit(cache=True, _nrt=False)

@@ -113,6 +113,8 @@ from .layout import (
     S_D,
     WHITE,
 )
+from .legal import token_room_ok
+from .strat_fines import best_fine_cheques
 from .strat_tools import clock as _clock
 
 #: (name, default, meaning) of the parameters, in ``pr`` order.
@@ -1291,7 +1293,7 @@ def token_room(st, pr, p):
     bv = -1.0
     for r in range(NROOMS):
         key = st[R_KEY + r]
-        if key < 0:
+        if key < 0 or not token_room_ok(st, r):  # BI-V12: only rooms that may take it
             continue
         v = 0.0
         for q in range(st[G_NP]):
@@ -1357,6 +1359,13 @@ def wages(st, pr, p, max_keep):
         st[D_T + n] = st[S_A + i]
         n += 1
     st[D_NT] = n
+
+
+@njit(sig(ST, PR, I, I, I, I, I), cache=True, _nrt=False)
+def fine(st, pr, p, corpses, lo, hi, final):
+    """BI-M1: cheques paid of the fine, the split that keeps cash for the income cap and the
+    wages, or the best final score at the end (``strat_fines``; no tuned parameter)."""
+    return best_fine_cheques(st, p, corpses, lo, hi, final)
 
 
 #: ``expert``: the best parameters found by ``sim tune`` (copied from

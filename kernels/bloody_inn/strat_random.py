@@ -50,11 +50,11 @@ from .legal import (
     launder_range,
     list_burial_places,
     list_hand,
+    list_token_rooms,
 )
 from .policy_tools import (
     dest_room_left,
     has_multi,
-    open_rooms,
     rand,
     shuffle_prefix,
     white_rooms,
@@ -211,8 +211,15 @@ def payment(st, pr, p, action_id, cost, exclude):
 
 @njit(cache=True, _nrt=False)
 def token_room(st, pr, p):
-    n = open_rooms(st, S_A)
+    """Uniform over the rooms a token may go to (BI-V12)."""
+    n = list_token_rooms(st, S_A)
     return st[S_A + rand(st, n)]
+
+
+@njit(sig(ST, PR, I, I, I, I, I), cache=True, _nrt=False)
+def fine(st, pr, p, corpses, lo, hi, final):
+    """BI-M1: cheques paid, uniform over the legal splits ``lo..hi``."""
+    return lo + rand(st, hi - lo + 1)
 
 
 @njit(cache=True, _nrt=False)

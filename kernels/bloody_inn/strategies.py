@@ -1,7 +1,7 @@
 """Strategy dispatch: every decision a player makes goes through these functions.
 
 A strategy is a module with ``place``, ``action``, ``payment``, ``token_room``,
-``monk_room`` and ``wages`` njit functions and a ``PARAMS`` tuple.  Adding one means
+``monk_room``, ``wages`` and ``fine`` njit functions and a ``PARAMS`` tuple.  Adding one means
 writing that module, one ``elif`` per decision below and one line in ``REGISTRY``.
 A preset (same code, other parameter defaults) is only a ``REGISTRY`` line: the
 archetypes and ``expert`` are presets of ``heuristic``, so the kernel compiles three
@@ -160,6 +160,18 @@ def decide_wages(st, pr, p, max_keep):
         strat_greedy.wages(st, pr, p, max_keep)
     else:
         strat_random.wages(st, pr, p, max_keep)
+
+
+@njit(sig(ST, PR, I, I, I, I, I), cache=True, _nrt=False)
+def decide_fine(st, pr, p, corpses, lo, hi, final):
+    """BI-M1: how many cheques (``lo``..``hi``) pay part of ``p``'s fine of 10 F per corpse;
+    cash pays the rest.  ``final`` is 1 at the investigation of the game end (BI-G1)."""
+    s = st[P_STRAT + p]
+    if s >= HEURISTIC:  # the heuristic and every policy built on it
+        return heur.fine(st, pr, p, corpses, lo, hi, final)
+    if s == GREEDY:
+        return strat_greedy.fine(st, pr, p, corpses, lo, hi, final)
+    return strat_random.fine(st, pr, p, corpses, lo, hi, final)
 
 
 #: Search ranges of the tunable parameters (``sim tune``), per registry name.

@@ -25,7 +25,7 @@ from numba import njit
 from kernels.rng import randint
 from kernels.sigs import ST, I, sig
 
-from .board import reached_steps
+from .board import exact_end, reach_exact, reached_steps
 from .knowledge import (
     add_has,
     copy_block,
@@ -56,10 +56,12 @@ from .layout import (
     N_HOLDERS,
     N_PARAMS,
     PARAM_SCALE,
+    S_ACTIVE,
     S_AGENT,
     S_CHAR,
     S_HSIZE,
     S_LOOKED,
+    S_MOVE_STEPS,
     S_N,
     S_NWRONG,
     S_PARAM,
@@ -74,8 +76,10 @@ from .layout import (
     S_TRUE,
     S_WRONG,
     S_XK,
+    T_EXACT,
     T_SDIST,
     X_A,
+    X_CAND,
     X_DIST,
     X_QUEUE,
 )
@@ -433,9 +437,18 @@ def wants_clue(st, tb, seat, target, total):
 
 
 @njit(cache=True)
+def wants_clue_staying(st, seat):
+    """Loupe of a player who stays or takes a passage (``roll_every_turn``): no step is
+    needed, so it draws a clue card whenever it uses loupes at all."""
+    return param(st, seat, P_LOUPE) > 0
+
+
+@njit(cache=True)
 def choose_destination(st, tb, seat, pos, target, nq):
-    """Where to end the move among the ``nq`` nodes of the last ``reach``: the target room,
-    else another useful room, else the square closest to the target."""
+    """Where to end the move among the ``nq`` nodes of the last ``board.moves``: the target
+    room, else another useful room, else the square closest to the target.  With exact moves
+    (``move_steps``) the pawn cannot stay where it is unless nothing else is legal: it takes
+    the legal square closest to the target, or any room."""
     useful = useful_rooms(st, seat)
     if useful == 0 or wants_accuse(st, seat) >= 0:
         useful = 0x1FF
@@ -458,6 +471,8 @@ def choose_destination(st, tb, seat, pos, target, nq):
                 best = v
     if room >= 0:
         return room
+    if tb[T_EXACT]:
+        return _exact_square(st, tb, pos, target, nq)
     if best == pos and nq > 1:
         # blocked from getting closer (pawns jam a corridor): step aside at random so that
         # jams dissolve instead of repeating forever
@@ -465,6 +480,51 @@ def choose_destination(st, tb, seat, pos, target, nq):
         if v >= 9 or (useful >> v) & 1:
             return v
     return best
+
+
+EXACT_BUDGET = 2000  # search nodes per candidate square (an undecided one is skipped)
+
+
+@njit(cache=True)
+def _exact_square(st, tb, pos, target, nq):
+    """Exact moves (``move_steps``): the end square closest to ``target`` among those a walk
+    of the whole roll (``S_MOVE_STEPS``) reaches, from the ``nq`` nodes of the last ``reach``.
+
+    A square at blocked distance equal to the roll is an end at once (its shortest path);
+    a nearer one needs a longer path (``board.exact_end``).  If none qualifies the pawn is
+    boxed in: ``board.reach_exact`` gives the longest walks; else any room; else it stays."""
+    total = st[S_MOVE_STEPS]
+    m = 0
+    for i in range(1, nq):
+        v = st[X_QUEUE + i]
+        d = st[X_DIST + v]
+        # squares alternate colours, so from a square the parity of a walk is fixed (not from
+        # a room: its doors may open onto squares of both colours)
+        if v >= 9 and d > 0 and (pos < 9 or (total - d) % 2 == 0):
+            st[X_CAND + m] = v
+            m += 1
+    while m > 0:
+        k = 0
+        for i in range(1, m):
+            if sdist(tb, target, st[X_CAND + i]) < sdist(tb, target, st[X_CAND + k]):
+                k = i
+        v = st[X_CAND + k]
+        if st[X_DIST + v] == total or exact_end(st, tb, pos, total, v, EXACT_BUDGET) == 1:
+            return v
+        m -= 1
+        st[X_CAND + k] = st[X_CAND + m]
+    n = reach_exact(st, tb, pos, total)
+    best = -1
+    room = -1
+    for i in range(1, n):
+        v = st[X_QUEUE + i]
+        if v < 9:
+            room = v if room < 0 else room
+        elif best < 0 or sdist(tb, target, v) < sdist(tb, target, best):
+            best = v
+    if best >= 0:
+        return best
+    return room if room >= 0 else pos
 
 
 # --- suggestions, showing, clue-card choices ---------------------------------------------
@@ -541,13 +601,15 @@ def choose_named_card(st, seat, cat):
 
 @njit(cache=True)
 def choose_reveal_player(st, seat):
-    """CL-K3: the player whose hand the drawer knows least."""
+    """CL-K3: the player still in the game whose hand the drawer knows least (-1: none)."""
     kb = kbase(seat)
     n = st[S_N]
     best = -1
     bv = -1
     for k in range(1, n):
         p = (seat + k) % n
+        if not st[S_ACTIVE + p]:
+            continue  # CL-K8: a player out of the game is never chosen
         v = st[S_HSIZE + p] - popc(st[kb + K_HAS + p])
         if v > bv:
             bv = v
@@ -556,10 +618,14 @@ def choose_reveal_player(st, seat):
 
 
 @njit(cache=True)
-def choose_room_all_move(st, tb, seat):
-    """CL-K6: the room this player moves its pawn to."""
+def choose_room_all_move(st, tb, seat, drawer):
+    """CL-K6: the room this player moves its pawn to.  The ``drawer`` prefers a useful room
+    other than its own: it suggests in a room it moves to at once, but a drawer who rolled to
+    walk does not suggest in the room it started in (CL-K9)."""
     useful = useful_rooms(st, seat)
     ch_pos = st[S_POS + _char_of(st, seat)]
+    if drawer and ch_pos < 9 and useful & ~(1 << ch_pos):
+        useful &= ~(1 << ch_pos)
     if useful:
         if ch_pos < 9 and (useful >> ch_pos) & 1:
             return ch_pos

@@ -1,18 +1,50 @@
-"""Movement on the board (CL-T1): breadth-first search with blocking, on preallocated scratch.
+"""Movement on the board (CL-T1): blocked searches on preallocated scratch.
 
 Nodes 0..8 are the rooms (one node each: any number of pawns fit), the rest are walkable
 squares (corridor and start squares).  Edges join orthogonal walkable squares, and a room to
 the corridor square outside each of its doors; secret passages are separate (``S_PASS``).
-Because a move is *up to* the roll and a shortest path never revisits a square, the squares a
-pawn can end on are exactly those whose blocked-board BFS distance is at most the roll; other
-rooms are dead ends of the search (entering a room ends the move) and the room a pawn starts
-in is already visited (no re-entering in the same turn).
+
+Two readings of "move by the roll" (flag ``move_steps``):
+
+* ``exact`` (default, the seed's *déplacez-vous du score obtenu*): a walk that does not enter
+  a room uses the whole roll, on a path that never visits a square twice.  ``reach_exact``
+  finds all the end squares by depth-first search over those paths (on this board at most
+  about 19,000 paths for a roll of 12, a few hundred for 7); a pawn that cannot use the whole
+  roll (boxed in) walks as far as it can.  The agents need only the best end square: a square
+  at BFS distance equal to the roll is an end at once, a nearer one is checked by
+  ``exact_end`` (a search pruned by the distance left), so a move costs about as much as an
+  "up to" one.
+* ``up_to``: a pawn may stop anywhere within the roll.  A shortest path never revisits a
+  square, so the end squares are exactly those whose blocked-board BFS distance is at most the
+  roll (``reach``).
+
+Either way a room is entered with at most the roll (entering ends the move, so a room needs no
+exact count): the rooms a pawn can enter are those within BFS distance; other rooms are dead
+ends of the search and the room a pawn starts in is already visited (no re-entering).
 """
 
 import numpy as np
 from numba import njit
 
-from .layout import FAR, MAX_DEGREE, MAX_NODES, S_GEN, S_POS, T_ADJ, X_DIST, X_QUEUE, X_STAMP
+from .layout import (
+    FAR,
+    MAX_DEGREE,
+    MAX_NODES,
+    S_GEN,
+    S_GEN2,
+    S_POS,
+    T_ADJ,
+    X_BEST,
+    X_DIST,
+    X_DV,
+    X_DVQ,
+    X_DVSTAMP,
+    X_NXT,
+    X_QUEUE,
+    X_STAMP,
+    X_STK,
+    X_VIS,
+)
 
 
 @njit(cache=True)
@@ -54,6 +86,158 @@ def reach(st, tb, start, limit):
             st[X_QUEUE + tail] = v
             tail += 1
     return tail
+
+
+@njit(cache=True)
+def reach_exact(st, tb, start, total):
+    """End nodes of a walk that uses the whole roll ``total`` unless it enters a room (CL-T1,
+    ``move_steps = "exact"``).
+
+    Rooms come from ``reach`` (a room is entered by a shortest path, with at most the roll).
+    Squares: a depth-first search over the paths that never visit a square twice nor cross a
+    pawn records the longest path to each square; the end squares are those reached by a path
+    of ``L* = min(total, longest path)`` steps (``L* < total`` only when the pawn is boxed in).
+    Fills X_QUEUE[0:n] with ``start`` then the legal end nodes and X_DIST with their steps
+    (-1 for squares within reach that are not legal ends); returns ``n``.
+    """
+    nq = reach(st, tb, start, total)
+    gen = st[S_GEN]
+    for ch in range(6):
+        p = st[S_POS + ch]
+        if p >= 9:
+            st[X_VIS + p] = 1  # pawns are neither crossed nor entered
+    st[X_VIS + start] = 1
+    for i in range(nq):
+        st[X_BEST + st[X_QUEUE + i]] = 0
+    longest = 0
+    sp = 0
+    st[X_STK] = start
+    st[X_NXT] = 0
+    while sp >= 0:
+        u = st[X_STK + sp]
+        k = st[X_NXT + sp]
+        v = -1
+        if sp < total and k < MAX_DEGREE:
+            v = tb[T_ADJ + u * MAX_DEGREE + k]
+        if v < 0:
+            if sp > 0:
+                st[X_VIS + u] = 0
+            sp -= 1
+            continue
+        st[X_NXT + sp] = k + 1
+        if v < 9 or st[X_VIS + v]:
+            continue  # rooms are ends of the BFS part; no square twice, no pawn crossed
+        sp += 1
+        st[X_STK + sp] = v
+        st[X_NXT + sp] = 0
+        st[X_VIS + v] = 1
+        if st[X_BEST + v] < sp:
+            st[X_BEST + v] = sp
+            if sp > longest:
+                longest = sp
+    for ch in range(6):
+        p = st[S_POS + ch]
+        if p >= 9:
+            st[X_VIS + p] = 0
+    st[X_VIS + start] = 0
+    out = 1
+    for i in range(1, nq):
+        v = st[X_QUEUE + i]
+        if v < 9:
+            st[X_QUEUE + out] = v
+            out += 1
+        elif st[X_BEST + v] == longest:
+            st[X_DIST + v] = longest
+            st[X_QUEUE + out] = v
+            out += 1
+        else:
+            st[X_DIST + v] = -1
+    st[X_STAMP + start] = gen
+    return out
+
+
+@njit(cache=True)
+def exact_end(st, tb, start, total, end, budget):
+    """Is there a walk of exactly ``total`` steps from ``start`` to the square ``end`` that
+    visits no square twice, crosses no pawn and no room (CL-T1, exact moves)?
+
+    Depth-first search pruned by the blocked distance to ``end`` (a path with ``r`` steps left
+    must be within ``r`` of it).  1 found, 0 none, -1 the search ran out of ``budget`` nodes
+    (undecided).  Leaves ``reach``'s outputs (X_QUEUE, X_DIST, X_STAMP) untouched.
+    """
+    gen = st[S_GEN2] + 1
+    st[S_GEN2] = gen
+    for ch in range(6):
+        p = st[S_POS + ch]
+        if p >= 9 and p != end:
+            st[X_DVSTAMP + p] = gen
+            st[X_DV + p] = FAR  # pawns block the distance too
+    st[X_DVSTAMP + end] = gen
+    st[X_DV + end] = 0
+    st[X_DVQ] = end
+    head = 0
+    tail = 1
+    while head < tail:
+        u = st[X_DVQ + head]
+        head += 1
+        d = st[X_DV + u]
+        for k in range(MAX_DEGREE):
+            v = tb[T_ADJ + u * MAX_DEGREE + k]
+            if v < 0:
+                break
+            if v < 9 or st[X_DVSTAMP + v] == gen:
+                continue
+            st[X_DVSTAMP + v] = gen
+            st[X_DV + v] = d + 1
+            st[X_DVQ + tail] = v
+            tail += 1
+    for ch in range(6):
+        p = st[S_POS + ch]
+        if p >= 9:
+            st[X_VIS + p] = 1
+    st[X_VIS + start] = 1
+    found = 0
+    nodes = 0
+    sp = 0
+    st[X_STK] = start
+    st[X_NXT] = 0
+    while sp >= 0:
+        u = st[X_STK + sp]
+        k = st[X_NXT + sp]
+        v = -1
+        if sp < total and k < MAX_DEGREE:
+            v = tb[T_ADJ + u * MAX_DEGREE + k]
+        if v < 0:
+            if sp > 0:
+                st[X_VIS + u] = 0
+            sp -= 1
+            continue
+        st[X_NXT + sp] = k + 1
+        if v < 9 or st[X_VIS + v] or st[X_DVSTAMP + v] != gen:
+            continue
+        left = total - sp - 1
+        if st[X_DV + v] > left or (v == end) != (left == 0):
+            continue  # cannot reach the end in time; the end only as the last step
+        if left == 0:
+            found = 1
+            break
+        nodes += 1
+        if nodes > budget:
+            found = -1
+            break
+        sp += 1
+        st[X_STK + sp] = v
+        st[X_NXT + sp] = 0
+        st[X_VIS + v] = 1
+    while sp > 0:  # unwind the path left marked by an early exit
+        st[X_VIS + st[X_STK + sp]] = 0
+        sp -= 1
+    for ch in range(6):
+        p = st[S_POS + ch]
+        if p >= 9:
+            st[X_VIS + p] = 0
+    st[X_VIS + start] = 0
+    return found
 
 
 @njit(cache=True)

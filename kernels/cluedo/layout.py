@@ -40,7 +40,7 @@ N_PARAMS = 8  # float parameters per strategy (stored x PARAM_SCALE)
 PARAM_SCALE = 1_000_000
 MAX_CLAUSES = 48  # "holds at least one of" facts kept per player
 EV_COLS = 8  # event row: seq, turn, seat, kind, a, b, c, d
-EV_BUF = 96  # events buffered per turn in the state before flushing
+EV_BUF = 128  # events buffered per turn (setup: weapons, envelope, deal, up to 64 clue cards)
 
 
 class Agent(NamedTuple):
@@ -97,6 +97,8 @@ class Ev(NamedTuple):
     ACCUSE: int = 9  # a, b, c = cards, d = 1 right / 2 wrong
     LOOK: int = 10  # a = face-down card looked at, b = room (CL-2.2)
     PASSAGE: int = 11  # a = room given the new passage (CL-K7)
+    DEAL_START: int = 12  # a = seat dealt the first card (CL-S2), b = cards dealt to the players
+    PILE: int = 13  # a = clue card number (1-based row), b = position from the top (setup)
 
 
 EV = Ev()
@@ -113,6 +115,8 @@ EV_NAMES = (
     "accuse",
     "look",
     "new_passage",
+    "deal_start",
+    "pile",
 )
 
 
@@ -139,12 +143,15 @@ S_OVER = _a()
 S_TRUNC = _a()
 S_CLUE_PTR = _a()  # top of the clue pile (cyclic: a drawn card goes under, CL-T2)
 S_CLUE_DRAWN = _a()
+S_NPILE = _a()  # clue cards in the pile (CL-K7: the new-passage card leaves it)
+S_DEAL_START = _a()  # seat dealt the first card (CL-S2), independent of the first player
 S_REC = _a()  # event mode: 0 off, 1 count, 2 write
 S_NEV = _a()  # events buffered
 S_EVSEQ = _a()  # events of this game so far
 S_CHECK = _a()  # check invariants after every turn (tests)
 S_VIOL = _a()  # invariant violations found
 S_GEN = _a()  # BFS generation stamp
+S_GEN2 = _a()  # generation stamp of the exact-move candidate check
 S_NWRONG = _a()  # wrong accusations so far
 S_CL_OVERFLOW = _a()  # clause facts dropped because a player's list was full
 S_ENV0 = _a()  # envelope mask at setup (invariant check)
@@ -191,6 +198,14 @@ S_XK = _a(K_SIZE)  # scratch knowledge block for the exact solver
 X_DIST = _a(MAX_NODES)
 X_STAMP = _a(MAX_NODES)
 X_QUEUE = _a(MAX_NODES)
+X_VIS = _a(MAX_NODES)  # exact moves: squares on the current path (or occupied), self-clearing
+X_BEST = _a(MAX_NODES)  # exact moves: longest path found to each square (valid with X_STAMP)
+X_STK = _a(16)  # exact moves: the path (depth-first search stack) ...
+X_NXT = _a(16)  # ... and the next neighbour to try at each depth
+X_DV = _a(MAX_NODES)  # exact moves: distance of each square to one candidate end square ...
+X_DVSTAMP = _a(MAX_NODES)  # ... valid while equal to S_GEN2
+X_DVQ = _a(MAX_NODES)
+X_CAND = _a(MAX_NODES)  # exact moves: candidate end squares of the agent, by closeness
 X_ORDER = _a(N_CARDS)  # solver: card order
 X_OPT = _a(N_CARDS)  # solver: next holder to try at each depth
 X_ASG = _a(N_CARDS)  # solver: holder assigned at each depth
@@ -217,6 +232,8 @@ T_FIRST_CLASSIC = _t()  # 1 classic character order from Scarlett
 T_TWO_RANDOM = _t()  # 1 face-down rooms random, 0 corner rooms
 T_MAX_TURNS = _t()
 T_CHARS_RANDOM = _t()
+T_ROLL_ALWAYS = _t()  # 1 roll_every_turn = "yes": a stay or a passage still rolls (2023 booklet)
+T_EXACT = _t()  # 1 move_steps = "exact": a walk uses the whole roll unless it enters a room
 T_CHARS = _t(6)  # configured characters per seat
 T_CORNERS = _t(4)  # the four corner rooms (CL-2.1 default)
 T_START = _t(6)  # start node of each character

@@ -34,6 +34,7 @@ from .layout import (
     S_CHAR,
     S_CLUE_DRAWN,
     S_CLUE_PTR,
+    S_DEAL_START,
     S_DECK,
     S_ENV0,
     S_EVB,
@@ -47,6 +48,7 @@ from .layout import (
     S_MOVED,
     S_N,
     S_NEV,
+    S_NPILE,
     S_NSUGG,
     S_NWRONG,
     S_OVER,
@@ -82,6 +84,7 @@ from .layout import (
     T_NCLUE,
     T_NLINEUP,
     T_PASS,
+    T_ROLL_ALWAYS,
     T_ROTATE,
     T_SEED,
     T_START,
@@ -196,10 +199,17 @@ def move_pawn(st, ch, node, how):
 
 
 @njit(cache=True)
-def _arrived(st, seat, room):
-    """Bookkeeping of a player whose pawn is in ``room`` on its own turn."""
+def _in_room(st, seat):
+    """Bookkeeping of a player whose pawn is in a room on its own turn (first_room_turn)."""
     if st[S_FIRST_ROOM + seat] < 0:
         st[S_FIRST_ROOM + seat] = st[S_TTAKEN + seat]
+
+
+@njit(cache=True)
+def _entered(st, seat, room):
+    """``seat`` entered ``room`` on its own turn (walk, passage, its own clue card): it looks
+    at a face-down card there at once (CL-2.2)."""
+    _in_room(st, seat)
     look_face_down(st, seat, room)
 
 
@@ -263,9 +273,7 @@ def draw_clue(st, tb, seat):
     drawer's pawn was moved into a room of its choice (CL-K6), 2 if it chose the room it is
     in, else 0."""
     n = st[S_N]
-    ptr = st[S_CLUE_PTR]
-    row = st[S_DECK + ptr]
-    st[S_CLUE_PTR] = (ptr + 1) % tb[T_NCLUE]
+    row = st[S_DECK + st[S_CLUE_PTR]]
     st[S_CLUE_DRAWN] += 1
     eff = tb[T_CLUE + 2 * row]
     target = tb[T_CLUE + 2 * row + 1]
@@ -283,20 +291,23 @@ def draw_clue(st, tb, seat):
         emit(st, seat, EV.CLUE, row + 1, eff, c, -1)
         show_named(st, c)
     elif eff == EFFECT.CHOOSE_PLAYER_REVEALS:
-        p = agents.choose_reveal_player(st, seat)
+        p = agents.choose_reveal_player(st, seat)  # never an eliminated player (CL-K8)
         emit(st, seat, EV.CLUE, row + 1, eff, p, -1)
-        public_reveal(st, p, agents.choose_show(st, p, -1, st[S_TRUE + p]))
+        if p >= 0:
+            public_reveal(st, p, agents.choose_show(st, p, -1, st[S_TRUE + p]))
     elif eff == EFFECT.ALL_REVEAL:
         emit(st, seat, EV.CLUE, row + 1, eff, -1, -1)
         for k in range(n):
             p = (seat + k) % n
-            public_reveal(st, p, agents.choose_show(st, p, -1, st[S_TRUE + p]))
+            if st[S_ACTIVE + p]:  # CL-K8: players out of the game take no part
+                public_reveal(st, p, agents.choose_show(st, p, -1, st[S_TRUE + p]))
     elif eff == EFFECT.ALL_SHOW_LEFT:
         emit(st, seat, EV.CLUE, row + 1, eff, -1, -1)
         for k in range(n):
             p = (seat + k) % n
-            to = (p + 1) % n
-            private_show(st, p, to, agents.choose_show(st, p, to, st[S_TRUE + p]))
+            to = _left_in_game(st, p)  # CL-K8: out players neither show nor are shown
+            if st[S_ACTIVE + p] and to != p:
+                private_show(st, p, to, agents.choose_show(st, p, to, st[S_TRUE + p]))
     elif eff == EFFECT.ALL_MOVE_TO_ROOM:
         emit(st, seat, EV.CLUE, row + 1, eff, -1, -1)
         st[S_MOVE_STEPS] = 0
@@ -304,7 +315,7 @@ def draw_clue(st, tb, seat):
             p = (seat + k) % n
             if st[S_ACTIVE + p]:
                 agents.prepare(st, p)
-                room = agents.choose_room_all_move(st, tb, p)
+                room = agents.choose_room_all_move(st, tb, p, p == seat)
                 ch = st[S_CHAR + p]
                 if st[S_POS + ch] != room:
                     move_pawn(st, ch, room, 2)
@@ -323,7 +334,38 @@ def draw_clue(st, tb, seat):
                     st[S_PASS + q] |= 1 << room
                     st[S_PASS + room] |= 1 << q
             emit(st, seat, EV.PASSAGE, room, -1, -1, -1)
+            _leave_pile(st)  # CL-K7: the card stays in the chosen room
+            return placed
+    _under_pile(st)
     return placed
+
+
+@njit(cache=True)
+def _under_pile(st):
+    """The drawn card goes under the pile (CL-T2): the next card is on top."""
+    st[S_CLUE_PTR] = (st[S_CLUE_PTR] + 1) % st[S_NPILE]
+
+
+@njit(cache=True)
+def _leave_pile(st):
+    """The drawn card leaves the pile for good (CL-K7); the order of the others is kept."""
+    n = st[S_NPILE]
+    for i in range(st[S_CLUE_PTR], n - 1):
+        st[S_DECK + i] = st[S_DECK + i + 1]
+    st[S_NPILE] = n - 1
+    if st[S_CLUE_PTR] >= n - 1:
+        st[S_CLUE_PTR] = 0
+
+
+@njit(sig(ST, I), cache=True)
+def _left_in_game(st, p):
+    """The nearest seat to the left of ``p`` still in the game (``p`` itself if none)."""
+    n = st[S_N]
+    for k in range(1, n):
+        q = (p + k) % n
+        if st[S_ACTIVE + q]:
+            return q
+    return p
 
 
 # --- accusation (CL-T6, CL-T7) -----------------------------------------------------------
@@ -370,7 +412,7 @@ def take_turn(st, tb, seat):
     if moved:
         st[S_STALE + seat] = 0  # a new room, a new start
     if in_room:
-        _arrived(st, seat, pos)
+        _in_room(st, seat)
     agents.prepare(st, seat)
     if in_room:
         t = agents.wants_accuse(st, seat)
@@ -378,57 +420,102 @@ def take_turn(st, tb, seat):
             accuse(st, seat, t)
             return
     act = agents.start_action(st, tb, seat, pos, may_stay)
-    if act == agents.STAY:
-        suggest(st, tb, seat, pos)
-    elif act >= agents.PASSAGE:
-        q = act - agents.PASSAGE
-        st[S_MOVE_STEPS] = 0
-        move_pawn(st, ch, q, 1)  # the passage is the whole move (CL-T3)
-        _arrived(st, seat, q)
-        suggest(st, tb, seat, q)
+    if act == agents.ROLL:
+        _walk(st, tb, seat, pos)
     else:
-        d1 = 1 + randint(st, S_RNG, 6)
-        d2 = 1 + randint(st, S_RNG, 6) if tb[T_DICE] == 2 else 0  # CL-V2
-        loupes = 0  # CL-V1: face 1 is a loupe
-        if tb[T_LOUPE_DICE] >= 1 and d1 == 1:
-            loupes += 1
-        if tb[T_LOUPE_DICE] >= 2 and d2 == 1:
-            loupes += 1
-        total = d1 + d2
-        target = agents.choose_target(st, tb, seat, pos)
-        nq = reach(st, tb, pos, total)
-        draw = loupes > 0 and tb[T_CLUE_ON] == 1 and agents.wants_clue(st, tb, seat, target, total)
-        emit(st, seat, EV.ROLL, d1, d2, loupes, 1 if draw else 0)
         placed = 0
-        if draw:
-            total -= 1  # the loupe used for its effect counts 0
-            placed = draw_clue(st, tb, seat)
-            if placed == 2 and not may_stay:
-                placed = 0  # staying put is not entering (CL-V4)
-            if placed == 0:
-                agents.prepare(st, seat)
-                target = agents.choose_target(st, tb, seat, pos)
-                nq = reach(st, tb, pos, total)
-        entered = -1
-        if placed:
-            entered = st[S_POS + ch]
+        if tb[T_ROLL_ALWAYS]:  # roll_every_turn: a stay or a passage still rolls (a loupe draws)
+            placed = _roll_to_stay(st, tb, seat)
+        if placed == 1:  # its own CL-K6 card put it in another room: it suggests there
+            q = st[S_POS + ch]
+            _entered(st, seat, q)
+        elif act == agents.STAY:
+            q = pos
+            look_face_down(st, seat, q)  # CL-2.2: a dragged pawn sees the card only now
         else:
-            st[S_MOVE_STEPS] = total
-            dest = agents.choose_destination(st, tb, seat, pos, target, nq)
-            if dest != pos:
-                move_pawn(st, ch, dest, 0)
-                if dest < 9:
-                    entered = dest
-        if entered >= 0:
-            _arrived(st, seat, entered)
-            agents.prepare(st, seat)
-            suggest(st, tb, seat, entered)
+            q = act - agents.PASSAGE
+            st[S_MOVE_STEPS] = 0
+            move_pawn(st, ch, q, 1)  # the passage is the whole move (CL-T3)
+            _entered(st, seat, q)
+        agents.prepare(st, seat)
+        suggest(st, tb, seat, q)
     pos = st[S_POS + ch]
     if pos < 9 and st[S_OVER] == 0:
         agents.prepare(st, seat)
         t = agents.wants_accuse(st, seat)
         if t >= 0:
             accuse(st, seat, t)
+
+
+@njit(cache=True)
+def _dice(st, tb):
+    """Roll (CL-T1, CL-V2); returns ``d1 * 64 + d2 * 4 + loupes`` (CL-V1: face 1 is a loupe)."""
+    d1 = 1 + randint(st, S_RNG, 6)
+    d2 = 1 + randint(st, S_RNG, 6) if tb[T_DICE] == 2 else 0
+    loupes = 0
+    if tb[T_LOUPE_DICE] >= 1 and d1 == 1:
+        loupes += 1
+    if tb[T_LOUPE_DICE] >= 2 and d2 == 1:
+        loupes += 1
+    return d1 * 64 + d2 * 4 + loupes
+
+
+@njit(cache=True, inline="always")
+def _may_draw(st, tb, loupes):
+    return loupes > 0 and tb[T_CLUE_ON] == 1 and st[S_NPILE] > 0
+
+
+@njit(cache=True)
+def _roll_to_stay(st, tb, seat):
+    """``roll_every_turn = "yes"``: a player who stays or takes a passage rolls too; the steps
+    are not used, a loupe may draw a clue card (CL-T2).  Returns ``draw_clue``'s result."""
+    r = _dice(st, tb)
+    loupes = r % 4
+    draw = _may_draw(st, tb, loupes) and agents.wants_clue_staying(st, seat)
+    emit(st, seat, EV.ROLL, r // 64, (r // 4) % 16, loupes, 1 if draw else 0)
+    if draw:
+        return draw_clue(st, tb, seat)
+    return 0
+
+
+@njit(cache=True)
+def _walk(st, tb, seat, pos):
+    """Roll and move (CL-T1, CL-T2); suggest if the move ends in a room."""
+    ch = st[S_CHAR + seat]
+    r = _dice(st, tb)
+    d1 = r // 64
+    d2 = (r // 4) % 16
+    loupes = r % 4
+    total = d1 + d2
+    target = agents.choose_target(st, tb, seat, pos)
+    nq = reach(st, tb, pos, total)  # rooms within the roll: enough to decide on the loupe
+    draw = _may_draw(st, tb, loupes) and agents.wants_clue(st, tb, seat, target, total)
+    emit(st, seat, EV.ROLL, d1, d2, loupes, 1 if draw else 0)
+    placed = 0
+    if draw:
+        total -= 1  # the loupe used for its effect counts 0
+        placed = draw_clue(st, tb, seat)
+        if placed == 2:
+            placed = 0  # CL-K9: the room it started in is no stay: the roll was the action
+        if placed == 0:
+            agents.prepare(st, seat)
+            target = agents.choose_target(st, tb, seat, pos)
+    entered = -1
+    if placed:
+        entered = st[S_POS + ch]
+    else:
+        if draw:
+            nq = reach(st, tb, pos, total)  # fewer steps, and CL-K6 may have moved pawns
+        st[S_MOVE_STEPS] = total
+        dest = agents.choose_destination(st, tb, seat, pos, target, nq)
+        if dest != pos:
+            move_pawn(st, ch, dest, 0)
+            if dest < 9:
+                entered = dest
+    if entered >= 0:
+        _entered(st, seat, entered)
+        agents.prepare(st, seat)
+        suggest(st, tb, seat, entered)
 
 
 # --- setup (CL-S, CL-2) ---------------------------------------------------------------------
@@ -543,8 +630,13 @@ def setup(st, tb, game_id, n, rec):
             for i in range(4):
                 _face_down(st, tb[T_CORNERS + i], st[S_DECK + i])
         first = 4
-    for i in range(first, 18):  # dealt one at a time from seat 0
-        p = (i - first) % n
+    # CL-S2: dealt one at a time clockwise from a random seat, drawn apart from the first
+    # player (seat 0, CL-S4), so who holds the extra cards does not depend on who starts
+    ds = randint(st, S_RNG, n)
+    st[S_DEAL_START] = ds
+    emit(st, -1, EV.DEAL_START, ds, 18 - first, -1, -1)
+    for i in range(first, 18):
+        p = (ds + i - first) % n
         c = st[S_DECK + i]
         st[S_OWNER + c] = p
         st[S_TRUE + p] |= 1 << c
@@ -560,6 +652,9 @@ def setup(st, tb, game_id, n, rec):
         a = st[S_DECK + i]
         st[S_DECK + i] = st[S_DECK + j]
         st[S_DECK + j] = a
+    st[S_NPILE] = nclue
+    for i in range(nclue):
+        emit(st, -1, EV.PILE, st[S_DECK + i] + 1, i, -1, -1)
     for p in range(n):
         kn_init(st, kbase(p), p, n, n == 2)
 
@@ -578,7 +673,8 @@ def _face_down(st, room, card):
 @njit(cache=True)
 def check_invariants(st, tb):
     """Count broken invariants: 21 cards each in exactly one place, envelope unchanged, one
-    card per category in it, pawns on distinct squares, knowledge true of the real deal."""
+    card per category in it, pawns on distinct squares, the clue pile a set of distinct deck
+    cards, knowledge true of the real deal."""
     bad = 0
     seen = 0
     total = 0
@@ -607,6 +703,15 @@ def check_invariants(st, tb):
         for b in range(a + 1, 6):
             if st[S_POS + a] >= 9 and st[S_POS + a] == st[S_POS + b]:
                 bad += 1
+    seen = 0  # the clue pile: distinct cards of the deck (CL-T2; CL-K7 removes card 18)
+    npile = st[S_NPILE]
+    if npile < 0 or npile > tb[T_NCLUE] or (npile > 0 and st[S_CLUE_PTR] >= npile):
+        bad += 1
+    for i in range(npile):
+        row = st[S_DECK + i]
+        if row < 0 or row >= tb[T_NCLUE] or (seen >> row) & 1:
+            bad += 1
+        seen |= 1 << row
     n = st[S_N]
     for p in range(n):
         kb = kbase(p)

@@ -28,6 +28,22 @@ def _datasets(directory):
     return found
 
 
+#: the referee package of each game (``replay_dataset`` and ``ReplayReport``)
+REFEREES = {"bloody_inn": "sim.referee", "cluedo": "sim.referee_cluedo"}
+
+
+def _referee(path, manifest):
+    """The referee module for the dataset's game (one-line error for any other game)."""
+    import importlib
+
+    game = manifest.get("game")
+    if game not in REFEREES:
+        raise SimError(
+            f"{path}: manifest.json game = {game!r} has no referee; allowed: {', '.join(REFEREES)}"
+        )
+    return importlib.import_module(REFEREES[game])
+
+
 def replay(
     directory: Annotated[
         Path,
@@ -57,28 +73,27 @@ def replay(
     Reports the first divergence of each game (rule id, event, both states) and exits
     with status 1 if any game diverges.
     """
-    from ..referee import ReplayReport, replay_dataset
-
     if games is not None and games < 1:
         raise ConfigError("--games", games, "a positive number of games")
     if show < 0:
         raise ConfigError("--show", show, "0 or more")
     found = _datasets(directory)
+    referees = [_referee(path, manifest) for path, manifest in found]
     bar = Progress(enabled=auto_enabled() if progress is None else progress)
     for _, manifest in found:
         done = manifest.get("games_done", 0)
         bar.expect(min(done, games) if games else done)
-    total = ReplayReport()
+    total = referees[0].ReplayReport()
     parts = []
     try:
-        for path, _ in found:
+        for (path, _), referee in zip(found, referees):
             seen = [0]
 
             def on_chunk(report, seen=seen):
                 bar.advance(report.games - seen[0])
                 seen[0] = report.games
 
-            report = replay_dataset(path, max_games=games, on_chunk=on_chunk)
+            report = referee.replay_dataset(path, max_games=games, on_chunk=on_chunk)
             parts.append((path, report))
             total.merge(report)
     finally:

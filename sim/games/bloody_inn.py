@@ -60,6 +60,8 @@ RULE_KEYS = (
     "tiebreak",
     "wealth_cap",
     "unlimited_wealth",
+    "season_change",
+    "room_service_per_room",
     "max_rounds",
     "check_invariants",
 )
@@ -106,6 +108,13 @@ def _resolve_rules(raw, players, n_travellers_one_copy):
     )  # BI-V9
     out["wealth_cap"] = get_int(rules, "wealth_cap", 40, 10, 10_000, p)  # BI-V10
     out["unlimited_wealth"] = get_bool(rules, "unlimited_wealth", False, p)
+    out["season_change"] = get_choice(
+        rules, "season_change", "when_empty", ("when_empty", "on_next_draw"), p
+    )  # BI-V11
+    rs = rules.get("room_service_per_room", 1)  # BI-V12
+    if isinstance(rs, bool) or not (rs == "any" or (isinstance(rs, int) and rs == 1)):
+        raise ConfigError(p + "room_service_per_room", rs, "1 (one token per room) or 'any'")
+    out["room_service_per_room"] = rs
     out["max_rounds"] = get_int(rules, "max_rounds", 200, 1, 100_000, p)  # BI-G4
     out["check_invariants"] = get_bool(rules, "check_invariants", False, p)
     return out
@@ -289,6 +298,8 @@ class BloodyInnAdapter:
         st[L.G_STRICT] = int(rules["final_round"] == "strict")
         st[L.G_END_CAPPED] = int(rules["end_bonus_capped"])
         st[L.G_TIEBREAK_OWN] = int(rules["tiebreak"] == "buried_under_own_annexes")
+        st[L.G_SEASON_ON_DRAW] = int(rules["season_change"] == "on_next_draw")
+        st[L.G_RS_ANY] = int(rules["room_service_per_room"] == "any")
         st[L.G_MAX_ROUNDS] = rules["max_rounds"]
         st[L.G_ROTATE] = int(resolved.get("rotate", True))
         st[L.G_LOG] = int(events)
@@ -354,6 +365,7 @@ class BloodyInnAdapter:
             "winner": cols["winner"].astype(np.int8),
             "n_winners": cols["n_winners"].astype(np.int8),
             "truncated": cols["truncated"].astype(np.int8),
+            "winners": cols["winners"].astype(np.int8),  # bit p set: seat p shares the win
             "deck_size": cols["deck_size"].astype(np.int16),
             "open_rooms": cols["open_rooms"].astype(np.int8),
             "seasons_played": cols["seasons_played"].astype(np.int8),

@@ -77,6 +77,8 @@ RULE_KEYS = (
     "two_player_rooms",
     "max_turns",
     "characters",
+    "roll_every_turn",
+    "move_steps",
 )
 RULE_DEFAULTS = {
     "loupe_dice": 2,
@@ -87,6 +89,8 @@ RULE_DEFAULTS = {
     "two_player_rooms": "corners",
     "max_turns": 2000,
     "characters": "random",
+    "roll_every_turn": "no",
+    "move_steps": "exact",
 }
 
 
@@ -277,6 +281,11 @@ def _resolve_rules(raw, n):
             rules, "two_player_rooms", "corners", ("corners", "random"), p
         ),  # CL-V6
         "max_turns": get_int(rules, "max_turns", 2000, 1, 1_000_000, p),  # CL-V7
+        # the seed: a stay or a passage replaces the roll (*vous ne jetterez donc pas les dés*);
+        # "yes" is the 2023 booklet (roll every turn, so a stay can draw a clue card)
+        "roll_every_turn": _on_off(rules, "roll_every_turn", "no", p, "yes", "no"),
+        # the seed: *déplacez-vous du score obtenu* (the whole roll unless entering a room, CL-T1)
+        "move_steps": get_choice(rules, "move_steps", "exact", ("exact", "up_to"), p),
     }
     suspects = load_board().suspects
     chars = rules.get("characters", "random")  # CL-S3
@@ -363,6 +372,8 @@ def build_tables(resolved, seed=None):
     tb[L.T_FIRST_CLASSIC] = 1 if r["first_player"] == "classic" else 0
     tb[L.T_TWO_RANDOM] = 1 if r["two_player_rooms"] == "random" else 0
     tb[L.T_MAX_TURNS] = r["max_turns"]
+    tb[L.T_ROLL_ALWAYS] = 1 if r["roll_every_turn"] == "yes" else 0
+    tb[L.T_EXACT] = 1 if r["move_steps"] == "exact" else 0
     if r["characters"] == "random":
         tb[L.T_CHARS_RANDOM] = 1
     else:
@@ -488,15 +499,21 @@ def simulate_chunk(resolved, start, count, *, events=False):
     n = resolved["players"]
     g, s, ev = run_arrays(resolved, start, count, events=events)
     game_id = np.arange(start, start + count, dtype=np.int64)
+    # design.md: ``winner`` names the sole winner (-1 when nobody or several share) and bit
+    # p of ``winners`` is set for every seat with a share of the win
+    won = s["win"].reshape(count, n) > 0
+    winners = (won * (1 << np.arange(n))).sum(axis=1).astype(np.int8)
+    winner = np.where(g["n_winners"] == 1, g["winner"], -1).astype(np.int8)
     games = pa.table(
         {
             "game_id": game_id,
             "players": np.full(count, n, np.int8),
             "rounds": g["rounds"],
             "turns": g["turns"],
-            "winner": g["winner"],
+            "winner": winner,
             "n_winners": g["n_winners"],
             "truncated": g["truncated"],
+            "winners": winners,
             "solution_suspect": _names(b.suspects, g["solution_suspect"]),
             "solution_weapon": _names(b.weapons, g["solution_weapon"]),
             "solution_room": _names(b.rooms, g["solution_room"]),

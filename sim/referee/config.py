@@ -46,6 +46,8 @@ class RefereeConfig:
     tiebreak_own_annexes: bool  # BI-V9
     max_rounds: int  # BI-G4
     check_invariants: bool
+    season_on_next_draw: bool = False  # BI-V11 (False: BI-E3, the shuffle when the Entrance empties)
+    one_token_per_room: bool = True  # BI-V12 (False: tokens stack)
 
     @property
     def travellers(self):
@@ -77,4 +79,7 @@ class RefereeConfig:
             tiebreak_own_annexes=r["tiebreak"] == "buried_under_own_annexes",
             max_rounds=int(r["max_rounds"]),
             check_invariants=bool(r.get("check_invariants", False)),
+            # a dataset written before these flags existed played the old readings
+            season_on_next_draw=r.get("season_change", "on_next_draw") == "on_next_draw",
+            one_token_per_room=r.get("room_service_per_room", "any") != "any",
         )

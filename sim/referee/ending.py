@@ -33,9 +33,12 @@ def end_game(g):
 
 def end_bonuses(g):
     """BI-G2: 4 F per Exit card of the annex's colour (Park, Grocery, Bishopric, Stables),
-    3 F per cheque (Greenhouse); capped unless ``end_bonus_capped`` is off (BI-V8)."""
+    3 F per cheque (Greenhouse); capped unless ``end_bonus_capped`` is off (BI-V8).  The
+    Greenhouse counts the cheques held before the end bonuses (BI-V10: cheques an
+    unlimited-wealth bonus makes do not count, in whatever order the annexes were built)."""
     s = g.s
     exit_colours = Counter(s.cards[c].colour for c in s.exit)
+    cheques_before = [seat.cheques for seat in s.seats]
     owed = {}  # (seat, annex card, 0 colour / 1 cheque) -> (F per unit, colour)
     for p, seat in enumerate(s.seats):
         if seat.solo_lost:
@@ -57,7 +60,7 @@ def end_bonuses(g):
                 f"end bonus to seat {ev.seat} from card {ev.card}, which gives none (or gave it already)",
             )
         per, colour = owed[key]
-        count = exit_colours[colour] if ev.c == 0 else s.seats[ev.seat].cheques
+        count = exit_colours[colour] if ev.c == 0 else cheques_before[ev.seat]
         g.check_value("BI-G2", "cards of the colour in the Exit" if ev.c == 0 else "cheques", count, ev.b)
         got = s.gain(ev.seat, per * count, capped=capped)
         g.check_value(rule, "end bonus kept", got, ev.a)
@@ -65,7 +68,7 @@ def end_bonuses(g):
         done.add(key)
     for key, (per, colour) in owed.items():
         p = key[0]
-        count = exit_colours[colour] if key[2] == 0 else s.seats[p].cheques
+        count = exit_colours[colour] if key[2] == 0 else cheques_before[p]
         if key not in done and s.would_gain(p, per * count, capped) > 0:
             g.current = g.peek()
             fail(

@@ -29,19 +29,22 @@ def start_round(g):
 def evening(g):
     """BI-E1..E4.  Returns True if the round is played.
 
-    The Entrance "runs out" when a traveller must be drawn and none is left (the contract's
-    "also mid-placement"): the first time (with 2 seasons) the Exit becomes the new
-    Entrance and placing goes on (BI-E3); the next time the round is the last (BI-E4).
+    BI-E3: the first time the Entrance runs out (with 2 seasons) the Exit becomes the new
+    Entrance at the moment its last card is drawn (after that card is placed), and placing
+    goes on from it; BI-V11 ``on_next_draw``: only when the next card must be drawn.  When a
+    card must be drawn in the last season and none is left, the round is the last (BI-E4).
     """
     cfg, s = g.cfg, g.s
     while s.has_empty_open_room():
         if not s.entrance:
             if s.season < cfg.seasons:
-                season_change(g)
+                season_change(g, "BI-V11" if cfg.season_on_next_draw else "BI-E3")
             if not s.entrance:
                 s.last_round = True
                 break
         place(g, s.entrance[0])
+        if not s.entrance and s.season < cfg.seasons and not cfg.season_on_next_draw:
+            season_change(g, "BI-E3")  # the last card is drawn: shuffle now
     if not s.last_round:
         nxt = g.peek()
         if nxt.kind in ("last_round", "season"):
@@ -59,10 +62,20 @@ def evening(g):
     return played
 
 
-def season_change(g):
-    """BI-E3: the Exit, shuffled, becomes the new Entrance; the Exit restarts empty."""
+def season_change(g, rule):
+    """BI-E3: the Exit, shuffled, becomes the new Entrance; the Exit restarts empty.
+    ``rule`` names the timing that asked for it (BI-E3 or BI-V11)."""
     s = g.s
     new = []
+    if g.peek().kind != "season" and s.exit:
+        g.current = g.peek()
+        fail(
+            rule,
+            f"the Entrance ran out (season {s.season}) and the Exit ({len(s.exit)} cards) should "
+            f"become the new Entrance now; the log has '{g.peek().kind}'",
+            {"kind": "season"},
+            {"kind": g.peek().kind},
+        )
     while g.peek().kind == "season":
         ev = g.take()
         g.check_value("BI-E3", "position in the new Entrance", len(new), ev.a)

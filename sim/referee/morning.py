@@ -26,8 +26,8 @@ def morning(g):
 
 def investigation(g, final):
     """BI-M1 (police in a room) or BI-G1 (at the end, regardless of police): 10 F per
-    unburied corpse, paid whole tens of cash first, then cheques, then the rest of the cash;
-    the corpses go to the box.  Solo (BI-X2): a corpse at an investigation loses the game."""
+    unburied corpse, in cash or cheques as the player chooses (``fine_split``); the corpses
+    go to the box.  Solo (BI-X2): a corpse at an investigation loses the game."""
     s = g.s
     rule = "BI-G1" if final else "BI-M1"
     kind = "final_investigation" if final else "investigation"
@@ -64,8 +64,7 @@ def investigation(g, final):
             "BI-X2",
             "a solo player caught with an unburied corpse loses at once; the log fines them",
         )
-        cash, cheques = s.pay_fine(p, suspects[p])
-        g.check_value(rule, "fine paid (cash, cheques) in the BI-M1 order", (cash, cheques), (ev.b, ev.c))
+        fine_split(g, p, suspects[p], ev)
         g.check_money(ev, rule)
         corpses = set(s.seats[p].corpses)
         while g.peek().kind == "corpse_boxed" and g.peek().seat == p:
@@ -89,6 +88,36 @@ def investigation(g, final):
             {"fined": missing},
             {"fined": None},
         )
+
+
+def fine_split(g, p, corpses, ev):
+    """BI-M1: the split the log gives (``b`` F cash, ``c`` cheques) must be one the player
+    may choose: exactly 10 F per corpse in cheques and cash, or, when the player is short,
+    everything they have (pay what you can).  Then the referee's seat pays it."""
+    seat = g.s.seats[p]
+    owed = 10 * corpses
+    cash, cheques = ev.b, ev.c
+    if seat.cash + 10 * seat.cheques < owed:
+        allowed = (seat.cash, seat.cheques)
+        if (cash, cheques) != allowed:
+            fail(
+                "BI-M1",
+                f"seat {p} owes {owed} F with {seat.cash} F cash and {seat.cheques} cheques: "
+                f"short, so pays everything; the log pays {cash} F and {cheques} cheques",
+                {"cash": allowed[0], "cheques": allowed[1]},
+                {"cash": cash, "cheques": cheques},
+            )
+    elif not (
+        0 <= cheques <= min(seat.cheques, corpses) and 0 <= cash <= seat.cash and cash + 10 * cheques == owed
+    ):
+        fail(
+            "BI-M1",
+            f"seat {p} owes {owed} F with {seat.cash} F cash and {seat.cheques} cheques; "
+            f"the log pays {cash} F and {cheques} cheques, not a legal split",
+            {"owed": owed, "cash_at_most": seat.cash, "cheques_at_most": min(seat.cheques, corpses)},
+            {"cash": cash, "cheques": cheques},
+        )
+    g.s.pay_fine(p, cash, cheques)
 
 
 def travellers_leave(g):

@@ -450,8 +450,9 @@ def build(g, p, act, pays, acts):
     wanted = {}
     if amount > 0:
         wanted["effect_cash"] = amount
-    if c.effect_args("room_service_token"):
-        wanted["token"] = True
+    token_rooms = [i for i, r in enumerate(s.rooms) if r.key is not None and token_fits(g, r)]
+    if c.effect_args("room_service_token") and token_rooms:
+        wanted["token"] = True  # BI-V12: no room may take it -> the token is lost
     white = [i for i, r in enumerate(s.rooms) if r.key == WHITE]
     if c.effect_args("replace_white_key") and white:
         wanted["monk_key"] = True
@@ -467,6 +468,13 @@ def build(g, p, act, pays, acts):
         elif e.kind == "token":
             if not (0 <= e.a < 8 and s.rooms[e.a].key is not None):
                 fail("BI-C5", f"Room Service token on room {e.a}, which has no key")
+            if e.a not in token_rooms:
+                fail(
+                    "BI-V12",
+                    f"Room Service token on room {e.a}, which holds one already (room_service_per_room = 1)",
+                    {"token_rooms": token_rooms},
+                    {"room": e.a},
+                )
             s.rooms[e.a].tokens[p] = s.rooms[e.a].tokens.get(p, 0) + 1
         else:
             if not (0 <= e.a < 8 and s.rooms[e.a].key == WHITE):
@@ -483,6 +491,12 @@ def build(g, p, act, pays, acts):
         if kind == "effect_cash" and s.would_gain(p, value) == 0:
             continue  # nothing would be gained at the cap: may go unlogged
         fail("BI-C5", f"{c.annex}: the immediate effect '{kind}' is not logged", {kind: value}, {kind: None})
+
+
+def token_fits(g, room):
+    """BI-V12: a room takes a Room-Service token unless it holds one and the ruleset allows
+    one token per room (``room_service_per_room = 1``, the default)."""
+    return not (g.cfg.one_token_per_room and any(t > 0 for t in room.tokens.values()))
 
 
 def launder(g, p, ev):

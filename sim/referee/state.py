@@ -3,7 +3,7 @@
 Every card has exactly one :class:`Place` in ``where``; :meth:`GameState.move` is the only
 way a card moves, and it keeps the per-zone sets (hands, corpses, annexes, Exit, Bistro,
 box) in step with ``where``.  Money changes go through :meth:`GameState.gain` (the wealth
-cap, BI-N8 / BI-V10) and :meth:`GameState.pay_fine` (BI-M1 order of payment).
+cap, BI-N8 / BI-V10) and :meth:`GameState.pay_fine` (BI-M1, the split checked by ``morning.fine_split``).
 """
 
 from __future__ import annotations
@@ -191,21 +191,13 @@ class GameState:
             return amount
         return max(0, min(amount, self.cap - self.seats[p].cash))
 
-    def pay_fine(self, p, corpses):
-        """BI-M1: 10 F per corpse; whole tens from cash first, then cheques, then the rest
-        of the cash; a player who is short pays what they can.  Returns (cash, cheques)."""
+    def pay_fine(self, p, cash, cheques):
+        """BI-M1: seat ``p`` pays a fine with ``cash`` francs and ``cheques`` cheques (a split
+        the caller has checked)."""
         seat = self.seats[p]
-        owed = 10 * corpses
-        tens = min(seat.cash // 10, corpses)
-        cash_paid = 10 * tens
-        owed -= cash_paid
-        cheques_paid = min(seat.cheques, owed // 10)
-        owed -= 10 * cheques_paid
-        cash_paid += min(seat.cash - cash_paid, owed)
-        seat.cash -= cash_paid
-        seat.cheques -= cheques_paid
-        seat.fines += cash_paid + 10 * cheques_paid
-        return cash_paid, cheques_paid
+        seat.cash -= cash
+        seat.cheques -= cheques
+        seat.fines += cash + 10 * cheques
 
     # --- annex effects (BI-C5) ----------------------------------------------------
     def _effects(self, p, name):

@@ -48,8 +48,9 @@ def expected_game_row(g):
         "players": g.cfg.players,
         "rounds": g.s.round,
         "turns": g.turns,
-        "winner": win[0] if win else -1,
+        "winner": win[0] if len(win) == 1 else -1,  # a shared win names no seat
         "n_winners": len(win),
+        "winners": sum(1 << p for p in win),
         "truncated": int(g.truncated),
         "deck_size": g.cfg.deck_size,
         "open_rooms": sum(1 for r in g.s.rooms if r.is_open),
@@ -82,7 +83,12 @@ def check_tables(g):
     if g.game_row is not None:
         for col, value in expected_game_row(g).items():
             if col in g.game_row and g.game_row[col] != value:
-                rule = {"winner": "BI-G3", "n_winners": "BI-G3", "truncated": "BI-G4"}.get(col, "RES-2")
+                rule = {
+                    "winner": "BI-G3",
+                    "n_winners": "BI-G3",
+                    "winners": "BI-G3",
+                    "truncated": "BI-G4",
+                }.get(col, "RES-2")
                 raise Objection(
                     rule,
                     f"games table: {col} is {g.game_row[col]}, the replay gives {value}",

@@ -1,0 +1,188 @@
+"""Replaying many Cluedo games: from an in-memory result or a dataset on disk, with timing."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from sim.errors import SimError
+
+from .config import CluedoRules
+from .divergence import Divergence
+from .game import GameReplay
+from .log import split_games
+
+
+@dataclass
+class ReplayReport:
+    """What a replay found (the same fields and JSON shape as the Bloody Inn referee's
+    report; ``fallback_passes`` is always 0, Cluedo has no refused decisions)."""
+
+    games: int = 0
+    events: int = 0
+    seconds: float = 0.0
+    divergences: list = field(default_factory=list)
+    fallback_passes: int = 0
+    truncated: int = 0
+    #: (players, deal's first seat) -> games: CL-S2, who gets the extra cards
+    deal_starts: Counter = field(default_factory=Counter)
+
+    @property
+    def ok(self):
+        return not self.divergences
+
+    @property
+    def games_per_s(self):
+        return self.games / self.seconds if self.seconds else 0.0
+
+    @property
+    def events_per_s(self):
+        return self.events / self.seconds if self.seconds else 0.0
+
+    def merge(self, other):
+        self.games += other.games
+        self.events += other.events
+        self.seconds += other.seconds
+        self.divergences.extend(other.divergences)
+        self.fallback_passes += other.fallback_passes
+        self.truncated += other.truncated
+        self.deal_starts.update(getattr(other, "deal_starts", {}))
+
+    def summary(self):
+        verdict = "no divergence" if self.ok else f"{len(self.divergences):,} divergent games"
+        return (
+            f"replayed {self.games:,} games, {self.events:,} events in {self.seconds:.2f} s "
+            f"({self.games_per_s:,.0f} games/s, {self.events_per_s:,.0f} events/s): "
+            f"{verdict}; {self.truncated:,} truncated"
+        )
+
+    def to_dict(self):
+        return {
+            "games": self.games,
+            "events": self.events,
+            "seconds": round(self.seconds, 3),
+            "games_per_s": round(self.games_per_s, 1),
+            "events_per_s": round(self.events_per_s, 1),
+            "divergent_games": len(self.divergences),
+            "truncated": self.truncated,
+            "fallback_passes": self.fallback_passes,
+            "divergences": [d.to_dict() for d in self.divergences],
+        }
+
+
+def replay_game(rules, game_id, events, game_row=None, seat_rows=None):
+    """Replay one game's list of :class:`~sim.referee_cluedo.log.Ev`; the divergence or None."""
+    return GameReplay(rules, game_id, events, game_row, seat_rows).run()
+
+
+def _rows_by_game(table, many=False):
+    out = {}
+    if table is None:
+        return out
+    for row in table.to_pylist():
+        if many:
+            out.setdefault(row["game_id"], []).append(row)
+        else:
+            out[row["game_id"]] = row
+    if many:
+        for rows in out.values():
+            rows.sort(key=lambda r: r["seat"])
+    return out
+
+
+def replay_tables(resolved, games, seats, events, *, max_games=None, rules=None):
+    """Replay every game of an events table against its games and seats rows.
+
+    Parameters
+    ----------
+    resolved : dict
+        The run's resolved config.
+    games, seats, events : pyarrow.Table
+        The run's tables; ``seats`` is needed (each seat's character), ``games`` may be None
+        (the games-table checks are then skipped).
+    max_games : int, optional
+        Replay only the first ``max_games`` games of ``events``.
+
+    Returns
+    -------
+    ReplayReport
+    """
+    t0 = time.perf_counter()
+    rules = rules or CluedoRules.from_resolved(resolved)
+    report = ReplayReport()
+    game_rows = _rows_by_game(games)
+    seat_rows = _rows_by_game(seats, many=True)
+    replayed = set()
+    for gid, evs in split_games(events):
+        if max_games is not None and report.games >= max_games:
+            break
+        replay = GameReplay(rules, gid, evs, game_rows.get(gid), seat_rows.get(gid))
+        div = replay.run()
+        if games is not None and gid not in game_rows and div is None:
+            div = Divergence(gid, "RES-2", "the game has events but no row in the games table", None)
+        if div is not None:
+            report.divergences.append(div)
+        if replay.deal_start is not None:
+            report.deal_starts[(rules.players, replay.deal_start)] += 1
+        report.games += 1
+        report.events += len(evs)
+        report.truncated += int(replay.truncated)
+        replayed.add(gid)
+    if games is not None and (max_games is None or report.games < max_games):
+        for gid in game_rows:
+            if gid not in replayed:
+                report.divergences.append(Divergence(gid, "LOG-4", "the game has no events", None))
+                report.games += 1
+                if max_games is not None and report.games >= max_games:
+                    break
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def replay_result(result, *, max_games=None):
+    """Replay the games of ``sim.simulate(cluedo_config, ..., events=True)``."""
+    if result.events is None:
+        raise SimError("the result has no event log; simulate with events=True")
+    return replay_tables(result.resolved, result.games, result.seats, result.events, max_games=max_games)
+
+
+def replay_dataset(path, *, max_games=None, on_chunk=None):
+    """Replay a Cluedo dataset written by ``sim run CONFIG --events``, chunk by chunk."""
+    from sim import dataset  # the dataset layout, not rules code
+
+    path = Path(path)
+    manifest = dataset.read_manifest(path)
+    if manifest is None:
+        raise SimError(f"{path}: no manifest.json; not a dataset")
+    if manifest.get("game") != "cluedo":
+        raise SimError(
+            f"{path}: the Cluedo referee replays cluedo datasets, this one is {manifest.get('game')!r}"
+        )
+    if not manifest.get("events") or "events" not in manifest.get("tables", ()):
+        raise SimError(f"{path}: the dataset has no event log; run it with `sim run CONFIG --events`")
+    rules = CluedoRules.from_resolved(manifest["resolved"])
+    total = ReplayReport()
+    for chunk in manifest["chunks"]:
+        if max_games is not None and total.games >= max_games:
+            break
+        files = chunk["files"]
+        if "events" not in files:
+            raise SimError(f"{path}: chunk {chunk['index']} has no events file")
+        read = {
+            name: pq.read_table(path / files[name]["path"]) if name in files else None
+            for name in ("games", "seats", "events")
+        }
+        left = None if max_games is None else max_games - total.games
+        part = replay_tables(
+            manifest["resolved"], read["games"], read["seats"], read["events"], max_games=left, rules=rules
+        )
+        for div in part.divergences:
+            div.dataset = str(path)
+        total.merge(part)
+        if on_chunk is not None:
+            on_chunk(total)
+    return total
