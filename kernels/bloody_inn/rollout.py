@@ -120,7 +120,7 @@ def play_from(st, pr, stop_round):
         _rest_of_night(st, pr)
         ended = st[G_OVER] != 0 or st[G_LAST_ROUND] != 0
     st[G_PHASE] = 3
-    end_game(st)
+    end_game(st, pr)
     if check:
         check_now(st)
     return ended
