@@ -6,6 +6,10 @@ optionally ``events/*.parquet``.  A sweep directory holds one run per grid point
 key).  Each table is read with one lazy scan over the chunk files the manifests list; the
 point a row came from is recovered from its file path and the swept parameters are joined
 on it.
+
+Nothing is read before it is verified (:func:`sim.dataset.verify`): every listed chunk file
+must be present with its manifest's size, sha256 and row count, else opening fails with one
+line naming the file.  Files the manifests do not list are never read.
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ from pathlib import Path
 
 import polars as pl
 
+from sim import dataset as _files
+
 from .errors import AnalysisError
 
-_PART_GLOB = "part-*.parquet"
 # Columns of the games table copied onto every seat row (design.md core columns; the
 # game-specific ones are added when present).
 _SEAT_KEYS = ("point", "game_id")
@@ -63,6 +68,12 @@ class Dataset:
         """The resolved config of the first point (game-level facts shared by all points)."""
         return manifest_config(next(iter(self.manifests.values())))
 
+    @property
+    def facts(self):
+        """What the dataset says about itself (manifest ``facts``: column meanings, event
+        kinds, the game's data as played, the questions that apply), of the first point."""
+        return manifest_facts(next(iter(self.manifests.values())))
+
     def group_params(self, exclude=()):
         """Swept parameters to group by (``players`` is always a games column, so it is
         left out here; callers add it)."""
@@ -80,7 +91,7 @@ class Dataset:
 
 
 def is_run_dir(path: Path) -> bool:
-    return (path / "manifest.json").is_file() and (path / "games").is_dir()
+    return (path / "manifest.json").is_file()
 
 
 def is_sweep_dir(path: Path) -> bool:
@@ -92,30 +103,42 @@ def manifest_config(manifest: dict) -> dict:
     return manifest.get("resolved") or manifest.get("config") or {}
 
 
+def manifest_facts(manifest: dict) -> dict:
+    """A manifest's ``facts``; a dataset written before they were recorded gets them from
+    its game's adapter (``sim.registry.dataset_facts``) for its resolved config."""
+    if manifest.get("facts"):
+        return manifest["facts"]
+    config = manifest_config(manifest)
+    if not config.get("game"):
+        return {}
+    from sim import registry
+    from sim.errors import SimError
+
+    try:
+        return registry.dataset_facts(config)
+    except (SimError, KeyError):  # a game not registered here, or a config it cannot read
+        return {}
+
+
 def table_files(run_dir: Path, manifest: dict, table: str):
-    """Chunk files of a table: those the manifest lists (finished, hashed chunks), or a
-    glob of ``part-*.parquet`` for a manifest without a chunk list."""
-    chunks = manifest.get("chunks")
-    if (
-        isinstance(chunks, list)
-        and chunks
-        and isinstance(chunks[0], dict)
-        and isinstance(chunks[0].get("files"), dict)
-    ):
-        return [
-            str(run_dir / c["files"][table]["path"])
-            for c in chunks
-            if table in c["files"] and (run_dir / c["files"][table]["path"]).is_file()
-        ]
-    return [str(f) for f in sorted((run_dir / table).glob(_PART_GLOB))]
+    """Chunk files of a table, exactly those the manifest lists (finished, hashed chunks);
+    call :func:`verified_manifest` first."""
+    return [
+        str(run_dir / c["files"][table]["path"]) for c in manifest.get("chunks", []) if table in c["files"]
+    ]
 
 
 def read_manifest(path: Path) -> dict:
     try:
         with open(path / "manifest.json", encoding="utf-8") as fh:
             return json.load(fh)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise AnalysisError(f"{path}: cannot read manifest.json ({exc})") from None
+    except (OSError, ValueError) as exc:
+        raise AnalysisError(f"{path}/manifest.json: cannot read it ({exc})") from None
+
+
+def verified_manifest(path: Path) -> dict:
+    """The manifest of the run at ``path``, after every chunk file it lists was checked."""
+    return _files.verify(path)  # DatasetError: one line naming the file (a SimError)
 
 
 def open_dataset(path) -> Dataset:
@@ -138,19 +161,33 @@ def open_dataset(path) -> Dataset:
     )
 
 
-def _status_warnings(manifests):
+def _status_warnings(root, manifests, dirs=None):
     out = []
     for point, man in sorted(manifests.items()):
-        status = man.get("status")
+        where = root / (dirs or {}).get(point, point) if point else root
+        status = _files.effective_status(where, man)
         if status is not None and status != "complete":
+            said = (
+                f" (its manifest says {man.get('status')}, but no process writes it)"
+                if status != man.get("status")
+                else ""
+            )
             out.append(
-                f"dataset {point or '.'} is {status!r}, not complete: numbers cover the finished chunks only"
+                f"dataset {where} is {status}{said}, not complete: the numbers cover its "
+                f"{man.get('games_done', 0):,} finished games of {man.get('games', 0):,}"
+            )
+        extra = _files.unlisted_files(where, man)
+        if extra:
+            out.append(
+                f"{where}: {len(extra)} chunk file(s) not in its manifest were ignored ({extra[0]}"
+                + (", ..." if len(extra) > 1 else "")
+                + ")"
             )
     return out
 
 
 def _open_run(root: Path) -> Dataset:
-    manifest = read_manifest(root)
+    manifest = verified_manifest(root)
     files = {t: table_files(root, manifest, t) for t in ("games", "seats", "events")}
     if not files["games"] or not files["seats"]:
         raise AnalysisError(f"{root}: no finished chunk files yet")
@@ -178,8 +215,28 @@ def _scan_sweep_table(root: Path, table: str, points, dirs, manifests):
     return lf.drop("_path")
 
 
+def _sweep_manifest(root: Path):
+    """``sweep.json`` (or ``{}``) after checking ``points.parquet`` against its sha256."""
+    try:
+        sweep = json.loads((root / "sweep.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise AnalysisError(f"{root}/sweep.json: cannot read it ({exc})") from None
+    digest = sweep.get("points_sha256") if isinstance(sweep, dict) else None
+    if digest and _files.sha256_file(root / "points.parquet") != digest:
+        raise AnalysisError(
+            f"{root}/points.parquet: changed (its sha256 differs from sweep.json's); nothing was read"
+        )
+    return sweep if isinstance(sweep, dict) else {}
+
+
 def _open_sweep(root: Path) -> Dataset:
-    points = pl.read_parquet(root / "points.parquet")
+    sweep = _sweep_manifest(root)
+    try:
+        points = pl.read_parquet(root / "points.parquet")
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        raise AnalysisError(f"{root}/points.parquet: not a readable Parquet file ({exc})") from None
     if "point" not in points.columns:
         raise AnalysisError(f"{root}/points.parquet: no 'point' column")
     points = points.with_columns(pl.col("point").cast(pl.String))
@@ -194,10 +251,14 @@ def _open_sweep(root: Path) -> Dataset:
     for name in points["point"].to_list():
         pdir = root / dirs[name]
         if is_run_dir(pdir):
-            man = read_manifest(pdir)
+            man = verified_manifest(pdir)
             if table_files(pdir, man, "games"):
                 manifests[name] = man
                 present.append(name)
+        elif sweep.get("status") == "complete":
+            raise AnalysisError(
+                f"{pdir}/manifest.json: missing, but {root}/sweep.json says the sweep is complete"
+            )
     if not present:
         raise AnalysisError(f"{root}: sweep has no finished points yet")
     warnings = []
@@ -215,7 +276,7 @@ def _open_sweep(root: Path) -> Dataset:
         raise AnalysisError(f"{root}: sweep points have games but no seats files")
     events = _scan_sweep_table(root, "events", present, dirs, manifests)
     ds = _finish(root, "sweep", manifests, points, params, games, seats, events)
-    ds.warnings = warnings + ds.warnings
+    ds.warnings = warnings + _status_warnings(root, manifests, dirs)
     return ds
 
 
@@ -226,8 +287,8 @@ def _grid_keys(root, points):
     """The swept keys: the grid of ``sweep.json`` when present, else every points column
     that is not bookkeeping."""
     try:
-        grid = json.loads((root / "sweep.json").read_text()).get("grid")
-    except (OSError, json.JSONDecodeError):
+        grid = json.loads((root / "sweep.json").read_text(encoding="utf-8")).get("grid")
+    except (OSError, ValueError):
         grid = None
     if isinstance(grid, dict):
         return [k for k in grid if k in points.columns]
@@ -294,7 +355,7 @@ def _finish(root, kind, manifests, points, params, games, seats, events):
     extra = [c for c in games.collect_schema().names() if c not in seat_cols or c in _SEAT_KEYS]
     seats = seats.join(games.select(extra), on=list(_SEAT_KEYS), how="left")
     seats = _relabel(seats, manifests)
-    if events is not None:
+    if events is not None and "seat" in events.collect_schema().names():
         events = events.join(
             seats.select(["point", "game_id", "seat", "strategy", "players", *join_params]),
             on=["point", "game_id", "seat"],
@@ -316,5 +377,5 @@ def _finish(root, kind, manifests, points, params, games, seats, events):
         games=games,
         seats=seats,
         events=events,
-        warnings=_status_warnings(manifests),
+        warnings=_status_warnings(root, manifests) if kind == "run" else [],
     )

@@ -93,9 +93,26 @@ class Question:
     headlines: object = None  # (ds, results) -> list[str]
     plots: object = None  # (ds, results) -> list[(title, svg)]
     applies: object = None  # (ds) -> bool
+    why_not: object = None  # (ds) -> str | None: one line when the data cannot answer it
+    #: (ds, results) -> list of {key, estimate, lo, hi, games, unit}: the headline numbers
+    #: a strength ladder compares across rungs
+    key_numbers: object = None
 
 
 QUESTIONS: dict[str, Question] = {}
+
+#: analysis options and their defaults (a study sets them in its ``[analysis]`` table)
+OPTIONS = {
+    # deck size: a cell's seats are "even" when every seat's win share is within this
+    # margin of 1/n (an equivalence test), in share units (0.01 = 1 pt)
+    "equivalence_margin": 0.01,
+}
+
+
+def asked_by_game(name):
+    """``applies`` of a game's own question: the dataset's game names it among its analyses
+    (manifest ``facts.analyses``, from the adapter's ``analyses()``)."""
+    return lambda ds: name in (ds.facts or {}).get("analyses", ())
 
 
 def question(name, title, *, applies=None):
@@ -128,8 +145,11 @@ def _frame(ds, source, results):
     raise AnalysisError(f"unknown metric source {source!r}")
 
 
-def run_question(ds, name):
+def run_question(ds, name, options=None):
     """Compute every applicable metric of question ``name`` on dataset ``ds``.
+
+    ``options`` overrides entries of ``OPTIONS`` (the metrics read them from
+    ``self.context["options"]``).
 
     Returns
     -------
@@ -148,6 +168,7 @@ def run_question(ds, name):
         if not cls.applies(ds):
             continue
         metric = cls.from_dataset(ds)
+        metric.context["options"] = {**OPTIONS, **(options or {})}
         frame = _frame(ds, cls.source, results)
         if frame is None:
             continue
@@ -163,5 +184,12 @@ def question_names():
 
 
 def _load_builtin():
-    # importing the modules registers their metrics
-    from .questions import cards, characters, deck, duration, seats, strategies  # noqa: F401
+    # importing the modules registers their metrics: every module of analysis.questions (the
+    # registry of questions; no list to keep, no game named, no kernel imported)
+    import importlib
+    import pkgutil
+
+    from . import questions
+
+    for mod in pkgutil.iter_modules(questions.__path__):
+        importlib.import_module(f"{questions.__name__}.{mod.name}")

@@ -21,7 +21,7 @@ import polars as pl
 
 from .dataset import Dataset, manifest_config, open_dataset
 from .metrics import QUESTIONS, question_names, run_question
-from .text import format_rows
+from .text import AnswerTable, format_rows
 
 PROVENANCE_START = "<!-- provenance:start -->"
 PROVENANCE_END = "<!-- provenance:end -->"
@@ -40,6 +40,8 @@ class Section:
     headlines: list
     tables: list  # (metric name, title, note, DataFrame)
     plots: list  # (caption, svg)
+    #: the question's headline numbers (estimate and interval), for strength ladders
+    key_numbers: list = field(default_factory=list)
 
 
 @dataclass
@@ -58,13 +60,17 @@ class Entry:
     label: str
     dataset: Dataset
     questions: tuple = DEFAULT_QUESTIONS
+    options: dict = field(default_factory=dict)
 
 
-def answer(ds: Dataset, name: str, label: str = ""):
+def answer(ds: Dataset, name: str, label: str = "", options=None):
     """Run one question on a dataset; return a :class:`Section` (or None if it does not
-    apply)."""
+    apply).  ``options`` overrides ``analysis.metrics.OPTIONS``."""
     q = QUESTIONS[name]
-    results = run_question(ds, name)
+    reason = q.why_not(ds) if q.why_not else None
+    if reason:
+        return Section(name, q.title, label, [reason], [], [])
+    results = run_question(ds, name, options)
     if not results:
         return None
     tables = []
@@ -74,7 +80,8 @@ def answer(ds: Dataset, name: str, label: str = ""):
             tables.append((cls.name, cls.title, cls.note, out))
     heads = q.headlines(ds, results) if q.headlines else []
     plots = q.plots(ds, results) if q.plots else []
-    return Section(name, q.title, label, heads, tables, plots)
+    keys = q.key_numbers(ds, results) if q.key_numbers else []
+    return Section(name, q.title, label, heads, tables, plots, keys)
 
 
 def build_report(entries, title="Balance report", intro=""):
@@ -94,7 +101,7 @@ def build_report(entries, title="Balance report", intro=""):
     for e in entries:
         warnings += [f"{e.label}: {w}" for w in e.dataset.warnings]
         for name in e.questions:
-            sec = answer(e.dataset, name, e.label)
+            sec = answer(e.dataset, name, e.label, e.options)
             if sec is not None:
                 sections.append(sec)
     prov = [provenance(e.label, e.dataset) for e in entries]
@@ -215,6 +222,11 @@ td:first-child,th:first-child{text-align:left}
 figure{margin:1em 0}figcaption{font-size:.85em;color:#444}
 pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.8em}
 .scroll{overflow-x:auto}
+td.t,th.t{text-align:left}
+.prov .scroll{overflow-x:visible}.prov table{width:100%}
+.prov td{word-break:break-all;text-align:left}
+code{overflow-wrap:anywhere}
+svg{max-width:100%;height:auto}
 """
 
 
@@ -224,13 +236,37 @@ def _e(s):
 
 def _html_table(df):
     header, rows = format_rows(df)
+    # text columns read left-aligned, numbers right-aligned
+    text = [df[c].dtype == pl.String and i > 0 for i, c in enumerate(df.columns)]
     out = ['<div class="scroll"><table><thead><tr>']
-    out += [f"<th>{_e(h)}</th>" for h in header]
+    out += [f'<th class="t">{_e(h)}</th>' if t else f"<th>{_e(h)}</th>" for h, t in zip(header, text)]
     out.append("</tr></thead><tbody>")
     for r in rows:
-        out.append("<tr>" + "".join(f"<td>{_e(v)}</td>" for v in r) + "</tr>")
+        out.append(
+            "<tr>"
+            + "".join(f'<td class="t">{_e(v)}</td>' if t else f"<td>{_e(v)}</td>" for v, t in zip(r, text))
+            + "</tr>"
+        )
     out.append("</tbody></table></div>")
     return "".join(out)
+
+
+def _html_answers(headlines):
+    """Sentences as a list; an ``AnswerTable`` as a compact table with its caption."""
+    o, items = [], []
+    for h in headlines:
+        if isinstance(h, AnswerTable):
+            if items:
+                o.append('<ul class="answers">' + "".join(items) + "</ul>")
+                items = []
+            o.append(_html_table(h.table))
+            if h.caption:
+                o.append(f'<p class="note">{_e(h.caption)}</p>')
+        else:
+            items.append(f"<li>{_e(h)}</li>")
+    if items:
+        o.append('<ul class="answers">' + "".join(items) + "</ul>")
+    return "".join(o)
 
 
 def _section_id(i, sec):
@@ -263,7 +299,7 @@ def render_html(report: Report) -> str:
             + (f" &mdash; {_e(sec.dataset)}" if sec.dataset else "")
             + "</h3>"
         )
-        o.append('<ul class="answers">' + "".join(f"<li>{_e(h)}</li>" for h in sec.headlines) + "</ul>")
+        o.append(_html_answers(sec.headlines))
     for i, sec in enumerate(report.sections):
         o.append(
             f'<h2 id="{_section_id(i, sec)}">{_e(sec.title)}'
@@ -313,7 +349,8 @@ def _html_provenance(report):
             [{c: (None if r.get(c) is None else str(r.get(c))) for c in cols} for r in p["points"]],
             schema={c: pl.String for c in cols},
         )
-        o.append(_html_table(df))
+        # long digests and ids wrap inside their cells: the table fits the page
+        o.append('<div class="prov">' + _html_table(df) + "</div>")
         if p["sweep"]:
             o.append(
                 "<details><summary>sweep</summary><pre>"
@@ -363,7 +400,12 @@ def render_markdown(report: Report, plot_dir: str):
         if not sec.headlines:
             continue
         o += [f"### {sec.title}" + (f" — {sec.dataset}" if sec.dataset else ""), ""]
-        o += [f"- {h}" for h in sec.headlines] + [""]
+        for h in sec.headlines:
+            if isinstance(h, AnswerTable):
+                o += ["", _md_table(h.table), ""] + ([f"*{h.caption}*", ""] if h.caption else [])
+            else:
+                o.append(f"- {h}")
+        o.append("")
     for i, sec in enumerate(report.sections):
         o += [f"## {sec.title}" + (f" — {sec.dataset}" if sec.dataset else ""), ""]
         for j, (caption, svg) in enumerate(sec.plots):

@@ -13,6 +13,12 @@ each, and the report::
     label = "First player, 1-4 players"     # optional, shown in the report
     games = 20000                           # optional override (run only)
     seed = 7                                # optional override (run only)
+    ladder = ["heuristic", "expert"]        # optional: play the entry once per strategy
+                                            # (weakest first, strongest last), every seat
+                                            # that strategy; the Answers compare the rungs
+
+    [analysis]
+    equivalence_margin = 0.01               # deck size: "even" = every seat within 1 pt
 
     [report]
     file = "report.html"                    # relative to out
@@ -35,11 +41,13 @@ import tomllib
 
 from .dataset import is_run_dir, is_sweep_dir, open_dataset, read_manifest
 from .errors import AnalysisError
+from .ladder import ladder_section
 from .metrics import question_names
 from .report import Entry, build_report, write_report
 
-STUDY_KEYS = ("title", "description", "out", "data", "report")
-DATA_KEYS = ("name", "run", "sweep", "questions", "label", "games", "seed")
+STUDY_KEYS = ("title", "description", "out", "data", "report", "analysis")
+DATA_KEYS = ("name", "run", "sweep", "questions", "label", "games", "seed", "ladder")
+ANALYSIS_KEYS = ("equivalence_margin",)
 REPORT_KEYS = ("file", "title", "intro")
 
 
@@ -52,6 +60,7 @@ class DataSpec:
     label: str
     games: int | None = None
     seed: int | None = None
+    ladder: tuple = ()
 
 
 @dataclass
@@ -64,6 +73,7 @@ class Study:
     report_file: str = "report.html"
     report_title: str = ""
     report_intro: str = ""
+    options: dict = field(default_factory=dict)
 
 
 def _bad(source, key, value, allowed):
@@ -146,7 +156,21 @@ def load_study(path, out=None) -> Study:
         label = d.get("label", name)
         if not isinstance(label, str):
             raise _bad(src, where + "label", label, "a string")
-        specs.append(DataSpec(name, kind, cfg, tuple(qs), label, d.get("games"), d.get("seed")))
+        ladder = d.get("ladder", [])
+        if (
+            not isinstance(ladder, list)
+            or any(not isinstance(x, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", x) for x in ladder)
+            or len(set(ladder)) != len(ladder)
+        ):
+            raise _bad(
+                src,
+                where + "ladder",
+                ladder,
+                "a list of distinct strategy names (weakest first, strongest last)",
+            )
+        specs.append(
+            DataSpec(name, kind, cfg, tuple(qs), label, d.get("games"), d.get("seed"), tuple(ladder))
+        )
     rep = raw.get("report", {})
     if not isinstance(rep, dict):
         raise _bad(src, "report", rep, "a table")
@@ -154,6 +178,13 @@ def load_study(path, out=None) -> Study:
     for k in REPORT_KEYS:
         if k in rep and not isinstance(rep[k], str):
             raise _bad(src, f"report.{k}", rep[k], "a string")
+    opts = raw.get("analysis", {})
+    if not isinstance(opts, dict):
+        raise _bad(src, "analysis", opts, "a table")
+    _check_keys(src, opts, ANALYSIS_KEYS, "analysis.")
+    m = opts.get("equivalence_margin")
+    if m is not None and (isinstance(m, bool) or not isinstance(m, (int, float)) or not 0 < m < 0.5):
+        raise _bad(src, "analysis.equivalence_margin", m, "a share between 0 and 0.5 (0.01 = 1 pt)")
     return Study(
         path,
         title,
@@ -163,6 +194,7 @@ def load_study(path, out=None) -> Study:
         rep.get("file", "report.html"),
         rep.get("title", title),
         rep.get("intro", raw.get("description", "")),
+        dict(opts),
     )
 
 
@@ -208,35 +240,57 @@ def run_study(
     (html_path, md_path)
     """
     study.out.mkdir(parents=True, exist_ok=True)
-    entries = []
+    entries, ladders = [], []
     for spec in study.data:
-        target = study.out / spec.name
-        if not report_only:
-            if dataset_complete(target, spec.kind) and not force:
-                echo(f"{spec.name}: complete, checking it matches {spec.config.name}")
-            else:
-                echo(f"{spec.name}: running {spec.kind} {spec.config}")
-            if spec.kind == "run":
-                if run_dataset is None:
-                    raise AnalysisError("no runner available to produce run datasets")
-                man = run_dataset(
-                    spec.config,
-                    target,
-                    games=spec.games,
-                    seed=spec.seed,
-                    threads=threads,
-                    resume=not force,
-                    force=force,
-                    progress=progress,
-                )
-                if isinstance(man, dict) and man.get("nothing_to_do"):
-                    echo(f"{spec.name}: already complete, skipped")
-            else:
-                if run_sweep is None:
-                    raise AnalysisError("no sweep runner available to produce sweep datasets")
-                run_sweep(
-                    spec.config, target, resume=not force, force=force, threads=threads, progress=progress
-                )
-        entries.append(Entry(spec.label, open_dataset(target), spec.questions))
+        rungs = spec.ladder or (None,)
+        targets = []
+        for rung in reversed(rungs):  # the report shows the strongest rung first
+            target = study.out / spec.name / rung if rung else study.out / spec.name
+            name = f"{spec.name}[{rung}]" if rung else spec.name
+            if not report_only:
+                _produce(spec, rung, target, name, run_dataset, run_sweep, force, threads, progress, echo)
+            label = f"{spec.label}, {rung}" if rung else spec.label
+            entries.append(Entry(label, open_dataset(target), spec.questions, study.options))
+            targets.append((rung, label))
+        if spec.ladder:
+            ladders.append((spec, targets))
     report = build_report(entries, study.report_title or study.title, study.report_intro)
+    front = [ladder_section(spec.label, targets, report.sections) for spec, targets in ladders]
+    report.sections = [sec for sec in front if sec is not None] + report.sections
     return write_report(report, study.out / study.report_file)
+
+
+def _rung_run_config(path, rung):
+    """A run config with every seat playing ``rung``."""
+    raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    raw["seats"] = [{"strategy": rung}]
+    raw["name"] = f"{raw.get('name', Path(path).stem)}-{rung}"
+    return raw
+
+
+def _produce(spec, rung, target, name, run_dataset, run_sweep, force, threads, progress, echo):
+    """Play one dataset of a study entry (one rung of its ladder)."""
+    if dataset_complete(target, spec.kind) and not force:
+        echo(f"{name}: complete, checking it matches {spec.config.name}")
+    else:
+        echo(f"{name}: running {spec.kind} {spec.config}" + (f", every seat {rung}" if rung else ""))
+    if spec.kind == "run":
+        if run_dataset is None:
+            raise AnalysisError("no runner available to produce run datasets")
+        man = run_dataset(
+            _rung_run_config(spec.config, rung) if rung else spec.config,
+            target,
+            games=spec.games,
+            seed=spec.seed,
+            threads=threads,
+            resume=not force,
+            force=force,
+            progress=progress,
+        )
+        if isinstance(man, dict) and man.get("nothing_to_do"):
+            echo(f"{name}: already complete, skipped")
+        return
+    if run_sweep is None:
+        raise AnalysisError("no sweep runner available to produce sweep datasets")
+    extra = {"base_overrides": {"seats": [{"strategy": rung}]}} if rung else {}
+    run_sweep(spec.config, target, resume=not force, force=force, threads=threads, progress=progress, **extra)

@@ -14,9 +14,16 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from .bloody_inn import DEFAULT_ANNEXES, default_cards_table
 
-N_ANNEX = len(DEFAULT_ANNEXES)
+def _facts(config):
+    """The facts a real run of ``config`` would record (from the game's adapter)."""
+    from sim import registry
+
+    return registry.dataset_facts(config)
+
+
+def _n_annex():
+    return len(_facts({"game": "bloody_inn", "players": 2})["annex_bits"])
 
 
 def bloody_inn_tables(
@@ -109,7 +116,7 @@ def bloody_inn_tables(
 
     # annexes: every kind at 20% except the controlled ones
     mask = np.zeros((n, p), dtype=np.int64)
-    for bit in range(N_ANNEX):
+    for bit in range(_n_annex()):
         if bit in (winners_build, never_build):
             continue
         mask |= (rng.random((n, p)) < 0.2).astype(np.int64) << bit
@@ -237,7 +244,6 @@ def bloody_inn_config(
         "rotate": rotate,
         "rules": {"length": length, "deck_size": deck_size, "deck_copies": 1},
         "seats": [{"strategy": s, "params": {}} for s in strategies],
-        "cards": default_cards_table(),
     }
 
 
@@ -289,6 +295,7 @@ def write_run(out, games, seats, config, *, events=None, chunks=2):
         "events": events is not None,
         "tables": ["games", "seats"] + (["events"] if events is not None else []),
         "resolved": config,
+        "facts": _facts(config),
         "versions": {"synthetic": "1"},
         "git": {"commit": "synthetic", "dirty": False},
         "chunks": chunk_list,
@@ -333,3 +340,96 @@ def write_sweep(out, points):
         json.dumps({"format": "boardsim-sweep", "status": "complete", "grid": grid}, indent=1)
     )
     return out
+
+
+# --- small vectorised models with a known truth (for the coverage and size tests) --------
+
+
+def annex_games(rng, n_games, build_prob, seat_weight, power, extra_build_prob=None):
+    """Games in which each seat builds an annex with probability ``build_prob[seat]`` and
+    the single winner is drawn with weight ``seat_weight[seat] * (1 + power * built)``.
+
+    With ``extra_build_prob`` a second annex is built independently of winning (its true
+    lift is 0).
+
+    Returns
+    -------
+    dict of flat arrays (one entry per game x seat): win, built, built2, seat, game
+    """
+    q = np.asarray(build_prob, dtype=np.float64)
+    p = q.size
+    built = rng.random((n_games, p)) < q
+    w = np.asarray(seat_weight, dtype=np.float64) * (1.0 + power * built)
+    cum = np.cumsum(w / w.sum(axis=1, keepdims=True), axis=1)
+    winner = (rng.random(n_games)[:, None] > cum).sum(axis=1)
+    win = np.zeros((n_games, p))
+    win[np.arange(n_games), winner] = 1.0
+    out = {
+        "win": win.ravel(),
+        "built": built.ravel(),
+        "seat": np.tile(np.arange(p), n_games),
+        "game": np.repeat(np.arange(n_games), p),
+    }
+    if extra_build_prob is not None:
+        out["built2"] = (rng.random((n_games, p)) < np.asarray(extra_build_prob)).ravel()
+    return out
+
+
+def annex_true_lift(build_prob, seat_weight, power):
+    """The exact lift ``annex_games`` is built to have: per seat P(win | built) -
+    P(win | not built) (by enumerating the other seats' builds), averaged with the
+    expected builders per seat as weights."""
+    import itertools
+
+    q = np.asarray(build_prob, dtype=np.float64)
+    v = np.asarray(seat_weight, dtype=np.float64)
+    p = q.size
+    delta = np.zeros(p)
+    for s in range(p):
+        for others in itertools.product((0, 1), repeat=p - 1):
+            pattern = list(others[:s]) + [0] + list(others[s:])
+            pr = np.prod([q[i] if pattern[i] else 1 - q[i] for i in range(p) if i != s])
+            for b, sign in ((1, 1.0), (0, -1.0)):
+                pattern[s] = b
+                w = v * (1.0 + power * np.asarray(pattern))
+                delta[s] += sign * pr * w[s] / w.sum()
+    return float((q * delta).sum() / q.sum())
+
+
+def character_games(rng, n_games, players, n_characters, seat_weight, favourite_weight=1.0):
+    """Games in which ``players`` distinct characters (of ``n_characters``) are dealt at
+    random and one winner is drawn with weight ``seat_weight[seat]`` (times
+    ``favourite_weight`` for character 0): with ``favourite_weight = 1`` every character
+    has the same win share (the null is true).
+
+    Returns
+    -------
+    dict of flat arrays: win, character, game
+    """
+    keys = rng.random((n_games, n_characters))
+    chars = np.argsort(keys, axis=1)[:, :players]
+    w = np.asarray(seat_weight, dtype=np.float64) * np.where(chars == 0, favourite_weight, 1.0)
+    cum = np.cumsum(w / w.sum(axis=1, keepdims=True), axis=1)
+    winner = (rng.random(n_games)[:, None] > cum).sum(axis=1)
+    win = np.zeros((n_games, players))
+    win[np.arange(n_games), winner] = 1.0
+    return {"win": win.ravel(), "character": chars.ravel(), "game": np.repeat(np.arange(n_games), players)}
+
+
+def plackett_luce_games(rng, n_games, strength):
+    """Games in which the strategies (one per seat, in a random seat order) finish in a
+    Plackett-Luce order with the given strengths: every pair's head-to-head share is then
+    exactly the Bradley-Terry one, s_i / (s_i + s_j).
+
+    Returns
+    -------
+    place : ndarray (n_games, k)
+        Finishing place (1 = first) of strategy i in each game.
+    """
+    s = np.asarray(strength, dtype=np.float64)
+    # Gumbel trick: sorting log-strength + Gumbel noise draws a Plackett-Luce order
+    keys = np.log(s) - np.log(-np.log(rng.random((n_games, s.size))))
+    order = np.argsort(-keys, axis=1)
+    place = np.empty_like(order)
+    place[np.arange(n_games)[:, None], order] = np.arange(1, s.size + 1)
+    return place

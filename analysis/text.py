@@ -41,7 +41,43 @@ PROPORTIONS = {
     "official_imbalance",
     "official_seat0_gap",
     "p_beats_avg",
+    "observed",
+    "predicted",
+    "se",
+    "slope",
+    "vs_next",
+    "p_best",
+    "margin",
 }
+
+
+# Proportions that are differences of two shares: printed in percentage points ("pts").
+DIFFERENCES = {
+    "gap",
+    "seat0_gap",
+    "lift",
+    "mean_lift",
+    "min_lift",
+    "max_lift",
+    "imbalance",
+    "best_imbalance",
+    "official_imbalance",
+    "best_seat0_gap",
+    "official_seat0_gap",
+    "vs_next",
+    "slope",
+    "se",
+    "margin",
+}
+
+
+def is_difference(col: str) -> bool:
+    for suffix in ("", "_lo", "_hi"):
+        if suffix and not col.endswith(suffix):
+            continue
+        if (col[: -len(suffix)] if suffix else col) in DIFFERENCES:
+            return True
+    return False
 
 
 def is_proportion(col: str) -> bool:
@@ -82,9 +118,11 @@ def fmt_value(col, v):
             return "n/a"
         if math.isinf(v):
             return "inf" if v > 0 else "-inf"
+        if is_difference(col):
+            return f"{100 * v:.2f} pts" if col in ("imbalance", "se", "margin") else f"{100 * v:+.2f} pts"
         if is_proportion(col):
             return f"{100 * v:.2f}%"
-        if col in ("p_value", "p_perm"):
+        if col in ("p_value", "p_perm", "p_holm", "equiv_p", "equiv_p_holm", "p_fit", "p_perm_mc"):
             return "<0.0001" if v < 1e-4 else f"{v:.4f}"
         a = abs(v)
         if col == "wins":  # fractional counts (a shared win counts 1/k)
@@ -139,3 +177,82 @@ def cell_label(row, by):
         return "All games"
     s = ", ".join(parts)
     return s[0].upper() + s[1:]
+
+
+def pts(x, digits=1):
+    """A difference of shares in percentage points: '+1.2 pts'."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{100 * x:+.{digits}f} pts"
+
+
+def pts_ci(x, lo, hi, digits=1):
+    """'+1.2 pts (95% CI -0.3 to +2.7)'; the interval is left out when unknown."""
+    if lo is None or hi is None or (isinstance(lo, float) and math.isnan(lo)):
+        return f"{pts(x, digits)} (no interval)"
+    return f"{pts(x, digits)} (95% CI {100 * lo:+.{digits}f} to {100 * hi:+.{digits}f})"
+
+
+def pval_mc(p, n):
+    """A Monte Carlo p-value with its Monte Carlo error and the number of draws behind it:
+    'p = 0.012, Monte Carlo error ±0.002 over 2,000 draws'."""
+    if p is None or p != p:
+        return "p = n/a"
+    se = math.sqrt(max(p * (1 - p), 0.0) / n) if n else float("nan")
+    digits = 3 if se >= 0.0005 else 4
+    return f"p = {p:.{digits}f}, Monte Carlo error ±{se:.{digits}f} over {n:,} draws"
+
+
+def join_names(names):
+    """'A', 'A and B', 'A, B and C'."""
+    names = list(names)
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+class AnswerTable(str):
+    """A compact table among a question's headlines: prints as a text table (terminal, JSON)
+    and renders as a table in the reports (``.table``)."""
+
+    table: pl.DataFrame
+
+    def __new__(cls, table: pl.DataFrame, caption: str = ""):
+        text = (caption + "\n" if caption else "") + plain_table(table)
+        obj = super().__new__(cls, text)
+        obj.table = table
+        obj.caption = caption
+        return obj
+
+
+#: more groups than this and a question's Answers become one compact table
+MAX_SENTENCES = 6
+
+
+def answer_grid(rows, by, cell, caption):
+    """One compact table of a value per group: a row per player count, a column per value
+    of the last other grouping column (e.g. ``rules.deck_size``); with no other column,
+    one column.
+
+    Parameters
+    ----------
+    rows : list of dict
+        One per group, holding the ``by`` keys.
+    cell : callable
+        row -> the cell's text.
+    """
+    other = [k for k in by if k != "players"]
+    col = other[-1] if other else None
+    keep = [k for k in other if k != col]
+    table = {}
+    cols = []
+    for r in rows:
+        key = tuple(r[k] for k in ["players", *keep] if k in r)
+        name = str(r[col]) if col else "value"
+        if name not in cols:
+            cols.append(name)
+        table.setdefault(key, {})[name] = cell(r)
+    head = f"players \\ {col}" if col and not keep else "players"
+    out = [{**dict(zip([head, *keep], k)), **{c: v.get(c, "") for c in cols}} for k, v in table.items()]
+    frame = pl.DataFrame(out).with_columns(pl.col(n).cast(pl.String) for n in [head, *keep])
+    return AnswerTable(frame, caption)

@@ -7,8 +7,8 @@ Compile cache.  Numba's on-disk cache (``cache=True``) is invalidated only when 
 *file of the cached function itself* changes, not when a function it calls (and inlines)
 in another file changes — an edited rule could silently keep running the old code.  So
 each game package calls ``use_source_keyed_cache(__file__)`` first thing: its cache lives
-in a directory named after a hash of that package's sources, ``kernels/rng.py`` and
-``kernels/sigs.py``, and
+in a directory named after a hash of that package's sources, ``kernels/rng.py``,
+``kernels/sigs.py`` and ``kernels/layout_tools.py``, and
 any edit there starts a fresh cache (an edit to another game's kernel does not).  Base
 directory: ``$BOARDSIM_CACHE_DIR``, else ``$NUMBA_CACHE_DIR``, else ``~/.cache/boardsim``.
 """
@@ -24,10 +24,12 @@ _ROOT = Path(__file__).resolve().parent
 
 
 def source_hash(package_dir):
-    """Hash of every ``.py`` file of ``package_dir``, the shared ``kernels/rng.py`` and
-    ``kernels/sigs.py``, and numba's version."""
+    """Hash of every ``.py`` file of ``package_dir``, the shared ``kernels/rng.py``,
+    ``kernels/sigs.py`` and ``kernels/layout_tools.py``, and numba's version."""
     h = hashlib.sha256()
-    files = sorted(Path(package_dir).rglob("*.py")) + [_ROOT / "rng.py", _ROOT / "sigs.py"]
+    files = sorted(Path(package_dir).rglob("*.py")) + [
+        _ROOT / n for n in ("rng.py", "sigs.py", "layout_tools.py")
+    ]
     for path in files:
         h.update(path.name.encode())
         h.update(path.read_bytes())

@@ -8,7 +8,15 @@ import numba
 import pyarrow as pa
 
 from . import registry
-from .config import MAX_SEED, config_id, get_int, load_run_config, resolve_common
+from .config import (
+    MAX_SEED,
+    config_id,
+    get_int,
+    load_run_config,
+    manifest_file,
+    resolve_common,
+    resolve_manifest,
+)
 from .errors import ConfigError
 
 
@@ -27,11 +35,17 @@ class Result:
 def resolve(config, *, games=None, seed=None):
     """Validate a run config (path or dict) and return the complete resolved dict.
 
+    A dataset's ``manifest.json`` (or its folder) gives back the resolved config it records,
+    checked by :func:`sim.config.resolve_manifest`, so the same dataset can be played again.
+
     Raises
     ------
     ConfigError
         naming the file, the key, the bad value and what is allowed.
     """
+    manifest = manifest_file(config)
+    if manifest is not None:  # a dataset's manifest: play that dataset again
+        return resolve_manifest(manifest, list(registry._ADAPTERS), _resolve_default, games=games, seed=seed)
     raw, source = load_run_config(config)
     if games is not None:
         raw["games"] = games
@@ -45,6 +59,32 @@ def resolve(config, *, games=None, seed=None):
     except ConfigError as exc:
         raise exc.with_source(source) from None
     return resolved
+
+
+def _resolve_default(game, players):
+    raw = {"game": game}
+    if isinstance(players, int) and not isinstance(players, bool):
+        raw["players"] = players
+    try:
+        return resolve(raw)
+    except ConfigError:
+        return resolve({"game": game})
+
+
+def open_dataset(path):
+    """Open a run or sweep folder for analysis (lazy Polars frames), after every chunk file
+    was checked against its manifest; see :func:`analysis.dataset.open_dataset`."""
+    from analysis.dataset import open_dataset as _open
+
+    return _open(path)
+
+
+def read_table(path, table="games", columns=None):
+    """One table of a run folder as an Arrow table, after its files were checked against the
+    manifest (:func:`sim.dataset.read_table`)."""
+    from . import dataset
+
+    return dataset.read_table(path, table, columns)
 
 
 def add_config_id(table, cid):
@@ -82,7 +122,8 @@ def simulate(config, *, games=None, seed=None, threads=None, events=False):
     Parameters
     ----------
     config : str | pathlib.Path | dict
-        A TOML run config or a dict of the same shape.
+        A TOML run config or a dict of the same shape, or a dataset's ``manifest.json`` (or
+        its folder) to play the same games again.
     games, seed : int, optional
         Override the config's ``games`` / ``seed``.
     threads : int, optional

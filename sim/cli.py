@@ -9,7 +9,9 @@ so ``typer.testing.CliRunner`` sees the same behaviour as the console script.
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
+from typing import Annotated
 
 import typer
 from typer.core import TyperGroup
@@ -29,6 +31,13 @@ class _SimGroup(TyperGroup):
         except SimError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(EXIT_USER_ERROR) from None
+        except OSError as exc:
+            # the operating system said no (disk full, read-only, permission...): the path and
+            # what to do, in one line; the commands catch the ones they can say more about
+            from .dataset import os_error_line
+
+            typer.echo(f"error: {os_error_line(exc, doing='the command')}", err=True)
+            raise typer.Exit(EXIT_USER_ERROR) from None
         except KeyboardInterrupt as exc:
             typer.echo(str(exc) or "interrupted", err=True)
             raise typer.Exit(EXIT_INTERRUPTED) from None
@@ -39,12 +48,38 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
+    # plain Click help: paragraphs re-flowed to the terminal, "[grid]" printed as written (no
+    # Rich markup), flags without a value type
+    rich_markup_mode=None,
     help="Monte Carlo balance simulator for board games.",
 )
 
 
+def version():
+    """The installed boardsim version (``unknown`` when run from a source tree that was never
+    installed)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as _version
+
+    try:
+        return _version("boardsim")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _print_version(value: bool):
+    if value:
+        typer.echo(f"boardsim {version()}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root():
+def _root(
+    version_: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+):
     """Monte Carlo balance simulator for board games."""
 
 
@@ -60,8 +95,15 @@ for _name in _COMMAND_MODULES:
     _mod.register(app)
 
 
+def _stop(signum, frame):
+    raise KeyboardInterrupt  # a polite kill (SIGTERM, SIGHUP) stops like Ctrl-C: chunks kept
+
+
 def main():
     """Console-script entry point."""
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None:
+            signal.signal(sig, _stop)
     try:
         # standalone mode: Typer/Click print usage errors themselves and exit with their code
         # (2 for a bad option); SimError and Ctrl-C are handled in _SimGroup.invoke.
@@ -69,6 +111,9 @@ def main():
     except SimError as exc:  # raised outside a command (should not happen)
         typer.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_USER_ERROR)
+    except KeyboardInterrupt:  # before or after a command ran (while the CLI starts up)
+        typer.echo("interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":

@@ -19,13 +19,16 @@ output directory (a worker process); :class:`DatasetWriter` records its result.
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import functools
 import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
 
@@ -37,6 +40,8 @@ from .errors import SimError
 FORMAT = "boardsim-dataset"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
+#: The writer's lock file (see :class:`FolderLock`); readers never read it.
+LOCK = ".lock"
 TABLES = ("games", "seats", "events")
 COMPRESSION = "zstd"
 
@@ -126,23 +131,31 @@ def read_manifest(out):
     if not p.is_file():
         return None
     try:
-        with p.open() as fh:
+        with p.open(encoding="utf-8") as fh:
             m = json.load(fh)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise SimError(f"{p}: unreadable manifest ({exc}); use --force to overwrite the dataset") from exc
-    if m.get("format") != FORMAT:
+    except (OSError, ValueError) as exc:  # ValueError: JSON or UTF-8 decoding
+        raise SimError(f"{p}: unreadable manifest ({exc}); use --force to overwrite the dataset") from None
+    if not isinstance(m, dict) or m.get("format") != FORMAT:
         raise SimError(f"{p}: not a {FORMAT} manifest; use --force to overwrite")
     return m
 
 
 def write_manifest(out, manifest):
-    """Replace ``manifest.json`` atomically (write a temporary file, then rename)."""
+    """Replace ``manifest.json`` atomically (write a temporary file, then rename).
+
+    If the write fails (a full disk) the previous manifest is left as it was, so the dataset
+    stays consistent and resumable; the ``OSError`` is passed on.
+    """
     p = manifest_path(out)
     tmp = p.with_name("." + MANIFEST + ".tmp")
-    with tmp.open("w") as fh:
-        json.dump(manifest, fh, indent=1, sort_keys=False)
-        fh.write("\n")
-    os.replace(tmp, p)
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            json.dump(manifest, fh, indent=1, sort_keys=False)
+            fh.write("\n")
+        os.replace(tmp, p)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def sha256_file(path, bufsize=1 << 20):
@@ -154,6 +167,111 @@ def sha256_file(path, bufsize=1 << 20):
                 break
             h.update(block)
     return h.hexdigest()
+
+
+# --- operating-system errors --------------------------------------------------------
+
+_WHAT_TO_DO = {
+    errno.ENOSPC: "the disk is full; free some space",
+    errno.EDQUOT: "the disk quota is exceeded; free some space",
+    errno.EROFS: "the file system is read-only; choose a writable --out",
+    errno.EACCES: "permission denied; choose a folder you can write to",
+    errno.EPERM: "permission denied; choose a folder you can write to",
+    errno.ENOTDIR: "a parent of this path is a file, not a folder; choose another path",
+    errno.EEXIST: "a file of that name is in the way; choose another path",
+    errno.EISDIR: "this is a folder, not a file",
+    errno.ENOENT: "no such file or folder",
+    errno.ENAMETOOLONG: "the path is too long",
+    errno.EIO: "input/output error (a failing disk?)",
+}
+
+
+def os_error_line(exc, path=None, doing="writing"):
+    """One line for an ``OSError``: the path, what failed and what to do."""
+    where = path or exc.filename or "?"
+    what = _WHAT_TO_DO.get(exc.errno) or (exc.strerror or str(exc))
+    return f"{where}: {doing} failed: {what}"
+
+
+class DatasetError(SimError):
+    """A dataset that does not match its manifest (missing, changed or unreadable chunk)."""
+
+
+# --- one writer per folder -----------------------------------------------------------
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: no lock, as before
+    fcntl = None
+
+
+class FolderLock:
+    """An exclusive OS lock on ``<folder>/.lock`` while a run, sweep or study writes there.
+
+    ``flock`` locks belong to the open file, so the operating system releases them when the
+    process dies however it dies (``kill -9`` included): a stale lock can never block
+    ``--resume``.  The file's text (pid, host, start time) only serves the refusal message.
+    """
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        self._fh = None
+
+    def acquire(self):
+        path = self.folder / LOCK
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fh = open(path, "a+", encoding="utf-8")
+        except OSError as exc:
+            raise SimError(os_error_line(exc, self.folder, "creating the output folder")) from None
+        if fcntl is not None:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.seek(0)
+                holder = fh.read().strip() or "another process"
+                fh.close()
+                raise SimError(
+                    f"{self.folder} is being written by another process ({holder}); wait for it "
+                    "to finish or stop it: one writer per folder, --force included"
+                ) from None
+        try:
+            fh.seek(0)
+            fh.truncate()
+            fh.write(f"pid {os.getpid()} on {platform.node()} since {now_iso()}\n")
+            fh.flush()
+        except OSError:
+            pass  # a full disk: the lock holds all the same
+        self._fh = fh
+        return self
+
+    def release(self):
+        if self._fh is not None:
+            self._fh.close()  # closing the file drops the flock
+            self._fh = None
+
+    def __enter__(self):
+        return self.acquire()
+
+    def __exit__(self, *exc):
+        self.release()
+        return False
+
+
+def is_locked(folder):
+    """True while some process holds the writer's lock on ``folder``."""
+    path = Path(folder) / LOCK
+    if fcntl is None or not path.is_file():
+        return False
+    try:
+        with open(path, encoding="utf-8") as fh:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            return False
+    except OSError:
+        return False
 
 
 # --- chunk files --------------------------------------------------------------------
@@ -206,10 +324,18 @@ def write_chunk_files(out, index, start, count, tables):
         table = table.combine_chunks()
         final = out / name / part_name(index)
         tmp = final.with_name("." + final.name + ".tmp")
-        pq.write_table(table, tmp, compression=COMPRESSION)
-        digest = sha256_file(tmp)
-        size = tmp.stat().st_size
-        os.replace(tmp, final)
+        try:
+            pq.write_table(table, tmp, compression=COMPRESSION)
+            digest = sha256_file(tmp)
+            size = tmp.stat().st_size
+            os.replace(tmp, final)
+        except OSError:
+            # a full disk leaves no half-written file behind, nor this chunk's other tables
+            # (unrecorded, so never read): the space they free lets the manifest be updated
+            tmp.unlink(missing_ok=True)
+            for done in files.values():
+                (out / done["path"]).unlink(missing_ok=True)
+            raise
         files[name] = {
             "path": f"{name}/{final.name}",
             "rows": table.num_rows,
@@ -240,13 +366,18 @@ def remove_temporaries(out):
 
 
 def clear_dataset(out):
-    """Remove a dataset's own files (manifest and table folders), nothing else in ``out``."""
+    """Remove a dataset's own files (manifest and table folders, so every chunk file, listed
+    or not), nothing else in ``out``.  The manifest goes first: a crash half-way leaves
+    files without a manifest, which nothing reads."""
     out = Path(out)
-    for name in TABLES:
-        if (out / name).is_dir():
-            shutil.rmtree(out / name)
-    manifest_path(out).unlink(missing_ok=True)
-    Path(out, "." + MANIFEST + ".tmp").unlink(missing_ok=True)
+    try:
+        manifest_path(out).unlink(missing_ok=True)
+        Path(out, "." + MANIFEST + ".tmp").unlink(missing_ok=True)
+        for name in TABLES:
+            if (out / name).is_dir():
+                shutil.rmtree(out / name)
+    except OSError as exc:
+        raise SimError(os_error_line(exc, None, "removing the old dataset")) from None
 
 
 class DatasetWriter:
@@ -273,7 +404,16 @@ class DatasetWriter:
     def write_chunk(self, index, start, count, tables):
         """Write a chunk's files and record them."""
         entry = write_chunk_files(self.out, index, start, count, tables)
-        self.record(entry)
+        try:
+            self.record(entry)
+        except OSError:
+            # the manifest could not be updated (a full disk): the chunk stays unrecorded, and
+            # its files go so the space they take lets the manifest say what was kept
+            for info in entry["files"].values():
+                (self.out / info["path"]).unlink(missing_ok=True)
+            self.manifest["chunks"] = [c for c in self.manifest["chunks"] if c["index"] != index]
+            self.manifest["games_done"] = sum(c["games"] for c in self.manifest["chunks"])
+            raise
         return entry
 
     def record(self, entry):
@@ -297,9 +437,146 @@ class DatasetWriter:
 
 # --- reading ------------------------------------------------------------------------
 
+_PART_PATH = re.compile(r"(games|seats|events)/part-\d{5,}\.parquet")
+#: Threads hashing chunk files (hashlib releases the GIL on large blocks).
+HASH_THREADS = max(1, min(8, os.cpu_count() or 1))
+
+
+def _file_problem(out, info):
+    """What is wrong with one listed chunk file (``None`` when it matches the manifest)."""
+    path = out / info["path"]
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return "missing"
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    if not path.is_file():
+        return "not a file"
+    if size != info.get("bytes", size):
+        return f"changed ({size:,} bytes, the manifest says {info['bytes']:,})"
+    try:
+        digest = sha256_file(path)
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    if digest != info.get("sha256"):
+        return "changed (its sha256 differs from the manifest's)"
+    try:
+        rows = pq.read_metadata(path).num_rows
+    except (OSError, pa.ArrowException) as exc:
+        return f"not a readable Parquet file ({exc})"
+    if rows != info.get("rows"):
+        return f"holds {rows:,} rows, the manifest says {info.get('rows')}"
+    return None
+
+
+def _bad_manifest(out, why):
+    return DatasetError(f"{manifest_path(out)}: {why}; the dataset cannot be trusted, nothing was read")
+
+
+def _listed_files(out, manifest):
+    """``[(chunk, table, info)]`` of every file the manifest lists, checked for shape."""
+    chunks = manifest.get("chunks")
+    if not isinstance(chunks, list):
+        raise _bad_manifest(out, "no chunk list")
+    rows, seen = [], set()
+    for c in chunks:
+        files = c.get("files") if isinstance(c, dict) else None
+        if not isinstance(files, dict) or not isinstance(c.get("games"), int):
+            raise _bad_manifest(out, "a chunk entry without files or games")
+        for table, info in files.items():
+            p = info.get("path") if isinstance(info, dict) else None
+            if not isinstance(p, str) or not _PART_PATH.fullmatch(p) or not p.startswith(table + "/"):
+                raise _bad_manifest(out, f"chunk {c.get('index')} lists a file outside the dataset ({p!r})")
+            if p in seen:
+                raise _bad_manifest(out, f"{p} is listed twice")
+            if not isinstance(info.get("sha256"), str):
+                raise _bad_manifest(out, f"{p} has no sha256")
+            seen.add(p)
+            rows.append((c, table, info))
+    held = sum(c["games"] for c in chunks)
+    if "games_done" in manifest and manifest["games_done"] != held:
+        raise _bad_manifest(
+            out, f"games_done is {manifest['games_done']:,} but its chunks hold {held:,} games"
+        )
+    if manifest.get("status") == "complete" and held != manifest.get("games"):
+        raise _bad_manifest(
+            out, f"status complete but its chunks hold {held:,} of {manifest.get('games')} games"
+        )
+    return rows
+
+
+def verify(out, manifest=None, *, tables=None):
+    """Check a dataset against its manifest before anything reads it.
+
+    Every chunk file the manifest lists must exist with its recorded size, sha256 and row
+    count; the manifest's own bookkeeping must add up.  Files the manifest does not list are
+    never read (and so cannot leak in).
+
+    Parameters
+    ----------
+    out : path
+        The dataset directory.
+    manifest : dict, optional
+        Its manifest, when already read.
+    tables : iterable of str, optional
+        Check only these tables' files (default: all).
+
+    Returns
+    -------
+    dict
+        The manifest.
+
+    Raises
+    ------
+    DatasetError
+        One line naming the first file that is missing, changed or unreadable.
+    """
+    out = Path(out)
+    manifest = manifest if manifest is not None else read_manifest(out)
+    if manifest is None:
+        raise DatasetError(f"{out}: no {MANIFEST}; not a dataset")
+    listed = [r for r in _listed_files(out, manifest) if tables is None or r[1] in tables]
+    if len(listed) > 1 and HASH_THREADS > 1:
+        with ThreadPoolExecutor(HASH_THREADS) as pool:
+            problems = list(pool.map(lambda r: _file_problem(out, r[2]), listed))
+    else:
+        problems = [_file_problem(out, r[2]) for r in listed]
+    for (chunk, _, info), problem in zip(listed, problems):
+        if problem is not None:
+            first = chunk.get("start", 0)
+            raise DatasetError(
+                f"{out / info['path']}: {problem}; {MANIFEST} lists it for chunk {chunk.get('index')} "
+                f"(games {first:,}-{first + chunk['games'] - 1:,}), so nothing was read. "
+                f"`sim run {manifest_path(out)} --out {out} --resume` plays that chunk again"
+            )
+    return manifest
+
+
+def unlisted_files(out, manifest):
+    """Chunk-like files in the table folders that the manifest does not list (never read)."""
+    out = Path(out)
+    listed = {info["path"] for c in manifest.get("chunks", []) for info in c.get("files", {}).values()}
+    extra = []
+    for name in TABLES:
+        d = out / name
+        if d.is_dir():
+            extra += [f"{name}/{p.name}" for p in d.glob("*.parquet") if f"{name}/{p.name}" not in listed]
+    return sorted(extra)
+
+
+def effective_status(out, manifest):
+    """The manifest's status, with a ``running`` dataset nobody writes any more (its writer
+    was killed) reported as ``interrupted``."""
+    status = manifest.get("status")
+    if status == "running" and not is_locked(out):
+        return "interrupted"
+    return status
+
 
 def table_files(out, name, manifest=None):
-    """Paths of a table's chunk files, in game order, as the manifest lists them."""
+    """Paths of a table's chunk files, in game order, as the manifest lists them (unchecked;
+    :func:`verify` first)."""
     out = Path(out)
     manifest = manifest or read_manifest(out)
     if manifest is None:
@@ -308,8 +585,10 @@ def table_files(out, name, manifest=None):
 
 
 def read_table(out, name="games", columns=None):
-    """Read a whole table of a dataset into one Arrow table (games in order)."""
-    files = table_files(out, name)
+    """Read a whole table of a dataset into one Arrow table (games in order), after
+    :func:`verify` has checked every file of it."""
+    manifest = verify(out, tables=(name,))
+    files = table_files(out, name, manifest)
     if not files:
         raise SimError(f"{out}: the dataset has no {name!r} table")
     return pa.concat_tables([pq.read_table(f, columns=columns) for f in files])

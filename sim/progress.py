@@ -3,10 +3,15 @@
 It draws nothing until a run has lasted ``delay`` seconds (short runs stay quiet) and redraws
 at most every ``interval`` seconds.  ``Progress(enabled=False)`` only counts, so the runner can
 use one code path whether or not a bar is shown.
+
+On a terminal the bar is redrawn in place and fits the terminal's width (it is shortened, then
+loses the rate and the ETA, rather than wrap onto a new line per redraw).  When the stream is
+not a terminal (a log file, CI) it prints a plain line every ``plain_interval`` seconds instead.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 
@@ -53,10 +58,13 @@ class Progress:
     """
 
     width = 24
+    #: Seconds between plain lines when the stream is not a terminal.
+    plain_interval = 10.0
 
-    def __init__(self, enabled=True, stream=None, delay=1.0, interval=0.25, label="games"):
+    def __init__(self, enabled=True, stream=None, delay=1.0, interval=0.25, label="games", columns=None):
         self.enabled = bool(enabled)
         self.stream = stream
+        self.columns = columns  # the terminal's width (default: asked of the terminal)
         self.delay = delay
         self.interval = interval
         self.label = label
@@ -97,31 +105,62 @@ class Progress:
         return self.played / el if el > 0 else 0.0
 
     # -- drawing ------------------------------------------------------------------
-    def line(self):
+    def _parts(self):
         total = max(self.total, 1)
         frac = min(self.done / total, 1.0)
-        filled = int(frac * self.width)
-        bar = "#" * filled + "." * (self.width - filled)
         rate = self.rate()
         left = self.total - self.done
         eta = _fmt_time(left / rate) if rate > 0 and left > 0 else "--:--"
         return (
-            f"[{bar}] {frac * 100:5.1f}%  {_fmt_count(self.done)}/{_fmt_count(self.total)} "
-            f"{self.label}  {_fmt_count(rate)} {self.label}/s  ETA {eta}"
+            frac,
+            f"{frac * 100:5.1f}%  {_fmt_count(self.done)}/{_fmt_count(self.total)} {self.label}",
+            f"  {_fmt_count(rate)} {self.label}/s",
+            f"  ETA {eta}",
         )
+
+    def line(self, columns=None):
+        """The bar as one line of at most ``columns - 1`` characters (``None``: no limit)."""
+        frac, count, rate, eta = self._parts()
+        limit = None if columns is None else max(columns - 1, 1)
+        for tail in (rate + eta, eta, ""):
+            text = count + tail
+            room = self.width if limit is None else min(self.width, limit - len(text) - 3)
+            if room >= 8 or (limit is not None and tail == "" and room >= 0):
+                filled = int(frac * room)
+                text = f"[{'#' * filled}{'.' * (room - filled)}] " + text
+                break
+        return text if limit is None else text[:limit]
+
+    def plain_line(self):
+        """The progress as a plain log line (no bar, no carriage return)."""
+        _, count, rate, eta = self._parts()
+        return (count + rate + eta).strip()
+
+    def _is_terminal(self):
+        out = self.stream or sys.stderr
+        try:
+            return out.isatty()
+        except (AttributeError, ValueError):
+            return False
 
     def _maybe_draw(self, force=False):
         if not self.enabled:
             return
         now = time.perf_counter()
+        tty = self._is_terminal()
         if not force:
             if now - self.t0 < self.delay:
                 return
-            if self._last_draw is not None and now - self._last_draw < self.interval:
+            gap = self.interval if tty else self.plain_interval
+            if self._last_draw is not None and now - self._last_draw < gap:
                 return
         self._last_draw = now
         out = self.stream or sys.stderr
-        out.write("\r" + self.line() + "\x1b[K")
+        if tty:
+            cols = self.columns or shutil.get_terminal_size((80, 24)).columns
+            out.write("\r" + self.line(cols) + "\x1b[K")
+        else:
+            out.write(self.plain_line() + "\n")
         out.flush()
         self._drawn = True
 
@@ -130,7 +169,8 @@ class Progress:
         if self.enabled and self._drawn:
             self._maybe_draw(force=True)
             out = self.stream or sys.stderr
-            out.write("\n")
+            if self._is_terminal():
+                out.write("\n")
             out.flush()
             self._drawn = False
 

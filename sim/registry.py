@@ -1,35 +1,39 @@
-"""The game registry: one adapter per game.
+"""The game registry: one adapter per game, and the contract every adapter keeps.
 
-An adapter turns a config into kernel arrays and kernel columns into Arrow tables.
-Adding a game means one adapter module in ``sim/games/`` and one line in ``_ADAPTERS``:
-the runner, the dataset writer, the CLI and the shared analyses do not change.
+An adapter turns a config into kernel arrays and kernel columns into Arrow tables, and answers
+every question the rest of the project may ask about its game (:class:`GameAdapter`).
+Adding a game means one adapter module in ``sim/games/`` and one line in ``_ADAPTERS``: the
+runner, the dataset writer, the CLI, ``sim tune``, ``sim bench``, ``sim replay`` and the
+shared analyses do not change (``docs/adding-a-game.md``).
 
-Adapter protocol (duck-typed)::
-
-    name: str                     # registry key, e.g. "bloody_inn"
-    title: str
-    min_players: int; max_players: int
-    def resolve(raw: dict) -> dict
-        # validate every key (raise ConfigError naming key, value, allowed) and return the
-        # complete resolved config (all defaults filled, JSON-serialisable)
-    def strategies() -> list[dict]
-        # [{"name", "description", "params": {name: default}}]
-    def simulate_chunk(resolved: dict, start: int, count: int, *, events: bool) -> Chunk
-        # play games start .. start+count-1 (game ids are global within the run);
-        # the result depends only on (resolved, game ids), never on chunking or threads
+An adapter module imports its kernels only inside the methods that play or list strategies,
+so that listing the games, reading a dataset's facts or analysing a dataset compiles nothing
+(and a Bloody Inn run never compiles Cluedo's kernels).
 """
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from typing import Any, Protocol, TypedDict, runtime_checkable
 
 import pyarrow as pa
+
+from .errors import SimError
 
 _ADAPTERS = {
     "bloody_inn": "sim.games.bloody_inn",
     "cluedo": "sim.games.cluedo",
 }
+
+#: questions every game's dataset answers (``analysis.questions.<name>``); a game adds its
+#: own through :meth:`GameAdapter.analyses`
+GENERAL_ANALYSES = ("seats", "strategies", "duration")
+
+
+class GameImportError(SimError, ImportError):
+    """A registered game whose adapter does not import: one clear line on the command line
+    (a ``SimError``), and an ``ImportError`` to the code and tests that ask for it."""
 
 
 @dataclass
@@ -41,19 +45,156 @@ class Chunk:
     events: pa.Table | None = None
 
 
+class StrategyRow(TypedDict):
+    """One row of :meth:`GameAdapter.strategies` (and of ``sim strategies GAME --json``).
+
+    ``params`` maps every parameter name to its default (a float); ``param_help`` has one
+    line of help for every one of them (same keys).
+    """
+
+    name: str
+    description: str
+    params: dict[str, float]
+    param_help: dict[str, str]
+
+
+class BenchTarget(TypedDict):
+    """A throughput target of ``sim bench --targets``: a run config, and the seconds that
+    1,000,000 of its games may take through ``sim run`` on the reference 2-core machine."""
+
+    label: str
+    config: dict
+    seconds: float
+
+
+class Referee(Protocol):
+    """An independent replay of a game's event log (``sim replay``)."""
+
+    def replay_tables(self, resolved: dict, games, seats, events, *, max_games=None) -> Any:
+        """Replay every game of an events table; a report with ``ok``, ``games``,
+        ``divergences``, ``summary()``, ``to_dict()`` and ``merge(other)``."""
+
+    def replay_dataset(self, path, *, max_games=None, on_chunk=None) -> Any:
+        """The same over a dataset written with ``--events``, chunk by chunk."""
+
+
+@runtime_checkable
+class GameAdapter(Protocol):
+    """Everything the rest of the project may ask a game.
+
+    Attributes
+    ----------
+    name : str
+        Registry key, e.g. ``"bloody_inn"``.
+    title : str
+        Display name.
+    min_players, max_players : int
+        Player counts the game plays (every count in between plays).
+    """
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+
+    def resolve(self, raw: dict) -> dict:
+        """Validate every game key of a run config (``ConfigError`` naming the key, the bad
+        value and what is allowed) and return the complete resolved config: ``players``,
+        ``rules``, ``seats`` (``[{"strategy", "params"}]``, one per seat) and any game data,
+        all defaults filled, JSON-serialisable."""
+
+    def strategies(self) -> list[StrategyRow]:
+        """The strategies a seat may name, in display order (see :class:`StrategyRow`)."""
+
+    def tuning_bounds(self, strategy: str) -> dict[str, tuple[float, float]]:
+        """Search range of the parameters of ``strategy`` for ``sim tune`` (parameters left
+        out get the default +- (2 |default| + 1))."""
+
+    def bench_config(self, players: int, lineup: list[str]) -> dict:
+        """A run config of ``players`` seats playing ``lineup`` (one strategy name per seat),
+        on the rules ``sim bench`` measures; ``game``, ``games``, ``seed`` are added by it."""
+
+    def bench_targets(self) -> list[BenchTarget]:
+        """The throughput targets of ``sim bench --targets`` (may be empty)."""
+
+    def dataset_facts(self, resolved: dict) -> dict:
+        """What a dataset of ``resolved`` needs to explain itself, stored in its manifest
+        under ``facts``: ``columns`` ({table: {column: meaning}}), ``event_kinds`` (the event
+        vocabulary, in code order) and any game data the analyses read (the Bloody Inn puts
+        the card table as played and the annex-bit order there).  JSON-serialisable."""
+
+    def referee(self) -> Referee | None:
+        """The game's independent referee, or None if it has none yet."""
+
+    def analyses(self) -> tuple[str, ...]:
+        """Names of the game's own analysis questions (``analysis.questions.<name>``), on top
+        of :data:`GENERAL_ANALYSES`."""
+
+    def simulate_chunk(self, resolved: dict, start: int, count: int, *, events: bool) -> Chunk:
+        """Play games ``start .. start+count-1`` (game ids are global within the run); the
+        result depends only on (resolved, game ids), never on chunking or threads."""
+
+
 def game_names():
-    """Names of the registered games whose adapter imports."""
-    names = []
-    for name in _ADAPTERS:
-        try:
-            get_adapter(name)
-        except ImportError:
-            continue
-        names.append(name)
-    return names
+    """Names of every registered game (whether or not its adapter imports: asking for the
+    adapter of one that does not raises, it is never silently left out)."""
+    return list(_ADAPTERS)
 
 
-def get_adapter(name):
-    """The adapter object of game ``name`` (``ImportError`` if it is not available)."""
-    module = importlib.import_module(_ADAPTERS[name])
+def get_adapter(name) -> GameAdapter:
+    """The adapter object of game ``name``.
+
+    Raises
+    ------
+    SimError
+        ``name`` is not a registered game.
+    GameImportError
+        its adapter module does not import (a broken install, never hidden; an ``ImportError``).
+    """
+    if name not in _ADAPTERS:
+        raise SimError(f"game = {name!r} is not registered; allowed: {', '.join(map(repr, _ADAPTERS))}")
+    try:
+        module = importlib.import_module(_ADAPTERS[name])
+    except ImportError as exc:
+        raise GameImportError(f"game {name!r} is registered but its adapter does not import: {exc}") from exc
     return module.ADAPTER
+
+
+def analyses(name):
+    """Question names that apply to datasets of game ``name`` (general ones first)."""
+    own = tuple(get_adapter(name).analyses())
+    return GENERAL_ANALYSES + tuple(q for q in own if q not in GENERAL_ANALYSES)
+
+
+def dataset_facts(resolved):
+    """The facts a dataset of ``resolved`` carries in its manifest: the adapter's
+    ``dataset_facts`` and ``analyses`` (every question that applies to it)."""
+    game = resolved["game"]
+    return {**get_adapter(game).dataset_facts(resolved), "analyses": list(analyses(game))}
+
+
+def referee(name):
+    """The referee of game ``name``, or None if it has none."""
+    return get_adapter(name).referee()
+
+
+def replay_dataset(path, *, max_games=None, on_chunk=None):
+    """Replay a dataset with its game's referee (``sim replay``).
+
+    Raises
+    ------
+    SimError
+        not a dataset, or its game has no referee.
+    """
+    from pathlib import Path
+
+    from . import dataset
+
+    manifest = dataset.read_manifest(Path(path))
+    if manifest is None:
+        raise SimError(f"{path}: no manifest.json; not a dataset")
+    game = manifest.get("game")
+    ref = referee(game)
+    if ref is None:
+        raise SimError(f"{path}: game {game!r} has no referee yet; nothing can replay its events")
+    return ref.replay_dataset(path, max_games=max_games, on_chunk=on_chunk)

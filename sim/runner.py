@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from . import api, dataset
+from . import api, dataset, registry
 from .config import config_id
 from .errors import ConfigError, SimError
 from .progress import Progress
@@ -175,6 +175,13 @@ def _normalise(obj):
     return json.loads(json.dumps(obj, sort_keys=True))
 
 
+def _row_label(x, y, i):
+    """Rows with an id (cards) are named by it: ``cards.marquis.rank``, not ``cards.11.rank``."""
+    if isinstance(x, dict) and isinstance(y, dict) and x.get("id") is not None and x.get("id") == y.get("id"):
+        return x["id"]
+    return i
+
+
 def _first_difference(a, b, prefix=""):
     """Dotted key of the first difference between two JSON-like values (or None)."""
     if isinstance(a, dict) and isinstance(b, dict):
@@ -189,7 +196,7 @@ def _first_difference(a, b, prefix=""):
         if len(a) != len(b):
             return prefix.rstrip(".") or "(root)"
         for i, (x, y) in enumerate(zip(a, b)):
-            d = _first_difference(x, y, f"{prefix}{i}.")
+            d = _first_difference(x, y, f"{prefix}{_row_label(x, y, i)}.")
             if d is not None:
                 return d
         return None
@@ -200,14 +207,30 @@ def _has_dataset_files(out):
     return any((out / name).exists() for name in dataset.TABLES) or dataset.manifest_path(out).exists()
 
 
+def is_sweep_folder(out):
+    """A sweep's output folder (``sweep.json`` or ``points.parquet``)."""
+    from .sweep import POINTS, SWEEP_MANIFEST
+
+    return (out / SWEEP_MANIFEST).exists() or (out / POINTS).exists()
+
+
+def check_out_path(out, what="--out"):
+    """Refuse an output path that cannot be a folder: a file, or under a file."""
+    if out.exists() and not out.is_dir():
+        raise SimError(f"{out} exists and is a file, not a folder; choose another {what}")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise SimError(
+                    f"{out} cannot be created: {parent} is a file, not a folder; choose another {what}"
+                )
+            break
+
+
 def _open_existing(out, resolved, events, chunk_games, resume, force):
     """Apply the overwrite policy; return the manifest to continue, or None to start afresh."""
-    if out.exists() and not out.is_dir():
-        raise SimError(f"{out} exists and is not a directory")
-    if resume and force:
-        raise SimError(
-            "--resume and --force exclude each other: resume keeps the finished chunks, force deletes them"
-        )
+    if is_sweep_folder(out):
+        raise SimError(f"{out} is a sweep's folder (it has sweep.json); a run needs a folder of its own")
     if not out.is_dir() or not _has_dataset_files(out):
         return None
     if force:
@@ -250,7 +273,12 @@ def _open_existing(out, resolved, events, chunk_games, resume, force):
     return existing
 
 
-def _new_manifest(resolved, name, source, events, chunk_games):
+def build_manifest(resolved, name, source, events, chunk_games):
+    """The manifest of a new dataset (status ``running``, no chunks yet).
+
+    The one place the manifest's keys are chosen: a self-describing fact added here is
+    written by every run and sweep point.
+    """
     tables = ["games", "seats"] + (["events"] if events else [])
     return {
         "format": dataset.FORMAT,
@@ -267,6 +295,7 @@ def _new_manifest(resolved, name, source, events, chunk_games):
         "events": bool(events),
         "tables": tables,
         "resolved": _normalise(resolved),
+        "facts": _normalise(registry.dataset_facts(resolved)),
         "versions": dataset.package_versions(),
         "git": dataset.git_state(),
         "created": dataset.now_iso(),
@@ -301,34 +330,89 @@ def run_resolved(
     progress=None,
     backend="local",
 ):
-    """Run an already resolved config into ``out``; see :func:`run_dataset`."""
+    """Run an already resolved config into ``out``; see :func:`run_dataset`.
+
+    The output folder is locked (:class:`sim.dataset.FolderLock`) from before the overwrite
+    policy is applied until the run ends, so a second writer (``--force`` included) is
+    refused instead of mixing its chunks into this one's.
+    """
     out = Path(out)
     backend_fn = get_backend(backend)
     if threads is not None and backend == "local":
         api.set_threads(threads)  # validate before touching the output
     elif threads is not None and hasattr(backend_fn, "check_threads"):
         backend_fn.check_threads(threads)
+    if chunk_games is not None:
+        check_chunk_games(chunk_games, events)
+    if resume and force:
+        raise SimError(
+            "--resume and --force exclude each other: resume keeps the finished chunks, force deletes them"
+        )
+    check_out_path(out)
+    with dataset.FolderLock(out):
+        return _run_locked(
+            resolved,
+            out,
+            backend_fn,
+            name,
+            source,
+            threads,
+            chunk_games,
+            events,
+            resume,
+            force,
+            progress,
+            backend,
+        )
+
+
+def _continue_manifest(out, existing):
+    """An existing manifest ready to resume: only chunks whose files are intact are kept (a
+    damaged one is simply played again)."""
+    started = (existing.get("git") or {}).get("commit")
+    now = dataset.git_state()["commit"]
+    if started and now and started != now and existing.get("status") != "complete":
+        warn(
+            f"{out} was started with the code at commit {started[:12]} and is resumed at "
+            f"{now[:12]}; if the kernels changed in between, start over with --force"
+        )
+    existing["chunks"] = [c for c in existing["chunks"] if dataset.chunk_intact(out, c)]
+    existing["games_done"] = sum(c["games"] for c in existing["chunks"])
+    return existing
+
+
+def _stop_session(out, manifest, session, played0, t0):
+    """Record an interrupted session; the manifest says ``interrupted`` with the games kept.
+    A full disk may refuse even that: the previous manifest then stays, consistent."""
+    manifest["status"] = "interrupted"
+    session.update(
+        finished=dataset.now_iso(),
+        interrupted=True,
+        games_played=manifest["games_done"] - played0,
+        elapsed_s=round(time.perf_counter() - t0, 3),
+    )
+    try:
+        dataset.write_manifest(out, manifest)
+    except OSError:
+        pass
+    return manifest["games_done"]
+
+
+def _run_locked(
+    resolved, out, backend_fn, name, source, threads, chunk_games, events, resume, force, progress, backend
+):
     existing = _open_existing(out, resolved, events, chunk_games, resume, force)
     if existing is not None:
         chunk_games = existing["chunk_games"]
     chunk_games = check_chunk_games(chunk_games, events)
-
-    out.mkdir(parents=True, exist_ok=True)
-    dataset.remove_temporaries(out)
-    if existing is None:
-        manifest = _new_manifest(resolved, name or out.name, source, events, chunk_games)
-    else:
-        manifest = existing
-        started = (existing.get("git") or {}).get("commit")
-        now = dataset.git_state()["commit"]
-        if started and now and started != now and existing.get("status") != "complete":
-            warn(
-                f"{out} was started with the code at commit {started[:12]} and is resumed at "
-                f"{now[:12]}; if the kernels changed in between, start over with --force"
-            )
-        # Keep only chunks whose files are intact; a damaged one is simply played again.
-        manifest["chunks"] = [c for c in manifest["chunks"] if dataset.chunk_intact(out, c)]
-        manifest["games_done"] = sum(c["games"] for c in manifest["chunks"])
+    try:
+        dataset.remove_temporaries(out)
+        if existing is None:
+            manifest = build_manifest(resolved, name or out.name, source, events, chunk_games)
+        else:
+            manifest = _continue_manifest(out, existing)
+    except OSError as exc:
+        raise SimError(dataset.os_error_line(exc, out, "opening the dataset")) from None
 
     plan = plan_chunks(resolved["games"], chunk_games)
     bar, owned = _make_progress(progress)
@@ -349,7 +433,10 @@ def run_resolved(
         "games_played": 0,
     }
     manifest.setdefault("sessions", []).append(session)
-    writer = dataset.DatasetWriter(out, manifest)
+    try:
+        writer = dataset.DatasetWriter(out, manifest)
+    except OSError as exc:
+        raise SimError(dataset.os_error_line(exc, out, "writing the manifest")) from None
     done = writer.done_indices()
     pending = [c for c in plan if c[0] not in done]
     bar.expect(resolved["games"])
@@ -357,30 +444,36 @@ def run_resolved(
 
     t0 = time.perf_counter()
     played0 = manifest["games_done"]
+    total = resolved["games"]
     try:
         backend_fn(resolved, pending, writer, events=events, threads=threads, progress=bar)
     except KeyboardInterrupt:
         if owned:
             bar.close()
-        kept = manifest["games_done"]
-        session.update(
-            finished=dataset.now_iso(),
-            interrupted=True,
-            games_played=kept - played0,
-            elapsed_s=round(time.perf_counter() - t0, 3),
-        )
-        dataset.write_manifest(out, manifest)
+        kept = _stop_session(out, manifest, session, played0, t0)
         raise RunInterrupted(
-            f"interrupted: {kept:,} of {resolved['games']:,} games are kept in {out}; "
+            f"interrupted: {kept:,} of {total:,} games are kept in {out}; "
             "run the same command with --resume to complete the dataset"
         ) from None
+    except OSError as exc:
+        if owned:
+            bar.close()
+        kept = _stop_session(out, manifest, session, played0, t0)
+        raise SimError(
+            dataset.os_error_line(exc, exc.filename or out, "writing the dataset")
+            + f"; {kept:,} of {total:,} games are kept in {out}, and the same command with --resume completes it"
+        ) from None
+    except Exception:
+        # any other failure (a lost Ray task, a bug): the run stopped, its chunks are kept
+        if owned:
+            bar.close()
+        _stop_session(out, manifest, session, played0, t0)
+        raise
     elapsed = time.perf_counter() - t0
     if owned:
         bar.close()
-    if manifest["games_done"] != resolved["games"]:
-        raise RuntimeError(
-            f"backend {backend!r} left {resolved['games'] - manifest['games_done']} games unplayed"
-        )
+    if manifest["games_done"] != total:
+        raise RuntimeError(f"backend {backend!r} left {total - manifest['games_done']} games unplayed")
     played = manifest["games_done"] - played0
     session.update(
         finished=dataset.now_iso(),
@@ -388,7 +481,13 @@ def run_resolved(
         elapsed_s=round(elapsed, 3),
         games_per_s=round(played / elapsed, 1) if elapsed > 0 else None,
     )
-    return writer.complete()
+    try:
+        return writer.complete()
+    except OSError as exc:
+        raise SimError(
+            dataset.os_error_line(exc, out, "writing the manifest")
+            + "; every chunk is on disk, and the same command with --resume completes the dataset"
+        ) from None
 
 
 def run_dataset(

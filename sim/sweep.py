@@ -149,8 +149,11 @@ def _check_grid(grid):
             raise ConfigError(f"grid.{key}", values, "a list without repeated values")
 
 
-def load(path):
+def load(path, base_overrides=None):
     """Read and validate a sweep file; every grid point is resolved. Returns a :class:`Sweep`.
+
+    ``base_overrides`` replaces top-level keys of the base run config before the grid is
+    applied (a study's strength ladder sets ``seats`` this way).
 
     Raises
     ------
@@ -184,6 +187,7 @@ def load(path):
     if not base_path.is_file():
         raise ConfigError("base", base, f"an existing run config ({base_path} not found)", source=str(path))
     base_raw = load_toml(base_path)
+    base_raw.update(copy.deepcopy(base_overrides or {}))
 
     keys = list(grid)
     # Set "players" (and other plain keys) before per-seat keys so seat lists can expand.
@@ -248,11 +252,15 @@ def _points_table(sweep, out):
 
 def _write_json(path, obj):
     tmp = path.with_name("." + path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=1) + "\n")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
-def _sweep_manifest(sweep, status):
+def _sweep_manifest(sweep, status, points_sha256=None):
     return {
         "format": SWEEP_FORMAT,
         "format_version": 1,
@@ -271,6 +279,7 @@ def _sweep_manifest(sweep, status):
             }
             for p in sweep.points
         ],
+        "points_sha256": points_sha256,
         "versions": dataset.package_versions(),
         "git": dataset.git_state(),
         "updated": dataset.now_iso(),
@@ -278,23 +287,17 @@ def _sweep_manifest(sweep, status):
 
 
 def _open_sweep_dir(out, sweep, resume, force):
-    if out.exists() and not out.is_dir():
-        raise SimError(f"{out} exists and is not a directory")
-    if resume and force:
-        raise SimError("--resume and --force exclude each other")
+    if dataset.manifest_path(out).exists() or (out / "games").exists():
+        raise SimError(f"{out} holds a run's dataset (manifest.json); a sweep needs a folder of its own")
     mpath = out / SWEEP_MANIFEST
     if not mpath.is_file():
         return
     try:
-        old = json.loads(mpath.read_text())
-    except (OSError, json.JSONDecodeError):
+        old = json.loads(mpath.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         old = {"status": "unreadable", "points": []}
     if force:
-        for p in old.get("points", []):
-            if (out / p["point"]).is_dir():
-                dataset.clear_dataset(out / p["point"])
-        (out / POINTS).unlink(missing_ok=True)
-        mpath.unlink()
+        _clear_sweep(out, old)
         return
     if not resume:
         what = "a complete sweep" if old.get("status") == "complete" else "an unfinished sweep"
@@ -312,6 +315,66 @@ def _open_sweep_dir(out, sweep, resume, force):
         )
 
 
+def _clear_sweep(out, old):
+    """``--force``: remove the old sweep's every point dataset (those its sweep.json lists and
+    any other sub-folder holding a dataset), its index and its manifest."""
+    listed = {p.get("point") for p in old.get("points", []) if isinstance(p, dict)}
+    for sub in sorted(out.iterdir()):
+        if sub.is_dir() and (sub.name in listed or dataset.manifest_path(sub).exists()):
+            with dataset.FolderLock(sub):  # a point some other process still writes is refused
+                dataset.clear_dataset(sub)
+    (out / POINTS).unlink(missing_ok=True)
+    (out / SWEEP_MANIFEST).unlink()
+
+
+def _run_points(sweep, out, *, progress, **kwargs):
+    """Play every grid point into ``out/<point>/`` (each point locks its own folder)."""
+    bar, owned = runner._make_progress(progress)
+    bar.expect(sum(p.resolved["games"] for p in sweep.points))
+    sub = bar.nested()
+    source = str(sweep.path) if sweep.path else None
+    runs = [
+        (p.resolved, out / p.name, dict(name=p.name, source=source, progress=sub, **kwargs))
+        for p in sweep.points
+    ]
+    try:
+        # A backend may play several grid points at once (Ray: the cluster does not idle
+        # between points); otherwise they run one after the other.
+        run_points = getattr(runner.get_backend(kwargs["backend"]), "run_points", None)
+        if run_points is not None:
+            run_points(runs, runner.run_resolved)
+        else:
+            for resolved, point_out, kw in runs:
+                runner.run_resolved(resolved, point_out, **kw)
+    except runner.RunInterrupted:
+        try:
+            _write_json(out / SWEEP_MANIFEST, _sweep_manifest(sweep, "interrupted"))
+        except OSError:
+            pass
+        raise runner.RunInterrupted(
+            f"interrupted: finished grid points and chunks are kept in {out}; "
+            "run the same command with --resume to complete the sweep"
+        ) from None
+    finally:
+        if owned:
+            bar.close()
+
+
+def _finish_sweep(sweep, out):
+    """Write ``points.parquet`` and mark the sweep complete (with the index's sha256)."""
+    try:
+        tmp = out / ("." + POINTS + ".tmp")
+        pq.write_table(_points_table(sweep, out), tmp, compression=dataset.COMPRESSION)
+        os.replace(tmp, out / POINTS)
+        digest = dataset.sha256_file(out / POINTS)
+        _write_json(out / SWEEP_MANIFEST, _sweep_manifest(sweep, "complete", digest))
+    except OSError as exc:
+        raise SimError(
+            dataset.os_error_line(exc, out / POINTS)
+            + f"; every point is on disk in {out}, and the same command with --resume completes the sweep"
+        ) from None
+
+
 def run_sweep(
     sweep,
     out=None,
@@ -323,6 +386,7 @@ def run_sweep(
     progress=None,
     chunk_games=None,
     events=False,
+    base_overrides=None,
 ):
     """Run every grid point of a sweep into ``out/<point>/`` and write ``out/points.parquet``.
 
@@ -333,6 +397,8 @@ def run_sweep(
         list :func:`load_sweep` returns (then ``out`` is required).
     resume, force, threads, backend, progress, chunk_games, events
         As for :func:`sim.runner.run_dataset`, applied to every point.
+    base_overrides : dict, optional
+        With a sweep file: top-level keys of its base config replaced (see :func:`load`).
 
     Returns
     -------
@@ -340,7 +406,7 @@ def run_sweep(
         The sweep's output directory.
     """
     if isinstance(sweep, (str, Path)):
-        sweep = load(sweep)
+        sweep = load(sweep, base_overrides)
     elif isinstance(sweep, list):
         sweep = Sweep(None, None, {}, [Point(n, {}, r) for n, r in sweep])
     if out is None:
@@ -353,51 +419,25 @@ def run_sweep(
         api.set_threads(threads)  # bad options fail before anything is written
     if chunk_games is not None:
         runner.check_chunk_games(chunk_games, events)
-    _open_sweep_dir(out, sweep, resume, force)
-    out.mkdir(parents=True, exist_ok=True)
-    _write_json(out / SWEEP_MANIFEST, _sweep_manifest(sweep, "running"))
-
-    bar, owned = runner._make_progress(progress)
-    bar.expect(sum(p.resolved["games"] for p in sweep.points))
-    sub = bar.nested()
-    try:
-        runs = [
-            (
-                p.resolved,
-                out / p.name,
-                dict(
-                    name=p.name,
-                    source=str(sweep.path) if sweep.path else None,
-                    threads=threads,
-                    chunk_games=chunk_games,
-                    events=events,
-                    resume=resume,
-                    force=force,
-                    progress=sub,
-                    backend=backend,
-                ),
-            )
-            for p in sweep.points
-        ]
-        # A backend may play several grid points at once (Ray: the cluster does not idle
-        # between points); otherwise they run one after the other.
-        run_points = getattr(runner.get_backend(backend), "run_points", None)
-        if run_points is not None:
-            run_points(runs, runner.run_resolved)
-        else:
-            for resolved, point_out, kwargs in runs:
-                runner.run_resolved(resolved, point_out, **kwargs)
-    except runner.RunInterrupted:
-        if owned:
-            bar.close()
-        raise runner.RunInterrupted(
-            f"interrupted: finished grid points and chunks are kept in {out}; "
-            "run the same command with --resume to complete the sweep"
-        ) from None
-    if owned:
-        bar.close()
-    tmp = out / ("." + POINTS + ".tmp")
-    pq.write_table(_points_table(sweep, out), tmp, compression=dataset.COMPRESSION)
-    os.replace(tmp, out / POINTS)
-    _write_json(out / SWEEP_MANIFEST, _sweep_manifest(sweep, "complete"))
+    if resume and force:
+        raise SimError("--resume and --force exclude each other")
+    runner.check_out_path(out)
+    with dataset.FolderLock(out):
+        _open_sweep_dir(out, sweep, resume, force)
+        try:
+            _write_json(out / SWEEP_MANIFEST, _sweep_manifest(sweep, "running"))
+        except OSError as exc:
+            raise SimError(dataset.os_error_line(exc, out / SWEEP_MANIFEST)) from None
+        _run_points(
+            sweep,
+            out,
+            progress=progress,
+            threads=threads,
+            chunk_games=chunk_games,
+            events=events,
+            resume=resume,
+            force=force,
+            backend=backend,
+        )
+        _finish_sweep(sweep, out)
     return out

@@ -21,7 +21,6 @@ number of threads.
 
 from __future__ import annotations
 
-import importlib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +30,7 @@ import pyarrow.compute as pc
 
 from analysis.stats import Z95, wilson
 
-from . import api, registry
+from . import api, registry, toml_writer
 from .config import load_toml
 from .errors import ConfigError
 
@@ -72,14 +71,9 @@ class TuneResult:
 
 
 def _bounds(game, strategy, names, defaults):
-    """Search range of each parameter: the game's ``BOUNDS`` table if it has one, else
-    the default +- (2 |default| + 1)."""
-    table = {}
-    try:
-        mod = importlib.import_module(f"kernels.{game}.strategies")
-        table = getattr(mod, "BOUNDS", {}).get(strategy, {})
-    except ImportError:
-        pass
+    """Search range of each parameter: the adapter's ``tuning_bounds`` where it gives one,
+    else the default +- (2 |default| + 1)."""
+    table = registry.get_adapter(game).tuning_bounds(strategy)
     lo, hi = [], []
     for n, d in zip(names, defaults):
         if n in table:
@@ -307,59 +301,41 @@ def _load_raw(config):
 # --- writing the result ------------------------------------------------------------
 
 
-def _toml_value(v):
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        return repr(round(v, 6))
-    if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + " }"
-    raise TypeError(type(v))
-
-
 def to_toml(result, *, command=None, note=None):
     """The result as TOML text: ``strategy``, ``[params]`` (what a config's seat can name
     with ``params_file``) and ``[tune]`` (how the values were found)."""
-    lines = [
-        "# Parameters found by `sim tune` (cross-entropy method, common random numbers).",
-        '# A run config uses them with: [[seats]] strategy = "%s" and '
+    header = [
+        "Parameters found by `sim tune` (cross-entropy method, common random numbers).",
+        'A run config uses them with: [[seats]] strategy = "%s" and '
         'params_file = "<this file>".' % result.strategy,
+        *(note.splitlines() if note else []),
     ]
-    if note:
-        lines += [f"# {line}" for line in note.splitlines()]
-    lines += [f"strategy = {_toml_value(result.strategy)}", "", "[params]"]
-    lines += [f"{k} = {_toml_value(float(v))}" for k, v in result.params.items()]
-    lines += ["", "[tune]"]
-    if command:
-        lines.append(f"command = {_toml_value(command)}")
-    for k, v in result.settings.items():
-        lines.append(f"{k} = {_toml_value(v)}")
-    v, s = result.validation, result.start_validation
-    lines.append(
-        f"validation = {_toml_value({'value': v.value, 'lo': v.lo, 'hi': v.hi, 'games': v.games, 'win': v.win, 'score': v.score})}"
-    )
-    lines.append(
-        f"start_validation = {_toml_value({'value': s.value, 'lo': s.lo, 'hi': s.hi, 'games': s.games, 'win': s.win, 'score': s.score})}"
-    )
-    for gen in result.history:
-        lines += [
-            "",
-            "[[tune.generation]]",
-            f"index = {gen.index}",
-            f"seed = {gen.seed}",
-            f"best = {_toml_value(gen.best.value)}",
-            f"best_ci = {_toml_value([gen.best.lo, gen.best.hi])}",
-            f"mean = {_toml_value(gen.mean_eval.value)}",
-            f"mean_ci = {_toml_value([gen.mean_eval.lo, gen.mean_eval.hi])}",
-            f"best_params = {_toml_value(gen.best_params)}",
-        ]
-    return "\n".join(lines) + "\n"
+
+    def ev(e):
+        return {"value": e.value, "lo": e.lo, "hi": e.hi, "games": e.games, "win": e.win, "score": e.score}
+
+    tune = {"command": command} if command else {}
+    tune.update(result.settings)
+    tune["validation"] = ev(result.validation)
+    tune["start_validation"] = ev(result.start_validation)
+    tune["generation"] = [
+        {
+            "index": gen.index,
+            "seed": gen.seed,
+            "best": gen.best.value,
+            "best_ci": [gen.best.lo, gen.best.hi],
+            "mean": gen.mean_eval.value,
+            "mean_ci": [gen.mean_eval.lo, gen.mean_eval.hi],
+            "best_params": gen.best_params,
+        }
+        for gen in result.history
+    ]
+    doc = {
+        "strategy": result.strategy,
+        "params": {k: float(v) for k, v in result.params.items()},
+        "tune": tune,
+    }
+    return toml_writer.dumps(doc, header=header, float_digits=6)
 
 
 def write(result, path, **kw):

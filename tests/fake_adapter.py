@@ -85,7 +85,39 @@ class FakeAdapter:
         return {"players": players, "rules": r, "seats": out_seats, "cards": out_cards}
 
     def strategies(self):
-        return [{"name": k, "description": f"{k} play", "params": dict(v)} for k, v in STRATEGIES.items()]
+        return [
+            {
+                "name": k,
+                "description": f"{k} play",
+                "params": dict(v),
+                "param_help": {p: f"how often {k} attacks" for p in v},
+            }
+            for k, v in STRATEGIES.items()
+        ]
+
+    def tuning_bounds(self, strategy):
+        return {p: (0.0, 1.0) for p in STRATEGIES.get(strategy, {})}
+
+    def bench_config(self, players, lineup):
+        return {"players": players, "seats": [{"strategy": s} for s in lineup]}
+
+    def bench_targets(self):
+        return []
+
+    def dataset_facts(self, resolved):
+        return {
+            "columns": {
+                "games": {"best_score": "the highest score"},
+                "events": {"step": "step", "value": "v"},
+            },
+            "event_kinds": [],
+        }
+
+    def referee(self):
+        return None
+
+    def analyses(self):
+        return ()
 
     def simulate_chunk(self, resolved, start, count, *, events):
         if resolved["rules"]["sleep_s"]:

@@ -93,4 +93,4 @@ def test_a_cluedo_run_answers_it_through_the_cli(tmp_path):
     games = pl.read_parquet(out / "games" / "*.parquet")
     won = games.filter(pl.col("n_winners") > 0).height
     assert sum(row["wins"] for row in shares) == pytest.approx(won)
-    assert q["headlines"] and "wins most often" in q["headlines"][0]
+    assert q["headlines"] and "character win shares run from" in q["headlines"][0]

@@ -152,7 +152,17 @@ def test_seats_sixty_forty(sixty_forty):
         400.0,
     ]
     heads = QUESTIONS["seats"].headlines(ds, r)
-    assert "60.0%" in heads[0] and "+10.0 points" in heads[0] and "not equal" in heads[0]
+    assert heads[0].startswith("2 players: the first player has an advantage of +10.0 pts (95% CI +")
+    assert "60.0%" in heads[0] and "not equal" in heads[0]
+
+
+def test_a_first_player_disadvantage_is_called_one(tmp_path):
+    winners = np.array([1] * 600 + [0] * 400)
+    np.random.default_rng(0).shuffle(winners)
+    g, s = bloody_inn_tables(1000, 2, seed=1, winners=winners)
+    ds = open_dataset(write_run(tmp_path / "run", g, s, bloody_inn_config(2, games=1000)))
+    heads = QUESTIONS["seats"].headlines(ds, run_question(ds, "seats"))
+    assert heads[0].startswith("2 players: the first player has a disadvantage of -10.0 pts (95% CI -")
 
 
 def test_shared_wins_count_one_over_k(three_way):
@@ -186,7 +196,11 @@ def test_annex_built_only_by_winners_has_the_top_lift(three_way):
     rates = r["annex_build_rate"].filter(pl.col("annex") == "Butcher's Shop")
     assert rates["built"][0] == 0 and rates["build_rate"][0] == 0.0
     heads = QUESTIONS["cards"].headlines(ds, r)
-    assert heads[0].startswith("Most powerful annexes") and "Gardens" in heads[0]
+    # the winners' annex separates from the next one, and the sentence says it is an association
+    assert heads[0].startswith("Largest lift") and "Gardens (rank" in heads[0]
+    assert "an association, not a causal effect" in heads[0] and "above the next" in heads[0]
+    # the random annexes at the bottom cannot be told apart
+    assert heads[1].startswith("Smallest lift") and "indistinguishable" in heads[1]
 
 
 def test_rank_flow_matches_direct_counts(three_way):
@@ -238,13 +252,31 @@ def test_deck_finds_the_even_deck_and_marks_official(deck_sweep):
     assert skewed["seat0_gap"] == pytest.approx(0.25)
     best = r["best_deck"].sort("players")
     assert best["best"].to_list() == [45, 54]
-    assert best["even_sizes"].to_list() == ["45", "54"]
+    # the skewed decks (seat 0 wins 75%) are detectably worse; the even one is best in
+    # every bootstrap replicate
+    assert best["best_set"].to_list() == ["45", "54"] and best["p_best"].to_list() == [1.0, 1.0]
+    # 1,200 games cannot show seats within +/-1 pt (the interval is wider than that)...
+    assert best["even_sizes"].to_list() == ["none", "none"]
     heads = QUESTIONS["deck"].headlines(ds, r)
-    assert "45-card deck" in heads[0] and "54-card deck" in heads[1]
+    assert heads[0].table["most even (chance best)"].to_list() == ["45 (100%)", "54 (100%)"]
+    assert heads[1].startswith("No deck size is shown to give even seats (within ±1 pt)")
+    # ...but they can show them within +/-5 pts, and the skewed decks are never "even"
+    wide = run_question(ds, "deck", {"equivalence_margin": 0.05})
+    assert wide["best_deck"].sort("players")["even_sizes"].to_list() == ["45", "54"]
+    assert wide["deck_cells"].filter(pl.col("deck_size") == 35)["even"].to_list() == [False, False]
 
 
 def test_deck_question_skips_a_single_deck_size(sixty_forty):
-    assert run_question(open_dataset(sixty_forty), "deck") == {}
+    from analysis.report import answer
+
+    ds = open_dataset(sixty_forty)
+    assert run_question(ds, "deck") == {}
+    # the report says why in one line instead of leaving the question out silently
+    sec = answer(ds, "deck")
+    assert sec.headlines == [
+        "not answered: every game used the same deck size (a sweep over rules.deck_size answers it)."
+    ]
+    assert sec.tables == [] and sec.plots == []
 
 
 # --- strategies -------------------------------------------------------------------------
@@ -316,3 +348,54 @@ def test_a_user_metric_registers_and_runs(sixty_forty):
 def test_unknown_question(sixty_forty):
     with pytest.raises(AnalysisError, match="question = 'nope' is invalid"):
         run_question(open_dataset(sixty_forty), "nope")
+
+
+class _Stub:
+    params = []
+
+    @staticmethod
+    def group_cols(columns):
+        return [c for c in ("players",) if c in columns]
+
+
+def _rating_results(observed, predicted, p_fit):
+    rating = pl.DataFrame(
+        {
+            "players": [3, 3, 3],
+            "strategy": ["a", "b", "c"],
+            "elo": [100.0, 0.0, -100.0],
+            "elo_lo": [95.0, -5.0, -105.0],
+            "elo_hi": [105.0, 5.0, -95.0],
+            "elo_vs_next": [100.0, 100.0, None],
+            "elo_vs_next_lo": [90.0, 90.0, None],
+            "elo_vs_next_hi": [110.0, 110.0, None],
+        }
+    )
+    fit = pl.DataFrame(
+        {
+            "players": [3] * 3,
+            "strategy": ["a", "a", "b"],
+            "opponent": ["b", "c", "c"],
+            "observed": observed,
+            "predicted": predicted,
+            "z": [5.0, -5.0, 5.0],
+            "p_fit": [p_fit] * 3,
+        }
+    )
+    return {"rating": rating, "rating_fit": fit}
+
+
+def test_a_non_transitive_field_is_warned_about_and_a_tiny_misfit_is_not():
+    heads = QUESTIONS["strategies"].headlines(
+        _Stub(), _rating_results([0.70, 0.55, 0.70], [0.64, 0.75, 0.64], 1e-9)
+    )
+    assert heads[0].startswith("3 players: strongest strategy a (+100 Elo")
+    assert heads[1].startswith("Warning (3 players): the ratings do not describe") and "a vs c" in heads[1]
+    heads = QUESTIONS["strategies"].headlines(
+        _Stub(), _rating_results([0.641, 0.748, 0.642], [0.64, 0.75, 0.64], 0.002)
+    )
+    assert "depart detectably" in heads[1] and "the ranking describes them" in heads[1]
+    heads = QUESTIONS["strategies"].headlines(
+        _Stub(), _rating_results([0.70, 0.55, 0.70], [0.64, 0.75, 0.64], 0.5)
+    )
+    assert len(heads) == 1  # a good fit adds nothing

@@ -6,7 +6,18 @@ import numpy as np
 import pytest
 
 from analysis.questions.strategies import fit_bradley_terry
-from analysis.stats import chi2_equal, chi2_sf, permutation_p, spearman, wilson
+from analysis.stats import (
+    chi2_equal,
+    chi2_sf,
+    equivalence_p,
+    holm,
+    newcombe,
+    permutation_p,
+    spearman,
+    t_quantile,
+    t_sf,
+    wilson,
+)
 
 
 def test_wilson_matches_the_closed_form():
@@ -89,3 +100,29 @@ def test_bradley_terry_two_players_closed_form():
     # a strategy that never wins still gets a finite rating thanks to the prior
     r = fit_bradley_terry(np.array([[0.0, 10.0], [0.0, 0.0]]))
     assert np.isfinite(r).all() and r[0] > r[1]
+
+
+def test_newcombe_hybrid_score_matches_the_published_example():
+    # Newcombe (1998), Stat Med 17:873, table II, example (a): 56/70 vs 48/80, method 10
+    d, lo, hi = newcombe(56, 70, 48, 80)
+    assert d == pytest.approx(0.2)
+    assert (round(lo, 4), round(hi, 4)) == (0.0524, 0.3339)
+
+
+def test_holm_by_hand():
+    # sorted 0.01, 0.02, 0.03, 0.5 -> x4, x3, x2, x1 with a running maximum
+    adj = holm([0.03, 0.01, np.nan, 0.5, 0.02])
+    assert adj[1] == pytest.approx(0.04) and adj[4] == pytest.approx(0.06)
+    assert adj[0] == pytest.approx(0.06) and adj[3] == pytest.approx(0.5) and np.isnan(adj[2])
+
+
+def test_equivalence_p_is_the_larger_one_sided_p():
+    # estimate 0.002, se 0.004, margin 0.01: z = 3.0 and 2.0 -> p = sf(2.0) = 0.02275
+    assert equivalence_p(0.002, 0.004, 0.01) == pytest.approx(0.0227501, abs=1e-6)
+    assert equivalence_p(0.02, 0.004, 0.01) > 0.99  # outside the margin
+
+
+def test_student_t_against_table_values():
+    assert t_sf(2.0, 5) == pytest.approx(0.050970, abs=1e-6)
+    assert t_quantile(0.975, 10) == pytest.approx(2.228139, abs=1e-5)
+    assert t_quantile(0.975, 1) == pytest.approx(12.7062, abs=1e-3)

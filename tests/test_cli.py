@@ -206,7 +206,9 @@ def test_games_and_strategies(cli):
     } in json.loads(res.stdout)
     assert "fakegame" in cli("games").stdout
     res = cli("strategies", "fakegame")
-    assert res.exit_code == 0 and "greedy" in res.stdout and "aggression = 1.0" in res.stdout
+    # a whole-number default prints as one (no "1.0"), every parameter with its help
+    assert res.exit_code == 0 and "greedy" in res.stdout
+    assert "    aggression = 1    # how often greedy attacks" in res.stdout.splitlines()
     rows = json.loads(cli("strategies", "fakegame", "--json").stdout)
     assert rows[0]["params"] == {"aggression": 0.5}
 
@@ -314,3 +316,18 @@ def test_progress_bar_only_when_asked_off_a_terminal(cli):
     assert res.stderr.endswith("\n") and "ETA" not in res.stdout
     res = cli("run", "slow.toml", "--chunk-games", 100, "--out", "b")
     assert res.exit_code == 0 and res.stderr == ""
+
+
+def test_version_and_help_that_reads_right(cli):
+    from importlib.metadata import version
+
+    res = cli("--version")
+    assert res.exit_code == 0 and res.stdout.strip() == f"boardsim {version('boardsim')}"
+    sweep_help = cli("sweep", "--help").stdout
+    assert "[grid]" in sweep_help  # not eaten as markup
+    run_help = cli("run", "--help").stdout
+    assert "<bool>" not in run_help and "--events " in run_help  # a flag takes no value
+    assert "'local'" in run_help and "'ray'" in run_help  # the backends are listed
+    # help paragraphs are re-flowed to the terminal, not hard-wrapped where the docstring was
+    wide = CliRunner().invoke(app, ["replay", "--help"], terminal_width=200).stdout
+    assert "both states) and exits with status 1 if any game diverges." in wide

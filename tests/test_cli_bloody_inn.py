@@ -16,10 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-pytest.importorskip("sim.games.bloody_inn")
-
-from sim import dataset  # noqa: E402
-from sim.cli import app  # noqa: E402
+from sim import dataset
+from sim.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
 LONG3 = ROOT / "configs" / "bloody_inn" / "long-3p.toml"

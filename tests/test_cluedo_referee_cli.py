@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+from sim import dataset as sim_dataset
 from sim.cli import app
 from sim.referee import ReplayReport as BloodyInnReport
 
@@ -82,6 +83,14 @@ def test_corrupted_dataset_fails_with_the_rule(dataset, tmp_path):
     i = ev.schema.get_field_index("a")
     ev = ev.set_column(i, "a", pa.array(a, type=ev.schema.field("a").type))
     pq.write_table(ev, part)
+    # a log that is wrong as written (as a simulator bug would write it), not a damaged file:
+    # the manifest records the file as it is, so the read verification passes it to the referee
+    man = json.loads((bad / "manifest.json").read_text())
+    for c in man["chunks"]:
+        info = c["files"].get("events")
+        if info and info["path"] == f"events/{part.name}":
+            info.update(bytes=part.stat().st_size, sha256=sim_dataset.sha256_file(part))
+    (bad / "manifest.json").write_text(json.dumps(man))
     res = CliRunner().invoke(app, ["replay", str(bad), "--no-progress"])
     assert res.exit_code == 1, res.output
     assert f"{bad}: game {game}: CL-T5" in res.output

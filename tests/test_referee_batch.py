@@ -12,11 +12,9 @@ from collections import Counter
 
 import pytest
 
-pytest.importorskip("sim.games.bloody_inn")
-
-from sim.api import simulate  # noqa: E402
-from sim.referee import replay_result  # noqa: E402
-from sim.referee.log import split_games  # noqa: E402
+from sim.api import simulate
+from sim.referee import replay_result
+from sim.referee.log import split_games
 
 GAMES_PER_CONFIG = 1_250  # x 8 configs = 10,000 games per strategy
 

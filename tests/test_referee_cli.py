@@ -10,9 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-pytest.importorskip("sim.games.bloody_inn")
-
-from sim.cli import app  # noqa: E402
+from sim import dataset as sim_dataset
+from sim.cli import app
 
 CONFIG = """
 game = "bloody_inn"
@@ -85,6 +84,14 @@ def test_corrupted_dataset_fails_with_the_rule(dataset, tmp_path):
         i = ev.schema.get_field_index(name)
         ev = ev.set_column(i, name, pa.array(values, type=ev.schema.field(name).type))
     pq.write_table(ev, part)
+    # a log that is wrong as written (as a simulator bug would write it), not a damaged file:
+    # the manifest records the file as it is, so the read verification passes it to the referee
+    man = json.loads((bad / "manifest.json").read_text())
+    for c in man["chunks"]:
+        info = c["files"].get("events")
+        if info and info["path"] == f"events/{part.name}":
+            info.update(bytes=part.stat().st_size, sha256=sim_dataset.sha256_file(part))
+    (bad / "manifest.json").write_text(json.dumps(man))
     game = int(ev.column("game_id")[row].as_py())
     res = CliRunner().invoke(app, ["replay", str(bad), "--no-progress"])
     assert res.exit_code == 1, res.output

@@ -148,7 +148,7 @@ def test_report_renders_with_its_sections(small_run, tmp_path):
     # answers come before the tables, provenance last
     assert text.index("Answers") < text.index("Win share by seat</h3>") < text.index("Provenance")
     assert text.count("<svg") >= 4 and "<table>" in text
-    assert "Gardens" in body and "first player wins" in body
+    assert "Gardens" in body and "first-player advantage" in body
     # provenance lists the data checksum and the config
     assert "data_sha256" in body and "chunk_files" in body and '"players": 3' in body
     md = md_path.read_text()
@@ -156,13 +156,14 @@ def test_report_renders_with_its_sections(small_run, tmp_path):
     plots = sorted((tmp_path / "out" / "report_plots").glob("*.svg"))
     assert plots and all(f"report_plots/{p.name}" in md for p in plots)
     # same headline sentences in both
-    assert "- 3 players: the first player wins" in md
+    assert "- 3 players: no detectable first-player advantage" in md
 
 
 def test_sweep_report_has_deck_heatmaps(small_sweep, tmp_path):
     html_path, _ = write_report(report_for_dir(small_sweep), tmp_path / "r.html")
     text = html_path.read_text()
-    assert "Deck size by player count" in text and "most even seats" in text
+    assert "Deck size by player count" in text and "not detectably worse" in text
+    assert '<th class="t">most even (chance best)</th>' in text  # the answer table is a table
     c = _parse(text)
     assert c.errors == [] and c.external == []
 
@@ -216,3 +217,71 @@ def test_cli_report(small_run, tmp_path):
     res = CliRunner().invoke(app, ["report", str(small_run), "-o", str(out)])
     assert res.exit_code == 0, res.output
     assert out.is_file() and out.with_suffix(".md").is_file()
+
+
+# --- a real browser --------------------------------------------------------------------
+
+_BROWSER = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
+
+# Runs in the page once it has laid out: every figure must have a size, and nothing may
+# stick out of the page (a wide table scrolls inside its own box, which is allowed).
+_CHECK = """<script>
+window.addEventListener('load', () => {
+  const page = document.documentElement.clientWidth;
+  const svgs = [...document.querySelectorAll('figure svg')];
+  const empty = svgs.filter(s => { const r = s.getBoundingClientRect(); return !(r.width > 50 && r.height > 50); }).length;
+  const over = [...document.body.querySelectorAll('*')].filter(e => {
+    if (e.closest('.scroll') || e.closest('details:not([open])')) return false;
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.right > page + 1;
+  }).map(e => e.tagName + '.' + (e.className && e.className.baseVal === undefined ? e.className : '')).slice(0, 5);
+  document.body.setAttribute('data-check', JSON.stringify({
+    figures: svgs.length, empty: empty, over: over,
+    scroll: document.documentElement.scrollWidth, page: page}));
+});
+</script>"""
+
+
+def _browser_check(html_path, tmp_path):
+    import subprocess
+
+    probe = tmp_path / "probe.html"
+    probe.write_text(html_path.read_text().replace("</body>", _CHECK + "</body>"))
+    profile = tmp_path / "profile"
+    res = subprocess.run(
+        [
+            _BROWSER,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            "--window-size=1280,900",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+            probe.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    import html as html_lib
+    import re
+
+    m = re.search(r'data-check="([^"]*)"', res.stdout)
+    assert m, f"the page did not run its check (browser exit {res.returncode}): {res.stderr[-500:]}"
+    return json.loads(html_lib.unescape(m.group(1)))
+
+
+@pytest.mark.skipif(_BROWSER is None, reason="no Chromium installed (apt-get install chromium)")
+def test_reports_render_in_a_browser_without_overflow(small_run, small_sweep, tmp_path):
+    for name, data in (("run", small_run), ("sweep", small_sweep)):
+        html_path, md_path = write_report(report_for_dir(data), tmp_path / name / "report.html")
+        c = _browser_check(html_path, tmp_path / name)
+        expected = html_path.read_text().count("<figure>")
+        assert c["figures"] == expected and expected >= 3, c
+        assert c["empty"] == 0, f"{name}: {c['empty']} figures did not render"
+        assert c["over"] == [] and c["scroll"] <= c["page"], f"{name}: overflows the page: {c}"

@@ -127,7 +127,7 @@ def test_refuses_files_without_manifest_and_resume_with_force(tmp_path):
     with pytest.raises(SimError, match="exclude each other"):
         runner.run_dataset(cfg(), out, resume=True, force=True)
     (tmp_path / "file").write_text("x")
-    with pytest.raises(SimError, match="not a directory"):
+    with pytest.raises(SimError, match="exists and is a file, not a folder"):
         runner.run_dataset(cfg(), tmp_path / "file")
 
 
@@ -153,7 +153,7 @@ def test_interrupt_then_resume_is_identical_to_uninterrupted(tmp_path, monkeypat
     with pytest.raises(runner.RunInterrupted, match="1,200 of 2,500 games are kept.*--resume"):
         runner.run_dataset(cfg(), out, chunk_games=400, events=True)
     m = dataset.read_manifest(out)
-    assert m["status"] == "running" and m["games_done"] == 1_200
+    assert m["status"] == "interrupted" and m["games_done"] == 1_200
     assert m["sessions"][-1]["interrupted"] is True
     with pytest.raises(SimError, match="unfinished dataset \\(1,200 of 2,500 games\\)"):
         runner.run_dataset(cfg(), out, chunk_games=400, events=True)

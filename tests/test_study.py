@@ -139,6 +139,9 @@ def test_cli_study_and_report_only(files, tmp_path):
         ),
         ('[[data]]\nname="a"\nsweep="sweep.toml"\ngames=5\n', "data\\[0\\].games = 5 is invalid"),
         ('[[data]]\nname="a"\nrun="run.toml"\n[report]\npage=1\n', "report.page = 1 is invalid"),
+        ('[[data]]\nname="a"\nrun="run.toml"\nladder="greedy"\n', "data\\[0\\].ladder = 'greedy' is invalid"),
+        ('[[data]]\nname="a"\nrun="run.toml"\nladder=["a", "a"]\n', "ladder = \\['a', 'a'\\] is invalid"),
+        ('[[data]]\nname="a"\nrun="run.toml"\n[analysis]\nequivalence_margin=2\n', "equivalence_margin = 2"),
         ("title = \n", "not valid TOML"),
     ],
 )
@@ -183,3 +186,75 @@ def test_sim_validate_names_the_bad_key_of_a_study(tmp_path):
     res = CliRunner().invoke(app, ["validate", str(tmp_path / "s.toml")])
     assert res.exit_code == 2
     assert "data[0].run = 'nope.toml'" in res.stderr and "an existing file" in res.stderr
+
+
+LADDER = """title = "Ladder study"
+[[data]]
+name = "mixed"
+run = "run.toml"
+questions = ["seats", "duration"]
+ladder = ["random", "greedy"]
+[[data]]
+name = "decks"
+sweep = "sweep.toml"
+questions = ["seats"]
+ladder = ["random", "greedy"]
+[analysis]
+equivalence_margin = 0.02
+"""
+
+
+def test_a_ladder_plays_every_rung_and_compares_them(files, tmp_path):
+    import polars as pl
+
+    (files / "ladder.toml").write_text(LADDER)
+    st = load_study(files / "ladder.toml", out=tmp_path / "out")
+    assert st.data[0].ladder == ("random", "greedy") and st.options == {"equivalence_margin": 0.02}
+    html_path, md_path = run_study(
+        st, run_dataset=runner.run_dataset, run_sweep=sweep.run_sweep, echo=lambda m: None
+    )
+    for name in ("mixed", "decks"):
+        for rung in ("random", "greedy"):
+            seats = pl.read_parquet(tmp_path / "out" / name / rung / "**" / "seats" / "*.parquet")
+            manifests = list((tmp_path / "out" / name / rung).rglob("manifest.json"))
+            assert manifests and seats.height > 0
+            for m in manifests:  # every seat of every game plays the rung's strategy
+                cfg = json.loads(m.read_text())["resolved"]
+                assert {s["strategy"] for s in cfg["seats"]} == {rung}
+    md = md_path.read_text()
+    answers = md[md.index("## Answers") : md.index("## Provenance")]
+    # the ladder comes first, strongest rung first, one row per headline number
+    assert answers.index("Strength ladder") < answers.index("First-player advantage")
+    assert "| answer | greedy | random | verdict |" in answers
+    assert "| first-player gap, 3 players |" in answers and "rounds per game, 3 players" in answers
+    assert "headline numbers hold at every strength from random to greedy" in answers
+
+
+def _k(est, lo, hi, games=1000):
+    return {"estimate": est, "lo": lo, "hi": hi, "games": games}
+
+
+def test_ladder_verdicts():
+    from analysis.ladder import verdict
+
+    rungs = ["greedy", "heuristic", "expert"]
+    # same sign, clear of 0, top two overlap (the bottom rung may differ in size)
+    assert (
+        verdict([_k(-0.01, -0.015, -0.005), _k(-0.04, -0.05, -0.03), _k(-0.042, -0.05, -0.034)], rungs)[0]
+        == "holds"
+    )
+    # a sign flip between clear rungs: changes, and says where
+    word, text = verdict([_k(0.01, 0.005, 0.015), _k(-0.04, -0.05, -0.03), _k(-0.04, -0.05, -0.03)], rungs)
+    assert word == "changes" and "between greedy and heuristic" in text
+    # the top two separate
+    word, text = verdict([_k(-0.04, -0.05, -0.03), _k(-0.04, -0.05, -0.03), _k(-0.1, -0.12, -0.08)], rungs)
+    assert word == "changes" and "between heuristic and expert" in text
+    # an interval includes 0: undecided, with the games that would shrink it to exclude 0
+    # (half-width 0.02 at an estimate of 0.01 -> 4x the games)
+    word, text = verdict([_k(0.03, 0.02, 0.04), _k(0.02, 0.01, 0.03), _k(0.01, -0.01, 0.03)], rungs)
+    assert word == "undecided" and "about 4,000 games per rung" in text
+    # a level (rounds) has no sign: holds while the top two overlap
+    lvl = [dict(_k(10.0, 9.9, 10.1), zero=False), dict(_k(12.0, 11.9, 12.1), zero=False)]
+    assert verdict(lvl, rungs[:2])[0] == "changes"
+    lvl[1] = dict(_k(10.05, 9.95, 10.15), zero=False)
+    assert verdict(lvl, rungs[:2])[0] == "holds"

@@ -7,12 +7,13 @@ sizes (rule BI-S2) marked, and per player count the deck size that makes seats m
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from ..bloody_inn import official_deck
 from ..metrics import Metric, question, register
-from ..stats import chi2_equal, f64, wilson_exprs
-from ..text import cell_label, pct
+from ..stats import best_set, chi2_equal, equivalence_p, f64, holm, imbalance_bootstrap, wilson_exprs
+from ..text import AnswerTable, cell_label, pct
 
 
 def _has_deck_column(ds):
@@ -44,7 +45,10 @@ class DeckCells(Metric):
         "rounds/winning score/spread are means per game (spread = best - worst score); "
         "seat0_share = first player's win share (Wilson 95%), seat0_gap = minus 1/n; "
         "imbalance = largest minus smallest seat win share; p_value = chi-square test of "
-        "equal seats; tie_rate = games whose top score was tied before the tiebreak; "
+        "equal seats, p_holm the same Holm-adjusted across every cell of the sweep; "
+        "equiv_p = equivalence test (two one-sided tests, every seat within +/- margin of "
+        "1/n), equiv_p_holm Holm-adjusted, even = equivalence shown (equiv_p_holm < 0.05); "
+        "tie_rate = games whose top score was tied before the tiebreak; "
         "shared_rate = games still shared after it; official = the BI-S2 deck size."
     )
 
@@ -82,15 +86,23 @@ class DeckCells(Metric):
         )
         seat = (
             seats.group_by([*by, "seat"])
-            .agg(pl.len().alias("n"), f64("win").sum().alias("wins"))
+            .agg(pl.len().alias("n"), f64("win").sum().alias("wins"), (f64("win") ** 2).sum().alias("q"))
             .sort([*by, "seat"])
             .collect()
         )
+        margin = float(self.context.get("options", {}).get("equivalence_margin", 0.01))
         rows = []
         for key, grp in seat.group_by(by, maintain_order=True):
             key = key if isinstance(key, tuple) else (key,)
-            shares = grp["wins"] / grp["n"]
-            _, _, p = chi2_equal(grp["wins"].to_numpy())
+            n = grp["n"].to_numpy().astype(float)
+            wins = grp["wins"].to_numpy()
+            shares = wins / n
+            # one seat per game: the games of a cell are independent draws for each seat
+            se = np.sqrt(np.maximum(grp["q"].to_numpy() / n - shares**2, 0.0) / np.maximum(n - 1, 1))
+            _, _, p = chi2_equal(wins)
+            fair = 1.0 / n.size
+            # intersection-union: the cell is even when every seat is within the margin
+            eq = float(np.max(equivalence_p(shares - fair, se, margin))) if n.size > 1 else float("nan")
             s0 = grp.filter(pl.col("seat") == 0)
             rows.append(
                 {
@@ -98,9 +110,16 @@ class DeckCells(Metric):
                     "seat0_wins": float(s0["wins"][0]),
                     "imbalance": float(shares.max() - shares.min()),
                     "p_value": p,
+                    "equiv_p": eq,
+                    "margin": margin,
                 }
             )
         seat_cells = pl.DataFrame(rows)
+        # Holm across every cell of the sweep (the family of claims the report makes)
+        seat_cells = seat_cells.with_columns(
+            pl.Series("p_holm", holm(seat_cells["p_value"].to_numpy())),
+            pl.Series("equiv_p_holm", holm(seat_cells["equiv_p"].to_numpy())),
+        ).with_columns((pl.col("equiv_p_holm") < 0.05).fill_null(False).alias("even"))
         out = (
             cells.join(seat_cells, on=by, how="left")
             .with_columns(*wilson_exprs("seat0_wins", "games", prefix="seat0_share"))
@@ -129,6 +148,11 @@ class DeckCells(Metric):
                 "seat0_gap",
                 "imbalance",
                 "p_value",
+                "p_holm",
+                "equiv_p",
+                "equiv_p_holm",
+                "even",
+                "margin",
                 "tie_rate",
                 "shared_rate",
                 "truncated",
@@ -140,21 +164,31 @@ def _is_official(ds, row):
     rules = ds.config.get("rules", {})
     length = row.get("rules.length", rules.get("length", "long"))
     copies = row.get("rules.deck_copies", rules.get("deck_copies", 1))
-    official = official_deck(length, int(row["players"]), copies)
+    official = official_deck(ds, length, int(row["players"]), copies)
     return official is not None and int(row["deck_size"]) == official
+
+
+#: bootstrap replicates behind "best deck" (its Monte Carlo error is printed with it)
+N_BOOT = 1000
 
 
 @register("deck")
 class BestDeck(Metric):
-    """Per player count: the deck size whose seats are most even."""
+    """Per player count: the deck sizes not detectably less even than the most even one,
+    each deck's probability of being the most even, and the decks shown to be even."""
 
     name = "best_deck"
-    title = "Most balanced deck size per player count"
+    title = "Most balanced deck sizes per player count"
     source = "result:deck_cells"
     note = (
-        "best = deck size with the smallest imbalance (largest minus smallest seat win "
-        "share); even_sizes = deck sizes whose chi-square test does not reject equal seats "
-        "(p >= 0.05); official_* = the same numbers for the official deck size."
+        "imbalance = largest minus smallest seat win share; best = smallest observed "
+        "imbalance; best_set = deck sizes not detectably worse than it (paired bootstrap "
+        f"over game ids, {N_BOOT} replicates, Bonferroni over the comparisons: the truly "
+        "most even deck is in the set at least 95% of the time); p_best = share of "
+        "replicates in which each deck is the most even (Monte Carlo error up to "
+        f"{100 * 0.5 / N_BOOT**0.5:.1f} pts); even_sizes = decks whose seats are shown to "
+        "be within the margin of 1/n (equivalence test, Holm across the sweep). The sweep's "
+        "points share one seed: the bootstrap resamples each game id in every cell together."
     )
 
     @classmethod
@@ -162,26 +196,55 @@ class BestDeck(Metric):
         return cls(by=[k for k in _cell_keys(ds) if k != "deck_size"], dataset=ds)
 
     def compute(self, cells):
+        ds = self.context["dataset"]
+        seats = ds.seats
+        if not _has_deck_column(ds):
+            seats = seats.with_columns(pl.col("rules.deck_size").alias("deck_size"))
+        keys = [*self.by, "deck_size"]
+        wins = (
+            seats.select([*keys, "game_id", "seat", pl.col("win").cast(pl.Float64)])
+            .collect()
+            .sort([*keys, "game_id", "seat"])
+        )
         rows = []
         for key, grp in cells.group_by(self.by, maintain_order=True):
             key = key if isinstance(key, tuple) else (key,)
-            if int(dict(zip(self.by, key))["players"]) < 2:
+            group = dict(zip(self.by, key))
+            players = int(group["players"])
+            if players < 2:
                 continue
-            g = grp.sort(["imbalance", "deck_size"])
-            best = g.row(0, named=True)
+            grp = grp.sort("deck_size")
+            cond = pl.all_horizontal([pl.col(k) == v for k, v in group.items()])
+            sub = wins.filter(cond)
+            ids = sub["game_id"].unique().sort()
+            arrays, games = [], []
+            for d in grp["deck_size"].to_list():
+                cell = sub.filter(pl.col("deck_size") == d)
+                gid = cell["game_id"].to_numpy()[::players]
+                arrays.append(cell["win"].to_numpy().reshape(-1, players))
+                games.append(np.searchsorted(ids.to_numpy(), gid))
+            boots = imbalance_bootstrap(arrays, games, ids.len(), n_boot=N_BOOT)
+            best, in_set, prob = best_set(grp["imbalance"].to_numpy(), boots)
+            decks = grp["deck_size"].to_list()
             off = grp.filter(pl.col("official"))
-            even = grp.filter(pl.col("p_value") >= 0.05)["deck_size"].sort().to_list()
+            even = grp.filter(pl.col("even"))["deck_size"].to_list()
+            b = grp.row(best, named=True)
             rows.append(
                 {
-                    **dict(zip(self.by, key)),
+                    **group,
                     "deck_sizes": grp.height,
-                    "best": int(best["deck_size"]),
-                    "best_imbalance": best["imbalance"],
-                    "best_seat0_gap": best["seat0_gap"],
+                    "best": int(b["deck_size"]),
+                    "best_imbalance": b["imbalance"],
+                    "best_seat0_gap": b["seat0_gap"],
+                    "p_best": float(prob[best]),
+                    "best_set": ", ".join(str(d) for d, ok in zip(decks, in_set) if ok),
+                    "p_best_all": " ".join(f"{d}:{100 * p:.0f}%" for d, p in zip(decks, prob) if p >= 0.005),
                     "official": int(off["deck_size"][0]) if off.height else None,
                     "official_imbalance": off["imbalance"][0] if off.height else None,
                     "official_seat0_gap": off["seat0_gap"][0] if off.height else None,
+                    "official_in_set": bool(in_set[decks.index(off["deck_size"][0])]) if off.height else None,
                     "even_sizes": ", ".join(str(x) for x in even) or "none",
+                    "margin": float(grp["margin"][0]),
                 }
             )
         if not rows:
@@ -190,26 +253,60 @@ class BestDeck(Metric):
 
 
 def headlines(ds, results):
+    """One compact table (a row per player count) and the sentences that matter."""
     best = results.get("best_deck")
     if best is None:
         return []
-    out = []
     by = ds.group_cols(best.columns)
-    for r in best.iter_rows(named=True):
-        if r["deck_sizes"] < 2:
-            continue
-        s = (
-            f"{cell_label(r, by)}: the most even seats come with a {r['best']}-card deck "
-            f"(largest seat gap {pct(r['best_imbalance'])}, first-player gap "
-            f"{100 * r['best_seat0_gap']:+.1f} points)"
+    rows = [r for r in best.iter_rows(named=True) if r["deck_sizes"] >= 2]
+    if not rows:
+        return []
+    margin = rows[0]["margin"]
+    table = pl.DataFrame(
+        [
+            {
+                "cell": cell_label(r, by),
+                "official deck": "n/a"
+                if r["official"] is None
+                else f"{r['official']} (gap {100 * r['official_imbalance']:.1f} pts"
+                + ("" if r["official_in_set"] else ", detectably worse")
+                + ")",
+                "most even (chance best)": f"{r['best']} ({pct(r['p_best'], 0)})",
+                "not detectably worse": r["best_set"],
+                f"even within ±{100 * margin:.0f} pt": r["even_sizes"],
+            }
+            for r in rows
+        ]
+    )
+    out = [
+        AnswerTable(
+            table,
+            "Deck size: gap = largest minus smallest seat win share; 'most even' is the "
+            "smallest observed gap and the share of bootstrap replicates in which it is "
+            "smallest; 'not detectably worse' = decks the bootstrap cannot tell from it; "
+            f"'even' = every seat shown within ±{100 * margin:.0f} pt of 1/n (equivalence "
+            "test, Holm across the sweep).",
         )
-        if r["official"] is not None:
-            s += (
-                f"; the official {r['official']}-card deck has a largest gap of "
-                f"{pct(r['official_imbalance'])}"
-            )
-        s += f"; deck sizes not distinguishable from even seats: {r['even_sizes']}."
-        out.append(s)
+    ]
+    none_even = [cell_label(r, by) for r in rows if r["even_sizes"] == "none"]
+    if none_even:
+        out.append(
+            f"No deck size is shown to give even seats (within ±{100 * margin:.0f} pt) at: "
+            + "; ".join(none_even)
+            + "."
+        )
+    worse = [f"{cell_label(r, by)} ({r['official']} cards)" for r in rows if r["official_in_set"] is False]
+    if worse:
+        out.append(
+            "The official deck is detectably less even than the most even deck at: " + "; ".join(worse) + "."
+        )
+    split = [r for r in rows if r["p_best"] < 0.5]
+    if split:
+        out.append(
+            "No single deck size is clearly the most even at "
+            + "; ".join(f"{cell_label(r, by)} (best in {pct(r['p_best'], 0)} of replicates)" for r in split)
+            + ": read the set, not the winner."
+        )
     return out
 
 
@@ -220,30 +317,73 @@ def plots(ds, results):
     if cells is None or cells["deck_size"].n_unique() < 2:
         return []
     extra = [c for c in cells.columns if c in ds.params and c not in ("players", "rules.deck_size")]
+    shown = ""
     if extra:  # one heatmap per combination of the other swept parameters would be many
         first = cells.select(extra).row(0, named=True)
         for k, v in first.items():
             cells = cells.filter(pl.col(k) == v)
-    out = [
+        shown = (
+            " Only "
+            + ", ".join(f"{k}={v}" for k, v in first.items())
+            + " is drawn; the table has every cell."
+        )
+    cells = cells.with_columns(
         (
-            "First player's win share minus 1/n, by deck size and player count (framed: official deck size)",
+            (pl.col("seat0_share_lo") > 1.0 / f64("players"))
+            | (pl.col("seat0_share_hi") < 1.0 / f64("players"))
+        ).alias("_gap_sig"),
+        (pl.col("p_holm") < 0.05).fill_null(False).alias("_holm_sig"),
+    )
+    frame = " Framed: the official deck size (BI-S2)."
+    return [
+        (
+            "First player's win share minus 1/n, in pts, by deck size and player count; * = the "
+            "95% interval excludes 0." + frame + shown,
             P.heatmap(
-                cells, "players", "deck_size", "seat0_gap", title="seat-0 gap", mark="official", center=0.0
+                cells,
+                "players",
+                "deck_size",
+                "seat0_gap",
+                title="first-player gap (pts)",
+                percent=True,
+                mark="official",
+                center=0.0,
+                sig="_gap_sig",
+                unit="pts",
             ),
         ),
         (
-            "Seat imbalance (largest minus smallest seat win share)",
-            P.heatmap(cells, "players", "deck_size", "imbalance", title="imbalance", mark="official"),
+            "Seat imbalance (largest minus smallest seat win share), in pts; * = the seats are "
+            "not all equal (chi-square, Holm across the sweep)." + frame + shown,
+            P.heatmap(
+                cells,
+                "players",
+                "deck_size",
+                "imbalance",
+                title="imbalance (pts)",
+                mark="official",
+                sig="_holm_sig",
+                unit="pts",
+            ),
         ),
         (
-            "Rounds per game",
+            "Mean rounds per game." + frame + shown,
             P.heatmap(
                 cells, "players", "deck_size", "rounds", title="rounds", percent=False, mark="official"
             ),
         ),
     ]
-    return out
 
 
 Q.headlines = headlines
 Q.plots = plots
+
+
+def why_not(ds):
+    """One line when the dataset cannot answer the question."""
+    if _applies(ds):
+        return None
+    return "not answered: every game used the same deck size (a sweep over rules.deck_size answers it)."
+
+
+Q.why_not = why_not

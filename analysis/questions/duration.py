@@ -6,8 +6,8 @@ from __future__ import annotations
 import polars as pl
 
 from ..metrics import Metric, question, register
-from ..stats import f64
-from ..text import cell_label, pct
+from ..stats import Z95, f64
+from ..text import MAX_SENTENCES, answer_grid, cell_label, pct
 
 Q = question("duration", "Duration and economy")
 
@@ -162,6 +162,23 @@ def headlines(ds, results):
     if t is None:
         return []
     by = ds.group_cols(t.columns)
+    if t.height > MAX_SENTENCES:
+        rows = list(t.iter_rows(named=True))
+        grid = answer_grid(
+            rows,
+            by,
+            lambda r: f"{r['rounds_mean']:.1f} ({r['rounds_p5']:.0f}-{r['rounds_p95']:.0f})",
+            "Mean rounds per game (5th-95th percentile), per cell of the sweep.",
+        )
+        lo = min(rows, key=lambda r: r["rounds_mean"])
+        hi = max(rows, key=lambda r: r["rounds_mean"])
+        s = (
+            f"Games last from {lo['rounds_mean']:.1f} rounds on average ({cell_label(lo, by)}) to "
+            f"{hi['rounds_mean']:.1f} ({cell_label(hi, by)})"
+        )
+        cap = [r for r in rows if r["truncated"] > 0]
+        s += f"; {len(cap)} cells have games stopped by the safety cap." if cap else "."
+        return [grid, s]
     out = []
     for r in t.iter_rows(named=True):
         s = (
@@ -180,9 +197,19 @@ def plots(ds, results):
     out = []
     h = results.get("rounds_histogram")
     if h is not None and h.height:
+        others = [c for c in ds.group_cols(h.columns) if c != "players"]
+        caption = "Rounds per game"
+        if others:  # pooled over the other swept parameters (the table has every cell)
+            h = (
+                h.group_by(["players", "rounds"])
+                .agg(pl.col("games").sum())
+                .with_columns((pl.col("games") / pl.col("games").sum().over("players")).alias("share"))
+                .sort(["players", "rounds"])
+            )
+            caption += f" (every {', '.join(others)} pooled per player count; the table has each cell)"
         out.append(
             (
-                "Rounds per game",
+                caption,
                 P.histogram(
                     h,
                     "rounds",
@@ -198,9 +225,11 @@ def plots(ds, results):
         sub = m
         for k, v in first.items():
             sub = sub.filter(pl.col(k) == v)
+        more = m.select(ds.group_cols(m.columns)).n_unique() > 1
         out.append(
             (
-                "Money over rounds (mean cash + 10 x cheques)",
+                "Money over rounds (mean cash + 10 x cheques)"
+                + (f" ({cell_label(first, list(first))} only; the table has every group)" if more else ""),
                 P.lines(sub, "round", "money", "strategy", ylabel="money (F)"),
             )
         )
@@ -209,3 +238,31 @@ def plots(ds, results):
 
 Q.headlines = headlines
 Q.plots = plots
+
+
+def key_numbers(ds, results):
+    """Mean rounds per game per player count, with a normal 95% interval (a level: no
+    sign to keep across a ladder)."""
+    t = results.get("game_length")
+    if t is None:
+        return []
+    by = ds.group_cols(t.columns)
+    out = []
+    for r in t.iter_rows(named=True):
+        h = Z95 * (r["rounds_sd"] or 0.0) / max(r["games"], 1) ** 0.5
+        out.append(
+            {
+                "key": f"rounds per game, {cell_label(r, by).lower()}",
+                "estimate": r["rounds_mean"],
+                "lo": r["rounds_mean"] - h,
+                "hi": r["rounds_mean"] + h,
+                "games": r["games"],
+                "unit": "rounds",
+                "zero": False,
+                "digits": 2,
+            }
+        )
+    return out
+
+
+Q.key_numbers = key_numbers

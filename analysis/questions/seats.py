@@ -10,7 +10,7 @@ import polars as pl
 
 from ..metrics import Metric, question, register
 from ..stats import chi2_equal, f64, wilson_exprs
-from ..text import cell_label, pct, pct_ci, pval
+from ..text import MAX_SENTENCES, answer_grid, cell_label, pct, pct_ci, pts_ci, pval
 
 Q = question("seats", "First-player advantage and seat balance")
 
@@ -173,6 +173,9 @@ def headlines(ds, results):
         return []
     tests = results.get("seat_equality")
     by = [c for c in table.columns if c not in SeatWinShare_cols]
+    firsts = table.filter(pl.col("seat") == 0)
+    if firsts.height > MAX_SENTENCES:
+        return _sweep_headlines(firsts, by)
     out = []
     for row in table.filter(pl.col("seat") == 0).iter_rows(named=True):
         label = cell_label(row, by)
@@ -183,10 +186,16 @@ def headlines(ds, results):
                 f"of {row['games']:,} games."
             )
             continue
+        gap = pts_ci(row["gap"], row["gap_lo"], row["gap_hi"])
+        if row["gap_lo"] > 0:
+            lead = f"{label}: the first player has an advantage of {gap}"
+        elif row["gap_hi"] < 0:
+            lead = f"{label}: the first player has a disadvantage of {gap}"
+        else:
+            lead = f"{label}: no detectable first-player advantage or disadvantage, {gap}"
         sentence = (
-            f"{label}: the first player wins {pct_ci(row['share'], row['share_lo'], row['share_hi'])} "
-            f"of {row['games']:,} games against a fair {pct(row['fair'])}, an advantage of "
-            f"{_pp(row['gap'])} points (95% CI {_pp(row['gap_lo'])} to {_pp(row['gap_hi'])})"
+            f"{lead}: wins {pct_ci(row['share'], row['share_lo'], row['share_hi'])} of "
+            f"{row['games']:,} games against a fair {pct(row['fair'])}"
         )
         if n >= 3:
             grp = table.filter(pl.all_horizontal([pl.col(k) == row[k] for k in by])) if by else table
@@ -206,6 +215,36 @@ def headlines(ds, results):
     return out
 
 
+def _gap_word(r):
+    return "advantage" if r["gap_lo"] > 0 else "disadvantage" if r["gap_hi"] < 0 else "none"
+
+
+def _sweep_headlines(firsts, by):
+    """A sweep: one table of the first player's gap per cell, and the counts."""
+    rows = [r for r in firsts.iter_rows(named=True) if r["players"] > 1]
+    if not rows:
+        return []
+    grid = answer_grid(
+        rows,
+        by,
+        lambda r: f"{100 * r['gap']:+.1f} ({100 * r['gap_lo']:+.1f} to {100 * r['gap_hi']:+.1f})",
+        "First player's win share minus 1/n, in pts (95% CI), per cell of the sweep.",
+    )
+    words = [_gap_word(r) for r in rows]
+    s = (
+        f"Over the {len(rows)} cells the first player has a disadvantage in "
+        f"{words.count('disadvantage')}, an advantage in {words.count('advantage')} and no "
+        f"detectable gap in {words.count('none')}"
+    )
+    lo = min(rows, key=lambda r: r["gap"])
+    hi = max(rows, key=lambda r: r["gap"])
+    s += (
+        f"; the gaps run from {pts_ci(lo['gap'], lo['gap_lo'], lo['gap_hi'])} ({cell_label(lo, by)}) "
+        f"to {pts_ci(hi['gap'], hi['gap_lo'], hi['gap_hi'])} ({cell_label(hi, by)})."
+    )
+    return [grid, s]
+
+
 SeatWinShare_cols = {
     "seat",
     "games",
@@ -222,23 +261,54 @@ SeatWinShare_cols = {
 }
 
 
-def _pp(x):
-    return f"{100 * x:+.1f}"
-
-
 def plots(ds, results):
     from .. import plots as P
 
     table = results.get("seat_win_share")
     if table is None or table.is_empty():
         return []
+    by = [c for c in table.columns if c not in SeatWinShare_cols]
+    figs = P.seat_gaps(table, by)
+    n = len(figs)
+    solo = (
+        " Solo games are left out (no fair share to compare with)." if (table["players"] == 1).any() else ""
+    )
     return [
         (
-            "Win share by seat (95% Wilson intervals; dashed: fair share 1/n)",
-            P.seat_shares(table, [c for c in table.columns if c not in SeatWinShare_cols]),
+            "Each seat's win share minus the fair share 1/n, in pts (95% Wilson intervals; one "
+            "scale for every panel; dashed: a fair seat)"
+            + (f", part {i + 1} of {n}" if n > 1 else "")
+            + "."
+            + solo,
+            svg,
         )
+        for i, svg in enumerate(figs)
     ]
 
 
 Q.headlines = headlines
 Q.plots = plots
+
+
+def key_numbers(ds, results):
+    """The first player's gap to 1/n per player count (for strength ladders)."""
+    table = results.get("seat_win_share")
+    if table is None:
+        return []
+    by = [c for c in table.columns if c not in SeatWinShare_cols]
+    out = []
+    for r in table.filter((pl.col("seat") == 0) & (pl.col("players") > 1)).iter_rows(named=True):
+        out.append(
+            {
+                "key": f"first-player gap, {cell_label(r, by).lower()}",
+                "estimate": r["gap"],
+                "lo": r["gap_lo"],
+                "hi": r["gap_hi"],
+                "games": r["games"],
+                "unit": "pts",
+            }
+        )
+    return out
+
+
+Q.key_numbers = key_numbers

@@ -11,6 +11,8 @@ use the same names.
 
 from typing import NamedTuple
 
+from kernels.layout_tools import Alloc, enum_names
+
 MAXP = 4  # players (BI-S: 1-4)
 MAXC = 512  # card instances (travellers x deck_copies + peasants)
 MAXK = 32  # card kinds (29 in the table)
@@ -69,14 +71,7 @@ CLOSED = -1  # R_KEY value of a room without key (closed all game)
 NO_CARD = -1
 
 # --- kind table (per kind, MAXK entries each) -------------------------------------
-_o = 0
-
-
-def _region(n):
-    global _o
-    start = _o
-    _o += n
-    return start
+_region = Alloc()
 
 
 K_ANNEXABLE = _region(MAXK)
@@ -96,7 +91,7 @@ K_ROOM_SERVICE = _region(MAXK)  # room_service_token
 K_PEASANT_LIMIT = _region(MAXK)  # peasant_bribe_limit(n), 0 = none
 K_MONK = _region(MAXK)  # replace_white_key
 K_CHAPEL = _region(MAXK)  # bury_payment_returns
-K_FIELDS_END = _o
+K_FIELDS_END = _region.n
 
 # --- card instance table (per card, MAXC entries each) ----------------------------
 C_KIND = _region(MAXC)
@@ -105,7 +100,7 @@ C_COLOUR = _region(MAXC)
 C_AFF = _region(MAXC)  # affinity action, -1 none
 C_RANK = _region(MAXC)
 C_POCKET = _region(MAXC)
-TABLES_END = _o  # st[:TABLES_END] is copied once per block
+TABLES_END = _region.n  # st[:TABLES_END] is copied once per block
 
 # --- globals of the game -----------------------------------------------------------
 G_NP = _region(1)
@@ -250,7 +245,7 @@ S_E = _region(MAXC)
 S_CAP = _region(MAXC)  # free capacity per annex card during a multi-bury
 S_BARNCAP = _region(MAXP)
 
-STATE_END = _o
+STATE_END = _region.n
 SEARCH_SCRATCH = 2 * STATE_END  # a search seat's two work states (a sample, a rollout)
 EV_FIELDS = 10  # seq is the row index; see EV_* below
 EV_BASE = STATE_END  # event rows follow; buffer size chosen at run time
@@ -298,5 +293,5 @@ class Event(NamedTuple):
 
 
 EVENT = Event()
-EVENT_NAMES = Event._fields
-ACTION_NAMES = Action._fields
+EVENT_NAMES = enum_names(Event)
+ACTION_NAMES = enum_names(Action)

@@ -11,6 +11,8 @@ Offsets below are plain module-level ints: Numba folds them into the compiled co
 
 from typing import NamedTuple
 
+from kernels.layout_tools import Alloc
+
 # --- cards (CL-C1/CL-C2) -----------------------------------------------------------
 N_SUSPECTS = 6
 N_WEAPONS = 6
@@ -120,18 +122,8 @@ EV_NAMES = (
 )
 
 
-class _Alloc:
-    def __init__(self):
-        self.n = 0
-
-    def __call__(self, size=1):
-        at = self.n
-        self.n += size
-        return at
-
-
 # --- per-game state array ``st`` -----------------------------------------------------
-_a = _Alloc()
+_a = Alloc()
 S_RNG = _a()  # counter-based stream state (kernels.rng)
 S_GAME = _a()  # game id
 S_N = _a()  # players
@@ -217,7 +209,7 @@ S_EVB = _a(EV_BUF * EV_COLS)
 STATE_SIZE = _a.n
 
 # --- per-run tables ``tb`` ------------------------------------------------------------
-_t = _Alloc()
+_t = Alloc()
 T_NNODES = _t()
 T_NPLAYERS = _t()
 T_SEED = _t()

@@ -143,7 +143,13 @@ def report(
 
     qs = _questions(question)
     rep = report_for_dir(directory, qs, title=title)
-    html_path, md_path = write_report(rep, out or (directory / "report.html"))
+    target = out or (directory / "report.html")
+    try:
+        html_path, md_path = write_report(rep, target)
+    except OSError as exc:
+        from ..dataset import os_error_line
+
+        raise SimError(os_error_line(exc, exc.filename or target, "writing the report")) from None
     typer.echo(f"report: {html_path} (Markdown: {md_path})")
 
 
@@ -189,7 +195,9 @@ def study(
     """Run a study: its runs and sweeps (finished ones are skipped), analyses and report."""
     from analysis.study import load_study, run_study
 
-    st = load_study(study_file, out)
+    from ..config import config_path
+
+    st = load_study(config_path(study_file), out)
     run_dataset = run_sweep = None
     bar = None
     if not report_only:
@@ -204,17 +212,21 @@ def study(
         run_dataset = functools.partial(runner.run_dataset, backend=backend)
         run_sweep = functools.partial(sweeps.run_sweep, backend=backend)
         bar = auto_enabled() if progress is None else progress  # one bar per dataset
+    from ..dataset import FolderLock
+
     t0 = time.perf_counter()
-    html_path, md_path = run_study(
-        st,
-        run_dataset=run_dataset,
-        run_sweep=run_sweep,
-        force=force,
-        threads=threads,
-        progress=bar,
-        report_only=report_only,
-        echo=lambda m: typer.echo(m, err=True),
-    )
+    # one writer per folder: a second `sim study` into the same out is refused in one line
+    with FolderLock(st.out):
+        html_path, md_path = run_study(
+            st,
+            run_dataset=run_dataset,
+            run_sweep=run_sweep,
+            force=force,
+            threads=threads,
+            progress=bar,
+            report_only=report_only,
+            echo=lambda m: typer.echo(m, err=True),
+        )
     typer.echo(f"study {st.title!r} done in {time.perf_counter() - t0:.1f} s")
     typer.echo(f"report: {html_path} (Markdown: {md_path})")
 

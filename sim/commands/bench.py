@@ -14,7 +14,7 @@ fresh child process (so peak memory is that measurement's own, read with ``os.wa
 
 Per game it also times ``sim run`` with 1,000 games in a child with an empty compile cache
 (cold compile; the number of compiled function versions is counted in that cache) and again
-with the cache filled (warm start).  ``--targets`` runs the issue's throughput targets through
+with the cache filled (warm start).  ``--targets`` runs every game's throughput targets (``bench_targets`` of its adapter) through
 ``sim run`` (1,000,000 games each).  ``--json`` prints everything with a description of the
 machine (CPU, cores, memory, versions, load average), so runs can be compared.
 
@@ -46,21 +46,6 @@ WARM_GAMES = 1_000  # `sim run` size of the cold/warm start measurement
 MIN_GAMES, MAX_GAMES = 64, 5_000_000
 CHILD_TIMEOUT = 3_600
 
-#: The issue's targets on the reference 2-core machine (both cores, through `sim run`,
-#: Parquet included), for 1,000,000 games.
-TARGETS = [
-    (
-        "bloody_inn 3p long, random at every seat",
-        {"game": "bloody_inn", "players": 3, "rules": {"length": "long"}, "seats": [{"strategy": "random"}]},
-        8.0,
-    ),
-    (
-        "bloody_inn 3p long, expert at every seat",
-        {"game": "bloody_inn", "players": 3, "rules": {"length": "long"}, "seats": [{"strategy": "expert"}]},
-        20.0,
-    ),
-    ("cluedo 4p, logic agents", {"game": "cluedo", "players": 4, "seats": [{"strategy": "logic"}]}, 100.0),
-]
 TARGET_SPEEDUP_2 = 1.8
 #: 1-thread / all-cores pass pairs per throughput row (the speed-up is their median ratio)
 ROUNDS = 3
@@ -134,50 +119,31 @@ def lineups(game, players):
 
 
 def bench_config(game, players, lineup, games=WARM_GAMES, seed=1):
-    cfg = {
-        "game": game,
-        "players": players,
-        "games": games,
-        "seed": seed,
-        "rotate": True,
-        "name": f"bench-{game}-{players}p",
-        "seats": [{"strategy": s} for s in lineup],
-    }
-    if game == "bloody_inn":
-        cfg["rules"] = {"length": "long"}
-    return cfg
+    """The run config ``sim bench`` measures: the game's own (``bench_config``) with the
+    bench's size, seed and name."""
+    from .. import registry
+
+    cfg = {"rotate": True, **registry.get_adapter(game).bench_config(players, list(lineup))}
+    return {"game": game, "games": games, "seed": seed, "name": f"bench-{game}-{players}p", **cfg}
 
 
-def _toml_value(v):
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + " }"
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    raise TypeError(f"cannot write {v!r} as TOML")
+def bench_targets():
+    """Every registered game's throughput targets: ``(label, config, seconds for 1,000,000
+    games)``."""
+    from .. import registry
+
+    return [
+        (t["label"], t["config"], t["seconds"])
+        for game in registry.game_names()
+        for t in registry.get_adapter(game).bench_targets()
+    ]
 
 
 def to_toml(cfg):
-    """TOML text of a run config (scalars, one level of tables, arrays of tables)."""
-    lines, tables, arrays = [], [], []
-    for k, v in cfg.items():
-        if isinstance(v, dict):
-            tables.append((k, v))
-        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
-            arrays.append((k, v))
-        else:
-            lines.append(f"{k} = {_toml_value(v)}")
-    for k, v in tables:
-        lines += ["", f"[{k}]"] + [f"{kk} = {_toml_value(vv)}" for kk, vv in v.items()]
-    for k, items in arrays:
-        for item in items:
-            lines += ["", f"[[{k}]]"] + [f"{kk} = {_toml_value(vv)}" for kk, vv in item.items()]
-    return "\n".join(lines) + "\n"
+    """TOML text of a run config (``sim.toml_writer``)."""
+    from .. import toml_writer
+
+    return toml_writer.dumps(cfg)
 
 
 # --- child processes ------------------------------------------------------------------------
@@ -265,14 +231,15 @@ class KernelTimer:
     """Time spent in a game's Numba functions called from Python, while active.
 
     It wraps every Numba dispatcher reachable as a module attribute of the game's adapter
-    module and of ``kernels.<game>.*`` (calls between compiled functions are not affected);
-    use it only after a warm-up call, so nothing needs compiling while it is active.
+    module and of ``kernels.*`` (the child loads only the measured game's kernels; calls
+    between compiled functions are not affected); use it only after a warm-up call, so
+    nothing needs compiling while it is active.
     """
 
     def __init__(self, game):
         from .. import registry
 
-        self.modules = [registry._ADAPTERS[game], f"kernels.{game}"]
+        self.modules = [registry._ADAPTERS[game], "kernels"]
         self.seconds = 0.0
         self.calls = 0
         self._patched = []
@@ -541,6 +508,8 @@ def startup(game, players, mix, lineup):
         cold, cold_rss, cold_summary = _sim_run(cfg, tmp / "out", WARM_GAMES, env=env, cwd=tmp)
         versions = len(list(cache.rglob("*.nbc")))
         functions = len(list(cache.rglob("*.nbi")))
+        # kernel packages the cold run compiled (cache directories are <package>-<hash>)
+        packages = sorted({d.name.rsplit("-", 1)[0] for d in cache.iterdir() if any(d.rglob("*.nbi"))})
         warm, warm_rss, summary = _sim_run(cfg, tmp / "out", WARM_GAMES, env=env, cwd=tmp)
     return {
         "game": game,
@@ -554,6 +523,7 @@ def startup(game, players, mix, lineup):
         "compile_s": round(cold - warm, 3),
         "compiled_versions": versions,
         "cached_functions": functions,
+        "compiled_packages": packages,
         "cold_peak_rss_bytes": cold_rss,
         "warm_peak_rss_bytes": warm_rss,
         "warm_run_elapsed_s": summary.get("elapsed_s"),
@@ -561,14 +531,14 @@ def startup(game, players, mix, lineup):
 
 
 def targets(games):
-    """The issue's throughput targets through ``sim run`` (``games`` each; the time target is
+    """Every game's throughput targets through ``sim run`` (``games`` each; the time target is
     scaled when ``games`` is not 1,000,000)."""
     from .. import registry
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-targets-") as tmp:
         tmp = Path(tmp)
-        for label, cfg, seconds in TARGETS:
+        for label, cfg, seconds in bench_targets():
             game = cfg["game"]
             scaled = seconds * games / 1_000_000
             row = {"target": label, "games": games, "target_s": round(scaled, 3)}
@@ -604,7 +574,8 @@ def targets(games):
 
 
 def checks(result):
-    """The issue's machine-level targets, judged on this run's numbers."""
+    """The machine-level targets (2-core speed-up, warm start, JIT = Python rows), judged on
+    this run's numbers."""
     out = []
     for row in result["throughput"]:
         if row["threads"] == 2 and row["speedup"] is not None:
@@ -945,7 +916,11 @@ def bench(
         bool, typer.Option("--startup/--no-startup", help="Time cold compile and warm start of sim run.")
     ] = True,
     targets_: Annotated[
-        bool, typer.Option("--targets", help="Also run the issue's targets through sim run.")
+        bool,
+        typer.Option(
+            "--targets",
+            help="Also time each game's throughput targets (1,000,000 games of a reference config, see benchmarks/README.md) through sim run.",
+        ),
     ] = False,
     target_games: Annotated[int, typer.Option("--target-games", help="Games per target run.")] = 1_000_000,
     json_: Annotated[

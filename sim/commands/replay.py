@@ -15,33 +15,33 @@ EXIT_DIVERGENCE = 1
 
 
 def _datasets(directory):
-    """``directory`` itself, or (a sweep) every sub-directory holding a dataset."""
-    from ..dataset import read_manifest
+    """``directory`` itself, or (a sweep) every sub-directory holding a dataset; each one
+    verified against its manifest before anything is replayed."""
+    from ..dataset import read_manifest, verify
 
     manifest = read_manifest(directory)
     if manifest is not None:
-        return [(Path(directory), manifest)]
+        return [(Path(directory), verify(directory, manifest))]
     subs = sorted(p.parent for p in Path(directory).glob("*/manifest.json"))
-    found = [(p, read_manifest(p)) for p in subs]
+    found = [(p, verify(p, read_manifest(p))) for p in subs]
     if not found:
         raise SimError(f"{directory}: no manifest.json; not a dataset (nor a sweep of datasets)")
     return found
 
 
-#: the referee package of each game (``replay_dataset`` and ``ReplayReport``)
-REFEREES = {"bloody_inn": "sim.referee", "cluedo": "sim.referee_cluedo"}
-
-
 def _referee(path, manifest):
-    """The referee module for the dataset's game (one-line error for any other game)."""
-    import importlib
+    """The referee of the dataset's game, from its adapter (``replay_dataset`` and
+    ``ReplayReport``); one-line error for a game without one."""
+    from .. import registry
 
     game = manifest.get("game")
-    if game not in REFEREES:
+    ref = registry.referee(game) if game in registry.game_names() else None
+    if ref is None:
+        with_one = [g for g in registry.game_names() if registry.referee(g) is not None]
         raise SimError(
-            f"{path}: manifest.json game = {game!r} has no referee; allowed: {', '.join(REFEREES)}"
+            f"{path}: manifest.json game = {game!r} has no referee; allowed: {', '.join(with_one)}"
         )
-    return importlib.import_module(REFEREES[game])
+    return ref
 
 
 def replay(

@@ -11,11 +11,21 @@ import typer
 
 from .. import api, backends, registry, runner
 from .. import sweep as sweeps
-from ..config import MAX_GAMES, MAX_SEED, config_id, load_toml
+from ..config import MAX_GAMES, MAX_SEED, config_id, load_manifest, load_toml, manifest_file
 from ..errors import ConfigError, SimError
 from ..progress import Progress, auto_enabled
 
-ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="Run config (TOML).", show_default=False)]
+
+def _shipped(path):
+    """A config named on the command line, or the shipped one of that name (any folder)."""
+    from ..config import config_path
+
+    return None if path is None else config_path(path)
+
+
+ConfigArg = Annotated[
+    Path, typer.Argument(metavar="CONFIG", help="Run config (TOML).", show_default=False, callback=_shipped)
+]
 OutOpt = Annotated[
     Optional[Path],
     typer.Option(
@@ -55,7 +65,9 @@ ProgressOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")]
-BackendOpt = Annotated[str, typer.Option(help="Where chunks are played.")]
+BackendOpt = Annotated[
+    str, typer.Option(help="Where chunks are played: 'local' (this machine) or 'ray' (see docs/ray.md).")
+]
 AddressOpt = Annotated[
     Optional[str],
     typer.Option(
@@ -99,23 +111,37 @@ def run(
     backend: BackendOpt = "local",
     address: AddressOpt = None,
 ):
-    """Play a run config and write a dataset (manifest, games/, seats/, events/)."""
+    """Play a run config and write a dataset (manifest, games/, seats/, events/).
+
+    CONFIG may also be a dataset's manifest.json (or its folder): the same games are played
+    again into --out, row for row.
+    """
     _check_overrides(games, seed)
-    if sweeps.is_sweep(load_toml(config)):
+    manifest_path = manifest_file(config)
+    if manifest_path is None and sweeps.is_sweep(load_toml(config)):
         raise ConfigError(
             "config",
             str(config),
             f"a run config; this is a sweep (it has base and [grid]): run it with `sim sweep {config}`",
         )
+    if manifest_path is not None and out is None:
+        raise SimError(f"a rerun of {manifest_path} needs --out NEW: the folder for the new copy")
     backends.configure(backend, address=address)
     resolved = api.resolve(config, games=games, seed=seed)
+    name = runner.config_name(config, resolved)
+    if manifest_path is not None:
+        original = _rerun_original(manifest_path)
+        name = original.get("name") or Path(manifest_path).parent.name
+        # the original's layout too, so the chunk files come out byte for byte the same
+        events = events or bool(original.get("events"))
+        chunk_games = chunk_games or original.get("chunk_games")
     out = out or runner.default_out(config, resolved)
     bar = _progress(progress)
     try:
         manifest = runner.run_resolved(
             resolved,
             out,
-            name=runner.config_name(config, resolved),
+            name=name,
             source=str(config),
             threads=threads,
             chunk_games=chunk_games,
@@ -142,13 +168,72 @@ def run(
         f"{_rate(s['games_played'], s['elapsed_s'])}; seed {s['seed']}, "
         f"config_id {s['config_id']}"
     )
-    typer.echo(f"dataset: {out}/ ({', '.join(s['tables'])}; {s['chunks']} chunks)")
+    chunks = f"{s['chunks']} chunk" + ("" if s["chunks"] == 1 else "s")
+    typer.echo(f"dataset: {out}/ ({', '.join(s['tables'])}; {chunks})")
+
+
+def _rerun_original(manifest_path):
+    """The manifest a rerun copies; warns when today's code is not the original's."""
+    from ..dataset import git_state
+
+    original = load_manifest(manifest_path)
+    then = (original.get("git") or {}).get("commit")
+    now = git_state()["commit"]
+    if then and now and then != now:
+        runner.warn(
+            f"{manifest_path} was made with the code at commit {then[:12]}, this is {now[:12]}: "
+            "the rows are the same only if the rules and strategies did not change in between"
+        )
+    return original
+
+
+def rerun(
+    directory: Annotated[
+        Path,
+        typer.Argument(metavar="DIR", help="A dataset folder (or its manifest.json).", show_default=False),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder for the new copy (required).", show_default=False)
+    ],
+    threads: ThreadsOpt = None,
+    chunk_games: ChunkOpt = None,
+    events: EventsOpt = False,
+    resume: ResumeOpt = False,
+    force: ForceOpt = False,
+    progress: ProgressOpt = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
+):
+    """Play a dataset again from its manifest into --out (the same rows; `sim run DIR/manifest.json`)."""
+    if manifest_file(directory) is None:
+        raise ConfigError("DIR", str(directory), "a dataset folder or its manifest.json")
+    run(
+        directory,
+        games=None,
+        seed=None,
+        out=out,
+        threads=threads,
+        chunk_games=chunk_games,
+        events=events,
+        resume=resume,
+        force=force,
+        progress=progress,
+        json_=json_,
+        backend=backend,
+        address=address,
+    )
 
 
 def sweep(
     sweep_file: Annotated[
         Path,
-        typer.Argument(metavar="SWEEP", help="Sweep config (TOML with base and [grid]).", show_default=False),
+        typer.Argument(
+            metavar="SWEEP",
+            help="Sweep config (TOML with base and [grid]).",
+            show_default=False,
+            callback=_shipped,
+        ),
     ],
     out: Annotated[
         Optional[Path],
@@ -217,13 +302,16 @@ def validate(
     target: Annotated[
         Path,
         typer.Argument(
-            metavar="CONFIG|SWEEP|STUDY", help="A run, sweep or study config.", show_default=False
+            metavar="CONFIG|SWEEP|STUDY",
+            help="A run, sweep or study config.",
+            show_default=False,
+            callback=_shipped,
         ),
     ],
     json_: Annotated[bool, typer.Option("--json", help="Print the resolved config(s) as JSON.")] = False,
 ):
-    """Check a run, sweep or study config without running it."""
-    raw = load_toml(target)
+    """Check a run, sweep or study config (or a dataset's manifest.json) without running it."""
+    raw = {} if manifest_file(target) is not None else load_toml(target)
     if "data" in raw and "game" not in raw:
         _validate_study(target, json_)
         return
@@ -361,14 +449,14 @@ def strategies(
         return
     for s in rows:
         typer.echo(f"{s['name']}: {s.get('description', '')}")
-        helps = s.get("param_help") or {}
-        for k, v in (s.get("params") or {}).items():
-            note = f"    # {helps[k]}" if helps.get(k) else ""
-            typer.echo(f"    {k} = {v!r}{note}")
+        helps = s["param_help"]
+        for k, v in s["params"].items():
+            typer.echo(f"    {k} = {v:g}    # {helps[k]}")
 
 
 def register(app):
     app.command("run")(run)
+    app.command("rerun")(rerun)
     app.command("sweep")(sweep)
     app.command("validate")(validate)
     app.command("games")(games)

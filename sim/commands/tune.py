@@ -54,7 +54,7 @@ def tune(
     start: Annotated[
         Optional[Path],
         typer.Option(
-            help="TOML with a \\[params] table to start from (default: the strategy's defaults).",
+            help="TOML with a [params] table to start from (default: the strategy's defaults).",
             show_default=False,
         ),
     ] = None,
@@ -86,6 +86,9 @@ def tune(
     """Improve a strategy's parameters by simulation (cross-entropy method, common random
     numbers); print each generation's best with its 95% interval and write the best
     parameters to a TOML file a config can name (params_file)."""
+    from ..config import config_path
+
+    config = config_path(config)
     t0 = time.perf_counter()
 
     def report(gen):

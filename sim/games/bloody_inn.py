@@ -6,16 +6,24 @@ import numba
 import numpy as np
 import pyarrow as pa
 
-from kernels.bloody_inn import layout as L
-from kernels.bloody_inn.play import GAME_COLS, SEAT_COLS, play_games
-from kernels.bloody_inn.strategies import REGISTRY
-
-from ..config import check_keys, get_bool, get_choice, get_float, get_int
+from ..config import check_keys, find_data_file, get_bool, get_choice, get_float, get_int
 from ..errors import ConfigError
 from ..registry import Chunk
 from . import bloody_inn_cards as cards
+from .lazy import lazy
 
-# BI-S2: travellers removed / deck size by players and length
+# The kernels are imported when first used (``lazy``): importing this adapter, listing the
+# games, reading a dataset's facts or analysing it compiles nothing.
+L = lazy("kernels.bloody_inn.layout")
+GAME_COLS = lazy("kernels.bloody_inn.play", "GAME_COLS")
+SEAT_COLS = lazy("kernels.bloody_inn.play", "SEAT_COLS")
+play_games = lazy("kernels.bloody_inn.play", "play_games")
+REGISTRY = lazy("kernels.bloody_inn.strategies", "REGISTRY")
+_STRATEGIES = lazy("kernels.bloody_inn.strategies")
+
+# BI-S2: deck size (travellers kept in the Entrance) by length and players, from the player
+# aid.  The one source of this table: the adapter, the analyses (through the manifest's
+# facts) and the tests read it; the referee keeps an independent copy on purpose.
 DECK_SIZE = {
     ("short", 1): 36,
     ("short", 2): 35,
@@ -141,18 +149,14 @@ def _resolve_seats(raw, players):
         params = s.get("params", {})
         if "params_file" in s:
             # [params] of a file written by `sim tune`; inline params override it. A
-            # relative path is tried from the working directory, then the project root.
-            from pathlib import Path
-
+            # relative path is tried from the working directory, then the shipped configs.
             from ..config import load_toml
 
             path = s["params_file"]
             if not isinstance(path, str):
                 raise ConfigError(prefix + "params_file", path, "a path to a TOML file")
-            file = Path(path)
-            if not file.is_absolute() and not file.is_file():
-                file = Path(__file__).resolve().parents[2] / path
-            if not file.is_file():
+            file = find_data_file(path)
+            if file is None:
                 raise ConfigError(prefix + "params_file", path, "an existing TOML file")
             data = load_toml(file)
             if not isinstance(data.get("params"), dict):
@@ -175,6 +179,71 @@ def _resolve_seats(raw, players):
     if len(out) == 1 and players > 1:
         out = [dict(out[0]) for _ in range(players)]
     return out
+
+
+#: what every column of a Bloody Inn dataset means (manifest ``facts.columns``)
+COLUMNS = {
+    "games": {
+        "rounds": "rounds played (BI-G4 caps them)",
+        "turns": "night actions taken, passes included",
+        "winner": "winning seat after the tie-break (BI-G3), -1 if the win is shared",
+        "n_winners": "seats sharing the win",
+        "winners": "bit p set: seat p is among the winners",
+        "truncated": "1 if the game hit rules.max_rounds before its end (BI-G4)",
+        "deck_size": "travellers in the Entrance at the start (BI-S2)",
+        "open_rooms": "rooms open at the end (keyed by a player or white)",
+        "seasons_played": "seasons reached (BI-V7)",
+        "invariant_error": "first invariant violation code, 0 none (rules.check_invariants)",
+        "error_round": "round of that violation",
+    },
+    "seats": {
+        "score": "francs at the end, cash plus cheques (BI-G2)",
+        "place": "finishing place after the tie-break, 1 = won (shared places are equal)",
+        "win": "1/k for each of the k seats that share the win, else 0",
+        "lineup": "index of the seat's entry in the config's [[seats]] lineup",
+        "cash": "cash at the end",
+        "cheques": "cheques at the end (BI-N7)",
+        "buried": "corpses this player buried",
+        "buried_money": "francs this player took from corpses it buried",
+        "kills": "travellers and peasants killed",
+        "bribes": "travellers and peasants bribed",
+        "builds": "annexes built",
+        "fines": "francs paid in police fines (BI-M1, BI-G1)",
+        "wages": "francs paid in wages (BI-M3)",
+        "solo_lost": "1 if a solo game was lost with a corpse in the inn (BI-X2)",
+        "annex_mask": "bit i set = built the annex of facts.annex_bits[i]",
+        **{
+            f"{what}_r{r}": f"travellers of rank {r} {what}"
+            for what in ("bribed", "killed", "buried")
+            for r in range(4)
+        },
+        "peasants_bribed": "peasants bribed",
+        "peasants_killed": "peasants killed",
+        "solo_rating": "BI-X3 rating of a solo game (long games only)",
+    },
+    "events": {
+        "seq": "position of the event in its game",
+        "round": "round of the event (0 = setup)",
+        "phase": "evening, night, morning or end",
+        "kind": "event kind (facts.event_kinds; a, b, c by kind: kernels/bloody_inn/layout.py Event)",
+        "seat": "acting seat or -1",
+        "card": "card instance or -1",
+        "card_kind": "card id of that instance",
+        "a": "first argument",
+        "b": "second argument",
+        "c": "third argument",
+        "cash": "the seat's cash after the event",
+        "cheques": "the seat's cheques after the event",
+    },
+}
+PHASES = ("evening", "night", "morning", "end")
+
+
+def annex_bits(kinds):
+    """Indexes of the card kinds with an annex side, in ``annex_mask`` bit order (table
+    order).  The one numbering the kernel, the manifest's facts and the analyses use; the
+    referee numbers them again on its own (``sim.referee.cards.annex_bits``)."""
+    return [k for k, row in enumerate(kinds) if row["annex"] != "" and row["type"] != "aid"]
 
 
 class BloodyInnAdapter:
@@ -224,6 +293,53 @@ class BloodyInnAdapter:
             for n, (_, spec, d) in REGISTRY.items()
         ]
 
+    def tuning_bounds(self, strategy):
+        return dict(getattr(_STRATEGIES, "BOUNDS", {}).get(strategy, {}))
+
+    def bench_config(self, players, lineup):
+        return {"players": players, "rules": {"length": "long"}, "seats": [{"strategy": s} for s in lineup]}
+
+    def bench_targets(self):
+        # issue 1's throughput targets on the reference 2-core machine, 1,000,000 games
+        return [
+            {
+                "label": "bloody_inn 3p long, random at every seat",
+                "config": {"game": self.name, **self.bench_config(3, ["random"])},
+                "seconds": 8.0,
+            },
+            {
+                "label": "bloody_inn 3p long, expert at every seat",
+                "config": {"game": self.name, **self.bench_config(3, ["expert"])},
+                "seconds": 20.0,
+            },
+        ]
+
+    def dataset_facts(self, resolved):
+        """Columns, event kinds, the card table as played (after what-if edits) with each
+        annex's bit, the annex-bit order and the official deck sizes (BI-S2)."""
+        kinds = resolved.get("cards") or [r for r in self.base_table() if r["type"] != "aid"]
+        bits = annex_bits(kinds)
+        bit_of = {k: i for i, k in enumerate(bits)}
+        return {
+            "columns": COLUMNS,
+            "event_kinds": list(L.EVENT_NAMES),
+            "actions": list(L.ACTION_NAMES),
+            "phases": list(PHASES),
+            "cards": [dict(row, annex_bit=bit_of.get(k, -1)) for k, row in enumerate(kinds)],
+            "annex_bits": [kinds[k]["id"] for k in bits],
+            "official_deck_size": {
+                length: {str(n): DECK_SIZE[(length, n)] for n in range(1, 5)} for length in ("short", "long")
+            },
+        }
+
+    def referee(self):
+        from .. import referee
+
+        return referee
+
+    def analyses(self):
+        return ("cards", "deck")
+
     # -- kernel arrays ----------------------------------------------------------------
     def build_template(self, resolved, *, events=False):
         """The state template (tables + rules), the parameter matrix and lineup names."""
@@ -232,13 +348,11 @@ class BloodyInnAdapter:
         st = np.zeros(L.STATE_END, dtype=np.int64)
         for f in (L.K_ANNEX_BIT, L.K_PER_COLOUR, L.K_DISCOUNT_ACT, L.K_END_COLOUR, L.K_MULTI):
             st[f : f + L.MAXK] = -1
-        bit = 0
+        for bit, k in enumerate(annex_bits(kinds)):
+            st[L.K_ANNEX_BIT + k] = bit
         for k, row in enumerate(kinds):
             annexable = row["annex"] != "" and row["type"] not in ("police", "peasant")
             st[L.K_ANNEXABLE + k] = int(annexable)
-            if row["annex"] != "":
-                st[L.K_ANNEX_BIT + k] = bit
-                bit += 1
             for name, args in cards.parse_effect(row["effect"]):
                 if name == "on_build_cash":
                     st[L.K_BUILD_CASH + k] += args[0]
@@ -421,9 +535,7 @@ class BloodyInnAdapter:
                 "game_id": (start + g).astype(np.int64),
                 "seq": (idx - starts).astype(np.int32),
                 "round": ev[:, 1 + L.EV_ROUND].astype(np.int16),
-                "phase": pa.array(["evening", "night", "morning", "end"]).take(
-                    pa.array(ev[:, 1 + L.EV_PHASE].astype(np.int32))
-                ),
+                "phase": pa.array(list(PHASES)).take(pa.array(ev[:, 1 + L.EV_PHASE].astype(np.int32))),
                 "kind": pa.array(list(L.EVENT_NAMES)).take(pa.array(ev[:, 1 + L.EV_KIND].astype(np.int32))),
                 "seat": ev[:, 1 + L.EV_SEAT].astype(np.int8),
                 "card": card.astype(np.int16),

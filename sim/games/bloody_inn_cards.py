@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import csv
 import re
-from pathlib import Path
 
+from ..config import data_dir
 from ..errors import ConfigError
-
-CARDS_CSV = Path(__file__).resolve().parents[2] / "configs" / "bloody_inn" / "cards.csv"
 
 TYPES = ("merchant", "artisan", "religious", "police", "noble", "peasant")
 COLOURS = ("blue", "red", "purple", "grey", "green", "yellow")
@@ -75,8 +73,13 @@ def parse_effect(text, key="effect"):
     return out
 
 
-def load_table(path=CARDS_CSV):
-    """Read the card CSV into a list of dicts with typed fields."""
+#: the shipped card table (package data, see ``sim.config.data_dir``)
+CARDS_CSV = data_dir() / "bloody_inn" / "cards.csv"
+
+
+def load_table(path=None):
+    """Read the card CSV (default: the shipped one) into a list of dicts with typed fields."""
+    path = CARDS_CSV if path is None else path
     rows = []
     with open(path, newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):

@@ -11,20 +11,21 @@ import csv
 import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 import numba
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kernels.cluedo import layout as L
-from kernels.cluedo.board import walking_distances
-from sim.config import check_keys, get_choice, get_float, get_int
+from kernels.cluedo import layout as L  # constants only: importing it compiles nothing
+from sim.config import check_keys, data_dir, get_choice, get_float, get_int
 from sim.errors import ConfigError
+from sim.games.lazy import lazy
 from sim.registry import Chunk
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "configs" / "cluedo"
+walking_distances = lazy("kernels.cluedo.board", "walking_distances")  # compiled when first used
+
+DATA_DIR = data_dir() / "cluedo"  # package data (sim.config.data_dir)
 
 # --- strategies ------------------------------------------------------------------------
 
@@ -346,7 +347,7 @@ def resolve(raw):
 
 def strategies():
     return [
-        {"name": k, "description": v[1], "params": dict(v[2]), "help": {p: PARAM_HELP[p] for p in v[2]}}
+        {"name": k, "description": v[1], "params": dict(v[2]), "param_help": {p: PARAM_HELP[p] for p in v[2]}}
         for k, v in STRATEGIES.items()
     ]
 
@@ -559,6 +560,80 @@ def simulate_chunk(resolved, start, count, *, events=False):
     return Chunk(games, seats, events_t)
 
 
+#: what every column of a Cluedo dataset means (manifest ``facts.columns``; docs/cluedo.md)
+COLUMNS = {
+    "games": {
+        "rounds": "rounds played",
+        "turns": "turns taken by all players",
+        "winner": "seat that accused right, -1 if nobody did",
+        "n_winners": "1 if someone won, else 0",
+        "winners": "bit p set: seat p is among the winners",
+        "truncated": "1 if the game hit rules.max_turns (CL-V7)",
+        "solution_suspect": "suspect in the envelope (card id)",
+        "solution_weapon": "weapon in the envelope (card id)",
+        "solution_room": "room in the envelope (card id)",
+        "clue_cards_drawn": "clue cards drawn",
+    },
+    "seats": {
+        "score": "1 for the winner, else 0",
+        "place": "1 for the winner, 2 for the others",
+        "win": "1 for the winner, else 0",
+        "lineup": "lineup entry the seat played (with rotate: (seat + game) mod players)",
+        "character": "suspect the seat played (CL-S3)",
+        "agent": "strategy name plus its non-default parameters",
+        "turns_taken": "turns the seat took",
+        "suggestions": "suggestions the seat made",
+        "first_room_turn": "the seat's own turn number (from 1) of its first turn in a room, -1 never",
+        "accused": "0 no accusation, 1 right, 2 wrong",
+        "known_cards": "cards whose holder the seat's own knowledge determines at the end",
+    },
+    "events": {
+        "seq": "position of the event in its game",
+        "turn": "the game's turn counter",
+        "seat": "acting seat (deal: holder, 6 envelope, 7 face down)",
+        "kind": "event kind (facts.event_kinds; a, b, c, d by kind: docs/cluedo.md)",
+        "a": "first argument",
+        "b": "second argument",
+        "c": "third argument",
+        "d": "fourth argument",
+    },
+}
+
+
+def tuning_bounds(strategy):
+    return {k: PARAM_RANGES[k] for k in STRATEGIES[strategy][2]} if strategy in STRATEGIES else {}
+
+
+def bench_config(players, lineup):
+    return {"players": players, "seats": [{"strategy": s} for s in lineup]}
+
+
+def bench_targets():
+    # issue 8's target on the reference 2-core machine, 1,000,000 games
+    return [
+        {
+            "label": "cluedo 4p, logic agents",
+            "config": {"game": "cluedo", **bench_config(4, ["logic"])},
+            "seconds": 100.0,
+        }
+    ]
+
+
+def dataset_facts(resolved):
+    """Columns, event kinds, the cards in kernel order and the clue-card effects."""
+    rows = _read_csv("cards.csv")  # not load_board(): the facts need no compiled code
+    by_kind = {k: [r["id"] for r in rows if r["kind"] == k] for k in ("suspect", "weapon", "room")}
+    return {
+        "columns": COLUMNS,
+        "event_kinds": list(L.EV_NAMES),
+        "cards": [r["id"] for r in rows],
+        "suspects": by_kind["suspect"],
+        "weapons": by_kind["weapon"],
+        "rooms": by_kind["room"],
+        "clue_effects": list(L.EFFECT_NAMES),
+    }
+
+
 class _Adapter:
     name = "cluedo"
     title = "Cluedo (modern edition: loupe dice, 29 clue cards, 2-player mode)"
@@ -566,7 +641,20 @@ class _Adapter:
     max_players = 6
     resolve = staticmethod(resolve)
     strategies = staticmethod(strategies)
+    tuning_bounds = staticmethod(tuning_bounds)
+    bench_config = staticmethod(bench_config)
+    bench_targets = staticmethod(bench_targets)
+    dataset_facts = staticmethod(dataset_facts)
     simulate_chunk = staticmethod(simulate_chunk)
+
+    def referee(self):
+        # the independent Cluedo referee: its own package, written apart from the kernels
+        from sim import referee_cluedo
+
+        return referee_cluedo
+
+    def analyses(self):
+        return ("characters",)
 
 
 ADAPTER = _Adapter()

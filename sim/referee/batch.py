@@ -168,6 +168,7 @@ def replay_dataset(path, *, max_games=None, on_chunk=None):
     manifest = dataset.read_manifest(path)
     if manifest is None:
         raise SimError(f"{path}: no manifest.json; not a dataset")
+    dataset.verify(path, manifest)  # every listed chunk present and unchanged, or one line
     if manifest.get("game") != "bloody_inn":
         raise SimError(
             f"{path}: the referee replays bloody_inn datasets, this one is {manifest.get('game')!r}"

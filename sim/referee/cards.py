@@ -85,7 +85,9 @@ def card_instances(resolved):
 
 def annex_bits(resolved):
     """Bit of the seats table's ``annex_mask`` column per card id: the rows of the table that
-    have an annex side, numbered in table order."""
+    have an annex side, numbered in table order.  The referee's own numbering, kept apart ON
+    PURPOSE (the independent reading; the project's one source is
+    ``sim.games.bloody_inn.annex_bits``, which a test compares with this)."""
     bits = {}
     for row in resolved["cards"]:
         if row["type"] != "aid" and row["annex"]:

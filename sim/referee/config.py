@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from .cards import annex_bits, card_instances
 
 #: BI-S2: travellers in the Entrance by (length, players), one copy of the deck.  The
-#: resolved config carries the run's ``deck_size``; the tests check its default against this.
+#: referee's own copy, kept apart ON PURPOSE: it is the independent reading of the rules
+#: (the project's one source is ``sim.games.bloody_inn.DECK_SIZE``); the resolved config
+#: carries the run's ``deck_size`` and the tests check its default against this table.
 ENTRANCE_SIZE = {
     ("short", 1): 36,
     ("short", 2): 35,
