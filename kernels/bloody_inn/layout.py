@@ -17,7 +17,7 @@ MAXP = 4  # players (BI-S: 1-4)
 MAXC = 512  # card instances (travellers x deck_copies + peasants)
 MAXK = 32  # card kinds (29 in the table)
 NROOMS = 8  # BI-S1
-MAXPARAM = 16  # float parameters per strategy
+MAXPARAM = 32  # float parameters per strategy (search: its own + the heuristic's 16)
 NCOL = 6  # colours
 NACT = 5  # actions
 ROTATE_DUPLICATE = 2  # G_ROTATE value of rotate = "duplicate"
@@ -145,7 +145,17 @@ G_EV_OVERFLOW = _region(1)
 G_PHASE = _region(1)  # 0 evening, 1 night, 2 morning, 3 end (for events)
 G_FINAL_FP = _region(1)
 G_FREE_SPACE = _region(1)  # free burial places over every annex and Barn
-_region(8)  # spare
+# a decision made ahead of its turn (search: the decision to play; its rollouts: the
+# candidate under test).  ``decide_action`` plays it when G_STASH = G_TURNS + 1 and the
+# seat matches; D_T / D_DEST hold its targets.
+G_STASH = _region(1)
+G_STASH_SEAT = _region(1)
+G_STASH_ACTION = _region(1)
+G_STASH_NT = _region(1)
+G_STASH_PEAS = _region(1)
+G_STASH_LAUNDER = _region(1)
+G_REC = _region(1)  # 1: the heuristic records every candidate it values (search)
+G_SEARCH_AT = _region(1)  # offset of the search's two work states in ``st`` (0: none)
 
 # --- lineup (per lineup entry) ----------------------------------------------------
 L_STRAT = _region(MAXP)
@@ -243,6 +253,7 @@ S_CAP = _region(MAXC)  # free capacity per annex card during a multi-bury
 S_BARNCAP = _region(MAXP)
 
 STATE_END = _region.n
+SEARCH_SCRATCH = 2 * STATE_END  # a search seat's two work states (a sample, a rollout)
 EV_FIELDS = 10  # seq is the row index; see EV_* below
 EV_BASE = STATE_END  # event rows follow; buffer size chosen at run time
 EV_ROUND, EV_KIND, EV_SEAT, EV_CARD, EV_A, EV_B, EV_C, EV_CASH, EV_CHEQUES, EV_PHASE = range(10)

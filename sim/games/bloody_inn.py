@@ -458,7 +458,8 @@ class BloodyInnAdapter:
         st[L.G_CHECK] = int(rules["check_invariants"])
         lineup = resolved["seats"]
         st[L.G_NLINEUP] = len(lineup)
-        params = np.zeros(L.MAXP * L.MAXPARAM, dtype=np.float64)
+        # the second half is a search seat's room for its rollout policy's parameters
+        params = np.zeros(2 * L.MAXP * L.MAXPARAM, dtype=np.float64)
         for i, seat in enumerate(lineup):
             sid, spec, _ = REGISTRY[seat["strategy"]]
             st[L.L_STRAT + i] = sid
