@@ -15,7 +15,19 @@ each, and the report::
     seed = 7                                # optional override (run only)
     ladder = ["heuristic", "expert"]        # optional: play the entry once per strategy
                                             # (weakest first, strongest last), every seat
-                                            # that strategy; the Answers compare the rungs
+                                            # that strategy; the Answers compare the rungs.
+                                            # A rung may be a table: {name = "search16",
+                                            # strategy = "search", params = {...},
+                                            # games = 300} (games per run / sweep point;
+                                            # for a sweep, its file must not set games)
+
+    [[data]]
+    name = "power"
+    power = "../bloody_inn/power/expert-2p.toml"  # restricted play (``sim power``): a run
+    cards = "ALL"                           # config; "ALL", ids "A,B" or a list of ids
+    actions = true                          # one arm per action too
+    games = 2000                            # optional, per arm; seed optional too
+    questions = ["power"]                   # the default for a power entry
 
     [analysis]
     equivalence_margin = 0.01               # deck size: "even" = every seat within 1 pt
@@ -46,7 +58,22 @@ from .metrics import question_names
 from .report import Entry, build_report, write_report
 
 STUDY_KEYS = ("title", "description", "out", "data", "report", "analysis")
-DATA_KEYS = ("name", "run", "sweep", "questions", "label", "games", "seed", "ladder")
+DATA_KEYS = (
+    "name",
+    "run",
+    "sweep",
+    "power",
+    "questions",
+    "label",
+    "games",
+    "seed",
+    "ladder",
+    "cards",
+    "actions",
+)
+KINDS = ("run", "sweep", "power")
+RUNG_KEYS = ("name", "strategy", "params", "games")
+POWER_ONLY = ("cards", "actions")
 ANALYSIS_KEYS = ("equivalence_margin",)
 REPORT_KEYS = ("file", "title", "intro")
 
@@ -54,13 +81,31 @@ REPORT_KEYS = ("file", "title", "intro")
 @dataclass
 class DataSpec:
     name: str
-    kind: str  # "run" | "sweep"
+    kind: str  # "run" | "sweep" | "power"
     config: Path
     questions: tuple
     label: str
     games: int | None = None
     seed: int | None = None
-    ladder: tuple = ()
+    ladder: tuple = ()  # of Rung, weakest first
+    cards: str | None = None  # power: "ALL" or comma-separated annex ids
+    actions: bool = False  # power: one arm per action
+
+
+@dataclass
+class Rung:
+    """One rung of a strength ladder: every seat plays ``strategy`` (with ``params``)."""
+
+    name: str
+    strategy: str
+    params: dict = field(default_factory=dict)
+    games: int | None = None
+
+    def seats(self):
+        seat = {"strategy": self.strategy}
+        if self.params:
+            seat["params"] = dict(self.params)
+        return [seat]
 
 
 @dataclass
@@ -84,6 +129,74 @@ def _check_keys(source, table, allowed, prefix=""):
     for k in table:
         if k not in allowed:
             raise _bad(source, prefix + k, table[k], "one of " + ", ".join(allowed))
+
+
+_NAME = r"[A-Za-z0-9_.-]+"
+
+
+def _power_keys(src, where, d, kind):
+    """``cards`` and ``actions`` of a power entry (and only of one)."""
+    for k in POWER_ONLY:
+        if k in d and kind != "power":
+            raise _bad(src, where + k, d[k], f"no {k} key on a {kind} entry (only on a power entry)")
+    if kind != "power":
+        return None, False
+    cards = d.get("cards")
+    if isinstance(cards, list) and cards and all(isinstance(c, str) and c.strip() for c in cards):
+        cards = ",".join(cards)
+    if cards is not None and (not isinstance(cards, str) or not cards.strip()):
+        raise _bad(src, where + "cards", d["cards"], '"ALL", "id,id" or a list of annex card ids')
+    actions = d.get("actions", False)
+    if not isinstance(actions, bool):
+        raise _bad(src, where + "actions", actions, "true or false")
+    if cards is None and not actions:
+        raise _bad(src, where + "cards/actions", None, 'cards = "ALL" or ids, and/or actions = true')
+    if "ladder" in d:
+        raise _bad(
+            src, where + "ladder", d["ladder"], "no ladder on a power entry (its config sets the seats)"
+        )
+    return cards, actions
+
+
+def _ladder(src, where, d, kind, cfg):
+    """The entry's rungs, weakest first: names or tables with name/strategy/params/games."""
+    raw = d.get("ladder", [])
+    allowed = (
+        "a list of distinct strategy names or {name, strategy, params, games} tables "
+        "(weakest first, strongest last)"
+    )
+    if not isinstance(raw, list):
+        raise _bad(src, where + "ladder", raw, allowed)
+    rungs = []
+    for j, x in enumerate(raw):
+        at = f"{where}ladder[{j}]"
+        if isinstance(x, str):
+            x = {"strategy": x}
+        if not isinstance(x, dict):
+            raise _bad(src, at, x, allowed)
+        _check_keys(src, x, RUNG_KEYS, at + ".")
+        strategy = x.get("strategy")
+        if not isinstance(strategy, str) or not re.fullmatch(_NAME, strategy):
+            raise _bad(src, at + ".strategy", strategy, "a strategy name (sim strategies)")
+        rname = x.get("name", strategy)
+        if not isinstance(rname, str) or not re.fullmatch(_NAME, rname) or rname in [r.name for r in rungs]:
+            raise _bad(src, at + ".name", rname, "a unique rung name of letters, digits, _ . -")
+        params = x.get("params", {})
+        if not isinstance(params, dict):
+            raise _bad(src, at + ".params", params, "a table of the strategy's parameters")
+        games = x.get("games")
+        if games is not None:
+            if not isinstance(games, int) or isinstance(games, bool) or games < 1:
+                raise _bad(src, at + ".games", games, "a positive integer (games per run or sweep point)")
+            if kind == "sweep" and "games" in tomllib.loads(cfg.read_text(encoding="utf-8")):
+                raise _bad(
+                    src,
+                    at + ".games",
+                    games,
+                    f"no rung games while the sweep {cfg.name} sets games itself (drop one of them)",
+                )
+        rungs.append(Rung(rname, strategy, dict(params), games))
+    return tuple(rungs)
 
 
 def load_study(path, out=None) -> Study:
@@ -121,13 +234,14 @@ def load_study(path, out=None) -> Study:
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or name in names:
             raise _bad(src, where + "name", name, "a unique folder name of letters, digits, _ . -")
         names.add(name)
-        kinds = [k for k in ("run", "sweep") if k in d]
+        kinds = [k for k in KINDS if k in d]
         if len(kinds) != 1:
             raise _bad(
                 src,
-                where + "run/sweep",
+                where + "run/sweep/power",
                 kinds or None,
-                'exactly one of run = "<run config>" or sweep = "<sweep config>"',
+                'exactly one of run = "<run config>", sweep = "<sweep config>" or '
+                'power = "<run config>" (restricted play, as sim power)',
             )
         kind = kinds[0]
         if not isinstance(d[kind], str):
@@ -135,13 +249,13 @@ def load_study(path, out=None) -> Study:
         cfg = path.parent / d[kind]
         if not cfg.is_file():
             raise _bad(src, where + kind, d[kind], f"an existing file ({cfg} not found)")
-        qs = d.get("questions", ["seats", "duration"])
+        qs = d.get("questions", ["power"] if kind == "power" else ["seats", "duration"])
         if not isinstance(qs, list) or not qs or any(q not in known for q in qs):
             raise _bad(src, where + "questions", qs, "a list of " + ", ".join(known))
         for k in ("games", "seed"):
             v = d.get(k)
             if v is not None and (
-                kind != "run"
+                kind == "sweep"
                 or not isinstance(v, int)
                 or isinstance(v, bool)
                 or v < (1 if k == "games" else 0)
@@ -151,25 +265,16 @@ def load_study(path, out=None) -> Study:
                     where + k,
                     v,
                     f"a {'positive' if k == 'games' else 'non-negative'}"
-                    " integer, for run entries (a sweep sets it in its own file)",
+                    " integer, for run and power entries (a sweep sets it in its own file;"
+                    " a ladder rung may set its games)",
                 )
+        cards, actions = _power_keys(src, where, d, kind)
         label = d.get("label", name)
         if not isinstance(label, str):
             raise _bad(src, where + "label", label, "a string")
-        ladder = d.get("ladder", [])
-        if (
-            not isinstance(ladder, list)
-            or any(not isinstance(x, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", x) for x in ladder)
-            or len(set(ladder)) != len(ladder)
-        ):
-            raise _bad(
-                src,
-                where + "ladder",
-                ladder,
-                "a list of distinct strategy names (weakest first, strongest last)",
-            )
+        ladder = _ladder(src, where, d, kind, cfg)
         specs.append(
-            DataSpec(name, kind, cfg, tuple(qs), label, d.get("games"), d.get("seed"), tuple(ladder))
+            DataSpec(name, kind, cfg, tuple(qs), label, d.get("games"), d.get("seed"), ladder, cards, actions)
         )
     rep = raw.get("report", {})
     if not isinstance(rep, dict):
@@ -245,13 +350,13 @@ def run_study(
         rungs = spec.ladder or (None,)
         targets = []
         for rung in reversed(rungs):  # the report shows the strongest rung first
-            target = study.out / spec.name / rung if rung else study.out / spec.name
-            name = f"{spec.name}[{rung}]" if rung else spec.name
+            target = study.out / spec.name / rung.name if rung else study.out / spec.name
+            name = f"{spec.name}[{rung.name}]" if rung else spec.name
             if not report_only:
                 _produce(spec, rung, target, name, run_dataset, run_sweep, force, threads, progress, echo)
-            label = f"{spec.label}, {rung}" if rung else spec.label
+            label = f"{spec.label}, {rung.name}" if rung else spec.label
             entries.append(Entry(label, open_dataset(target), spec.questions, study.options))
-            targets.append((rung, label))
+            targets.append((rung.name if rung else None, label))
         if spec.ladder:
             ladders.append((spec, targets))
     report = build_report(entries, study.report_title or study.title, study.report_intro)
@@ -263,9 +368,16 @@ def run_study(
 def _rung_run_config(path, rung):
     """A run config with every seat playing ``rung``."""
     raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    raw["seats"] = [{"strategy": rung}]
-    raw["name"] = f"{raw.get('name', Path(path).stem)}-{rung}"
+    raw["seats"] = rung.seats()
+    raw["name"] = f"{raw.get('name', Path(path).stem)}-{rung.name}"
     return raw
+
+
+def power_plan(spec):
+    """The arms of a power entry (``sim.power.plan``); a bad card id fails in one line."""
+    from sim import power
+
+    return power.plan(spec.config, cards=spec.cards, actions=spec.actions, games=spec.games, seed=spec.seed)
 
 
 def _produce(spec, rung, target, name, run_dataset, run_sweep, force, threads, progress, echo):
@@ -273,14 +385,22 @@ def _produce(spec, rung, target, name, run_dataset, run_sweep, force, threads, p
     if dataset_complete(target, spec.kind) and not force:
         echo(f"{name}: complete, checking it matches {spec.config.name}")
     else:
-        echo(f"{name}: running {spec.kind} {spec.config}" + (f", every seat {rung}" if rung else ""))
+        echo(f"{name}: running {spec.kind} {spec.config}" + (f", every seat {rung.name}" if rung else ""))
+    if spec.kind == "power":
+        if run_sweep is None:
+            raise AnalysisError("no sweep runner available to produce power datasets")
+        from sim import power
+
+        sweep = power.as_sweep(power_plan(spec), spec.config)
+        run_sweep(sweep, target, resume=not force, force=force, threads=threads, progress=progress)
+        return
     if spec.kind == "run":
         if run_dataset is None:
             raise AnalysisError("no runner available to produce run datasets")
         man = run_dataset(
             _rung_run_config(spec.config, rung) if rung else spec.config,
             target,
-            games=spec.games,
+            games=rung.games if rung and rung.games else spec.games,
             seed=spec.seed,
             threads=threads,
             resume=not force,
@@ -292,5 +412,9 @@ def _produce(spec, rung, target, name, run_dataset, run_sweep, force, threads, p
         return
     if run_sweep is None:
         raise AnalysisError("no sweep runner available to produce sweep datasets")
-    extra = {"base_overrides": {"seats": [{"strategy": rung}]}} if rung else {}
+    extra = {}
+    if rung:
+        extra["base_overrides"] = {"seats": rung.seats()}
+        if rung.games:
+            extra["base_overrides"]["games"] = rung.games
     run_sweep(spec.config, target, resume=not force, force=force, threads=threads, progress=progress, **extra)

@@ -395,7 +395,20 @@ def _validate_study(target, json_):
         raise SimError(str(exc)) from None
     rows = []
     for spec in st.data:
-        if spec.kind == "run":
+        if spec.kind == "power":
+            from analysis.study import power_plan
+
+            arms = power_plan(spec)  # a bad card id or config key fails here in one line
+            rows.append(
+                {
+                    "name": spec.name,
+                    "kind": "power",
+                    "config": str(spec.config),
+                    "points": len(arms),
+                    "games": sum(r["games"] for _, r in arms),
+                }
+            )
+        elif spec.kind == "run":
             resolved = api.resolve(spec.config, games=spec.games, seed=spec.seed)
             rows.append(
                 {
@@ -433,7 +446,11 @@ def _validate_study(target, json_):
         f"all; report to {st.out / st.report_file})"
     )
     for r in rows:
-        what = f"sweep of {r['points']} points" if r["kind"] == "sweep" else "run"
+        what = {
+            "sweep": f"sweep of {r['points']} points",
+            "power": f"power experiment of {r.get('points')} arms",
+        }
+        what = what.get(r["kind"], "run")
         typer.echo(f"  {r['name']}: {what}, {r['games']:,} games ({r['config']})")
 
 
