@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analysis.errors import AnalysisError
-from analysis.study import load_study, run_study
+from analysis.study import load_study, power_plan, run_study
 from sim import registry, runner, sweep
 from sim.cli import app
 from sim.errors import SimError
@@ -130,7 +130,7 @@ def test_cli_study_and_report_only(files, tmp_path):
     [
         ('title = "x"\ncolour = 1\n[[data]]\nname="a"\nrun="run.toml"\n', "colour = 1 is invalid"),
         ('title = "x"\n', "data = None is invalid"),
-        ('[[data]]\nname="a"\n', "data\\[0\\].run/sweep = None is invalid"),
+        ('[[data]]\nname="a"\n', "data\\[0\\].run/sweep/power = None is invalid"),
         ('[[data]]\nname="a"\nrun="missing.toml"\n', "data\\[0\\].run = 'missing.toml' is invalid"),
         ('[[data]]\nname="a"\nrun="run.toml"\nquestions=["luck"]\n', "questions = \\['luck'\\]"),
         (
@@ -140,8 +140,41 @@ def test_cli_study_and_report_only(files, tmp_path):
         ('[[data]]\nname="a"\nsweep="sweep.toml"\ngames=5\n', "data\\[0\\].games = 5 is invalid"),
         ('[[data]]\nname="a"\nrun="run.toml"\n[report]\npage=1\n', "report.page = 1 is invalid"),
         ('[[data]]\nname="a"\nrun="run.toml"\nladder="greedy"\n', "data\\[0\\].ladder = 'greedy' is invalid"),
-        ('[[data]]\nname="a"\nrun="run.toml"\nladder=["a", "a"]\n', "ladder = \\['a', 'a'\\] is invalid"),
+        ('[[data]]\nname="a"\nrun="run.toml"\nladder=["a", "a"]\n', "ladder\\[1\\].name = 'a' is invalid"),
         ('[[data]]\nname="a"\nrun="run.toml"\n[analysis]\nequivalence_margin=2\n', "equivalence_margin = 2"),
+        (
+            '[[data]]\nname="a"\nrun="run.toml"\nladder=[{strategy="greedy", depth=2}]\n',
+            "ladder\\[0\\].depth = 2",
+        ),
+        (
+            '[[data]]\nname="a"\nrun="run.toml"\nladder=[{strategy="greedy", games=0}]\n',
+            "ladder\\[0\\].games = 0",
+        ),
+        (
+            '[[data]]\nname="a"\nrun="run.toml"\nladder=[{strategy="greedy", params=3}]\n',
+            "ladder\\[0\\].params = 3",
+        ),
+        ('[[data]]\nname="a"\nrun="run.toml"\nladder=[{games=5}]\n', "ladder\\[0\\].strategy = None"),
+        (
+            '[[data]]\nname="a"\nrun="run.toml"\nladder=["greedy", {strategy="greedy"}]\n',
+            "ladder\\[1\\].name = 'greedy'",
+        ),
+        (
+            '[[data]]\nname="a"\nsweep="sweep.toml"\nladder=[{strategy="greedy", games=9}]\n',
+            "ladder\\[0\\].games = 9 is invalid; allowed: no rung games while the sweep sweep.toml sets games",
+        ),
+        ('[[data]]\nname="a"\npower="run.toml"\ncards=5\n', "data\\[0\\].cards = 5 is invalid"),
+        ('[[data]]\nname="a"\npower="run.toml"\nactions="yes"\n', "data\\[0\\].actions = 'yes' is invalid"),
+        ('[[data]]\nname="a"\npower="run.toml"\n', "data\\[0\\].cards/actions = None is invalid"),
+        (
+            '[[data]]\nname="a"\nrun="run.toml"\ncards="ALL"\n',
+            "data\\[0\\].cards = 'ALL' is invalid; allowed: no cards",
+        ),
+        (
+            '[[data]]\nname="a"\npower="run.toml"\nactions=true\nladder=["greedy"]\n',
+            "data\\[0\\].ladder = \\['greedy'\\] is invalid; allowed: no ladder on a power entry",
+        ),
+        ('[[data]]\nname="a"\npower="run.toml"\nrun="run.toml"\n', "data\\[0\\].run/sweep/power"),
         ("title = \n", "not valid TOML"),
     ],
 )
@@ -160,6 +193,8 @@ def test_shipped_studies_are_valid():
         for d in st.data:
             if d.kind == "run":
                 runner.api.resolve(d.config)
+            elif d.kind == "power":
+                assert len(power_plan(d)) > 1
             else:
                 assert sweep.load(d.config).points
 
@@ -177,6 +212,8 @@ def test_sim_validate_checks_a_study_and_what_it_names(path):
     for row, spec in zip(out["data"], st.data):
         if spec.kind == "sweep":
             assert row["games"] == sum(p.resolved["games"] for p in sweep.load(spec.config).points)
+        elif spec.kind == "power":
+            assert row["games"] == row["points"] * spec.games and row["points"] == len(power_plan(spec))
         elif spec.games is not None:
             assert row["games"] == spec.games
 
@@ -209,7 +246,9 @@ def test_a_ladder_plays_every_rung_and_compares_them(files, tmp_path):
 
     (files / "ladder.toml").write_text(LADDER)
     st = load_study(files / "ladder.toml", out=tmp_path / "out")
-    assert st.data[0].ladder == ("random", "greedy") and st.options == {"equivalence_margin": 0.02}
+    assert [r.name for r in st.data[0].ladder] == ["random", "greedy"] and st.options == {
+        "equivalence_margin": 0.02
+    }
     html_path, md_path = run_study(
         st, run_dataset=runner.run_dataset, run_sweep=sweep.run_sweep, echo=lambda m: None
     )
@@ -258,3 +297,61 @@ def test_ladder_verdicts():
     assert verdict(lvl, rungs[:2])[0] == "changes"
     lvl[1] = dict(_k(10.05, 9.95, 10.15), zero=False)
     assert verdict(lvl, rungs[:2])[0] == "holds"
+
+
+POWER_STUDY = """title = "Power study"
+[[data]]
+name = "pw"
+power = "power.toml"
+cards = ["grocer"]
+actions = false
+games = 41
+label = "Grocery, random players"
+[[data]]
+name = "rungs"
+run = "run.toml"
+questions = ["seats"]
+ladder = ["random", {name = "g2", strategy = "greedy", games = 30}]
+"""
+
+
+def test_a_power_entry_runs_restricted_play_and_reports_power(files, tmp_path):
+    # a tiny Bloody Inn experiment: baseline and one arm where entry 0 never builds Grocery
+    (files / "power.toml").write_text(
+        'game = "bloody_inn"\nplayers = 2\ngames = 600\nseed = 4\n[[seats]]\nstrategy = "random"\n'
+    )
+    (files / "ps.toml").write_text(POWER_STUDY)
+    st = load_study(files / "ps.toml", out=tmp_path / "out")
+    assert st.data[0].kind == "power" and st.data[0].questions == ("power",)
+    assert [(r.name, r.strategy, r.games) for r in st.data[1].ladder] == [
+        ("random", "random", None),
+        ("g2", "greedy", 30),
+    ]
+    html_path, md_path = run_study(
+        st, run_dataset=runner.run_dataset, run_sweep=sweep.run_sweep, echo=lambda m: None
+    )
+    arms = json.loads((tmp_path / "out" / "pw" / "sweep.json").read_text())
+    man = json.loads(next((tmp_path / "out" / "pw").glob("*grocer*/manifest.json")).read_text())
+    assert man["resolved"]["seats"][0]["restrict"] == {"build": ["grocer"]}
+    assert man["resolved"]["games"] == 42 and man["resolved"]["rotate"] == "duplicate"  # whole deals
+    assert arms.get("status") == "complete"
+    # a rung's games override the run's; the other rung keeps the config's
+    g2 = json.loads((tmp_path / "out" / "rungs" / "g2" / "manifest.json").read_text())["resolved"]
+    r = json.loads((tmp_path / "out" / "rungs" / "random" / "manifest.json").read_text())["resolved"]
+    assert g2["games"] == 30 and {s["strategy"] for s in g2["seats"]} == {"greedy"} and r["games"] == 600
+    md = md_path.read_text()
+    answers = md[md.index("## Answers") : md.index("## Provenance")]
+    assert "causal" in answers.lower() and "Grocery" in answers
+    # the study is skipped when complete: a second run plays nothing
+    seen = []
+    run_study(st, run_dataset=runner.run_dataset, run_sweep=sweep.run_sweep, echo=seen.append)
+    assert any("pw: complete" in m for m in seen)
+
+
+def test_sim_validate_names_a_bad_card_of_a_power_entry(tmp_path):
+    (tmp_path / "power.toml").write_text('game = "bloody_inn"\nplayers = 2\n')
+    (tmp_path / "s.toml").write_text('[[data]]\nname = "a"\npower = "power.toml"\ncards = "peacekeeper"\n')
+    res = CliRunner().invoke(app, ["validate", str(tmp_path / "s.toml")])
+    assert res.exit_code == 2
+    lines = [x for x in res.output.splitlines() if x.strip()]
+    assert len(lines) == 1 and "peacekeeper" in lines[0] and "--cards" in lines[0], res.output
