@@ -344,6 +344,8 @@ def run_study(
     -------
     (html_path, md_path)
     """
+    # a power entry's arms are planned before anything runs: a bad card id fails in one line
+    plans = {} if report_only else {s.name: power_plan(s) for s in study.data if s.kind == "power"}
     study.out.mkdir(parents=True, exist_ok=True)
     entries, ladders = [], []
     for spec in study.data:
@@ -353,7 +355,9 @@ def run_study(
             target = study.out / spec.name / rung.name if rung else study.out / spec.name
             name = f"{spec.name}[{rung.name}]" if rung else spec.name
             if not report_only:
-                _produce(spec, rung, target, name, run_dataset, run_sweep, force, threads, progress, echo)
+                _produce(
+                    spec, rung, target, name, run_dataset, run_sweep, force, threads, progress, echo, plans
+                )
             label = f"{spec.label}, {rung.name}" if rung else spec.label
             entries.append(Entry(label, open_dataset(target), spec.questions, study.options))
             targets.append((rung.name if rung else None, label))
@@ -380,7 +384,7 @@ def power_plan(spec):
     return power.plan(spec.config, cards=spec.cards, actions=spec.actions, games=spec.games, seed=spec.seed)
 
 
-def _produce(spec, rung, target, name, run_dataset, run_sweep, force, threads, progress, echo):
+def _produce(spec, rung, target, name, run_dataset, run_sweep, force, threads, progress, echo, plans):
     """Play one dataset of a study entry (one rung of its ladder)."""
     if dataset_complete(target, spec.kind) and not force:
         echo(f"{name}: complete, checking it matches {spec.config.name}")
@@ -391,7 +395,7 @@ def _produce(spec, rung, target, name, run_dataset, run_sweep, force, threads, p
             raise AnalysisError("no sweep runner available to produce power datasets")
         from sim import power
 
-        sweep = power.as_sweep(power_plan(spec), spec.config)
+        sweep = power.as_sweep(plans[spec.name], spec.config)
         run_sweep(sweep, target, resume=not force, force=force, threads=threads, progress=progress)
         return
     if spec.kind == "run":

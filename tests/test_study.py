@@ -355,3 +355,17 @@ def test_sim_validate_names_a_bad_card_of_a_power_entry(tmp_path):
     assert res.exit_code == 2
     lines = [x for x in res.output.splitlines() if x.strip()]
     assert len(lines) == 1 and "peacekeeper" in lines[0] and "--cards" in lines[0], res.output
+
+
+def test_sim_study_refuses_a_bad_card_before_anything_runs(files, tmp_path):
+    (files / "power.toml").write_text('game = "bloody_inn"\nplayers = 2\n')
+    (files / "s.toml").write_text(
+        '[[data]]\nname = "r"\nrun = "run.toml"\n[[data]]\nname = "a"\npower = "power.toml"\ncards = "peacekeeper"\n'
+    )
+    res = CliRunner().invoke(
+        app, ["study", str(files / "s.toml"), "--out", str(tmp_path / "o"), "--no-progress"]
+    )
+    assert res.exit_code == 2
+    lines = [x for x in res.output.splitlines() if x.strip()]
+    assert len(lines) == 1 and "peacekeeper" in lines[0], res.output
+    assert not (tmp_path / "o" / "r").exists()  # the run entry before it was not played
