@@ -1,6 +1,6 @@
 #!/bin/bash
 # one sitting: yardstick, bench rows random+expert (3p long), yardstick
-cd /work/wt/speed; export PYTHONPATH=$PWD; export BOARDSIM_CACHE_DIR=${WARM:-$HOME/.cache/boardsim}; PY=/work/main/.venv/bin/python
+cd "$(dirname "$0")/../.."; mkdir -p /tmp/speed; export PYTHONPATH=$PWD; export BOARDSIM_CACHE_DIR=${WARM:-$HOME/.cache/boardsim}; PY=/work/main/.venv/bin/python
 S=$1
 uptime > /tmp/speed/s$S.load0
 $PY /work/shared/bench/yardstick.py > /tmp/speed/s$S.yard0 2>&1
