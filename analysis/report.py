@@ -25,7 +25,7 @@ from .text import AnswerTable, format_rows
 
 PROVENANCE_START = "<!-- provenance:start -->"
 PROVENANCE_END = "<!-- provenance:end -->"
-DEFAULT_QUESTIONS = ("seats", "strategies", "cards", "deck", "duration")
+DEFAULT_QUESTIONS = ("seats", "strategies", "cards", "deck", "duration", "power", "exploitability")
 #: tables longer than this are folded (HTML <details>) to keep the answers readable
 FOLD_ROWS = 30
 

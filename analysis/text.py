@@ -48,6 +48,10 @@ PROPORTIONS = {
     "vs_next",
     "p_best",
     "margin",
+    "power",
+    "share_unrestricted",
+    "share_restricted",
+    "gain",
 }
 
 

@@ -56,6 +56,8 @@ def resolve(config, *, games=None, seed=None):
         adapter = registry.get_adapter(name)
         resolved = adapter.resolve(raw)
         resolved.update(common)
+        if common["rotate"] == "duplicate" and not getattr(adapter, "duplicate_deals", False):
+            raise ConfigError("rotate", "duplicate", f"true or false for {name} (no duplicate deals)")
     except ConfigError as exc:
         raise exc.with_source(source) from None
     return resolved

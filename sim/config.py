@@ -157,7 +157,10 @@ def resolve_common(raw, adapter_names):
     out["description"] = desc
     out["games"] = get_int(raw, "games", 10_000, 1, MAX_GAMES)
     out["seed"] = get_int(raw, "seed", 0, 0, MAX_SEED)
-    out["rotate"] = get_bool(raw, "rotate", True)
+    rotate = raw.get("rotate", True)
+    if not isinstance(rotate, bool) and rotate != "duplicate":
+        raise ConfigError("rotate", rotate, 'true or false, or "duplicate" (every deal once per rotation)')
+    out["rotate"] = rotate
     return game, out
 
 

@@ -329,6 +329,8 @@ def run_resolved(
     force=False,
     progress=None,
     backend="local",
+    precision=None,
+    precision_on="seat0",
 ):
     """Run an already resolved config into ``out``; see :func:`run_dataset`.
 
@@ -338,6 +340,9 @@ def run_resolved(
     """
     out = Path(out)
     backend_fn = get_backend(backend)
+    stop = _precision_stop(resolved, precision, precision_on)
+    if stop is not None and chunk_games is None:
+        chunk_games = _precision_chunk()
     if threads is not None and backend == "local":
         api.set_threads(threads)  # validate before touching the output
     elif threads is not None and hasattr(backend_fn, "check_threads"):
@@ -363,6 +368,7 @@ def run_resolved(
             force,
             progress,
             backend,
+            stop=stop,
         )
 
 
@@ -399,7 +405,19 @@ def _stop_session(out, manifest, session, played0, t0):
 
 
 def _run_locked(
-    resolved, out, backend_fn, name, source, threads, chunk_games, events, resume, force, progress, backend
+    resolved,
+    out,
+    backend_fn,
+    name,
+    source,
+    threads,
+    chunk_games,
+    events,
+    resume,
+    force,
+    progress,
+    backend,
+    stop=None,
 ):
     existing = _open_existing(out, resolved, events, chunk_games, resume, force)
     if existing is not None:
@@ -446,7 +464,12 @@ def _run_locked(
     played0 = manifest["games_done"]
     total = resolved["games"]
     try:
-        backend_fn(resolved, pending, writer, events=events, threads=threads, progress=bar)
+        if stop is None:
+            backend_fn(resolved, pending, writer, events=events, threads=threads, progress=bar)
+        else:
+            _play_until_precise(
+                stop, plan, done, out, manifest, writer, resolved, backend_fn, events, threads, bar
+            )
     except KeyboardInterrupt:
         if owned:
             bar.close()
@@ -472,7 +495,7 @@ def _run_locked(
     elapsed = time.perf_counter() - t0
     if owned:
         bar.close()
-    if manifest["games_done"] != total:
+    if stop is None and manifest["games_done"] != total:
         raise RuntimeError(f"backend {backend!r} left {total - manifest['games_done']} games unplayed")
     played = manifest["games_done"] - played0
     session.update(
@@ -490,6 +513,42 @@ def _run_locked(
         ) from None
 
 
+# --- stop condition: --precision (sim/precision.py) -----------------------------------
+
+
+def _precision_stop(resolved, precision, precision_on):
+    if precision is None:
+        return None
+    from .precision import PrecisionStop
+
+    return PrecisionStop(resolved, precision, precision_on)
+
+
+def _precision_chunk():
+    from .precision import DEFAULT_PRECISION_CHUNK
+
+    return DEFAULT_PRECISION_CHUNK
+
+
+def _play_until_precise(stop, plan, done, out, manifest, writer, resolved, backend_fn, events, threads, bar):
+    """Play chunks in game order until ``stop`` is reached; the manifest records why it
+    stopped.  Chunks already on disk (a resume) are counted, not replayed."""
+    reached = False
+    for c in plan:
+        if c[0] not in done:
+            backend_fn(resolved, [c], writer, events=events, threads=threads, progress=bar)
+        entry = next(e for e in manifest["chunks"] if e["index"] == c[0])
+        stop.add(out, entry)
+        if stop.reached():
+            reached = True
+            # chunks past the stopping point (from an earlier run) are not part of the data
+            manifest["chunks"] = [e for e in manifest["chunks"] if e["index"] <= c[0]]
+            manifest["games_done"] = sum(e["games"] for e in manifest["chunks"])
+            break
+    manifest["games"] = manifest["games_done"]
+    manifest["stop"] = stop.record(reached)
+
+
 def run_dataset(
     config,
     out=None,
@@ -503,6 +562,8 @@ def run_dataset(
     force=False,
     progress=None,
     backend="local",
+    precision=None,
+    precision_on="seat0",
 ):
     """Play a run config into a Parquet dataset.
 
@@ -529,6 +590,10 @@ def run_dataset(
         Draw a progress bar on stderr (or count into the given ``Progress``).
     backend : str
         Where chunks are played (``"local"``).
+    precision : float, optional
+        Stop at the first chunk boundary where the 95% half-width of ``precision_on``
+        (default ``seat0``: the first player's win share) is at most this; ``games`` is
+        then a cap.  See :mod:`sim.precision`.
 
     Returns
     -------
@@ -560,6 +625,8 @@ def run_dataset(
         force=force,
         progress=progress,
         backend=backend,
+        precision=precision,
+        precision_on=precision_on,
     )
 
 
@@ -580,4 +647,5 @@ def summary(manifest, out):
         "games_per_s": last.get("games_per_s"),
         "chunks": len(manifest["chunks"]),
         "tables": manifest["tables"],
+        **({"stop": manifest["stop"]} if "stop" in manifest else {}),
     }

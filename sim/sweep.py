@@ -386,6 +386,8 @@ def run_sweep(
     progress=None,
     chunk_games=None,
     events=False,
+    precision=None,
+    precision_on="seat0",
     base_overrides=None,
 ):
     """Run every grid point of a sweep into ``out/<point>/`` and write ``out/points.parquet``.
@@ -395,8 +397,9 @@ def run_sweep(
     sweep : path | Sweep | list of (point_name, resolved)
         A sweep file (default ``out``: ``results/<sweep file stem>/``), a loaded sweep, or the
         list :func:`load_sweep` returns (then ``out`` is required).
-    resume, force, threads, backend, progress, chunk_games, events
-        As for :func:`sim.runner.run_dataset`, applied to every point.
+    resume, force, threads, backend, progress, chunk_games, events, precision, precision_on
+        As for :func:`sim.runner.run_dataset`, applied to every point (with ``precision``
+        each point stops on its own).
     base_overrides : dict, optional
         With a sweep file: top-level keys of its base config replaced (see :func:`load`).
 
@@ -438,6 +441,8 @@ def run_sweep(
             resume=resume,
             force=force,
             backend=backend,
+            precision=precision,
+            precision_on=precision_on,
         )
         _finish_sweep(sweep, out)
     return out

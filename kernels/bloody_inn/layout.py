@@ -17,9 +17,10 @@ MAXP = 4  # players (BI-S: 1-4)
 MAXC = 512  # card instances (travellers x deck_copies + peasants)
 MAXK = 32  # card kinds (29 in the table)
 NROOMS = 8  # BI-S1
-MAXPARAM = 16  # float parameters per strategy
+MAXPARAM = 32  # float parameters per strategy (search: its own + the heuristic's 16)
 NCOL = 6  # colours
 NACT = 5  # actions
+ROTATE_DUPLICATE = 2  # G_ROTATE value of rotate = "duplicate"
 
 
 class Action(NamedTuple):
@@ -120,7 +121,7 @@ G_TIEBREAK_OWN = _region(1)  # BI-V9 buried_under_own_annexes
 G_SEASON_ON_DRAW = _region(1)  # BI-V11 season_change = on_next_draw (0: when_empty, BI-E3)
 G_RS_ANY = _region(1)  # BI-V12 room_service_per_room = any (0: at most one token per room)
 G_MAX_ROUNDS = _region(1)  # BI-G4
-G_ROTATE = _region(1)
+G_ROTATE = _region(1)  # 0 fixed lineup, 1 rotate, ROTATE_DUPLICATE: each deal once per rotation
 G_NLINEUP = _region(1)
 G_LOG = _region(1)  # log events
 G_CHECK = _region(1)  # check invariants after every step
@@ -144,14 +145,30 @@ G_EV_OVERFLOW = _region(1)
 G_PHASE = _region(1)  # 0 evening, 1 night, 2 morning, 3 end (for events)
 G_FINAL_FP = _region(1)
 G_FREE_SPACE = _region(1)  # free burial places over every annex and Barn
-_region(8)  # spare
+# a decision made ahead of its turn (search: the decision to play; its rollouts: the
+# candidate under test).  ``decide_action`` plays it when G_STASH = G_TURNS + 1 and the
+# seat matches; D_T / D_DEST hold its targets.
+G_STASH = _region(1)
+G_STASH_SEAT = _region(1)
+G_STASH_ACTION = _region(1)
+G_STASH_NT = _region(1)
+G_STASH_PEAS = _region(1)
+G_STASH_LAUNDER = _region(1)
+G_REC = _region(1)  # 1: the heuristic records every candidate it values (search)
+G_SEARCH_AT = _region(1)  # offset of the search's two work states in ``st`` (0: none)
 
 # --- lineup (per lineup entry) ----------------------------------------------------
 L_STRAT = _region(MAXP)
+# restricted play (issue 15): bit ``a`` of L_FORBID forbids action ``a`` (bit ACTION.passing
+# forbids laundering; the pass itself stays legal); bit ``k`` of L_NOBUILD: never build kind k
+L_FORBID = _region(MAXP)
+L_NOBUILD = _region(MAXP)
 
 # --- per player (MAXP entries each unless noted) -----------------------------------
 P_STRAT = _region(MAXP)  # strategy id of this seat in this game
 P_LINEUP = _region(MAXP)  # lineup entry playing this seat
+P_FORBID = _region(MAXP)  # L_FORBID of the lineup entry playing this seat
+P_NOBUILD = _region(MAXP)  # L_NOBUILD of the lineup entry playing this seat
 P_CASH = _region(MAXP)
 P_CHEQUES = _region(MAXP)
 P_BARN_FILL = _region(MAXP)
@@ -236,6 +253,7 @@ S_CAP = _region(MAXC)  # free capacity per annex card during a multi-bury
 S_BARNCAP = _region(MAXP)
 
 STATE_END = _region.n
+SEARCH_SCRATCH = 2 * STATE_END  # a search seat's two work states (a sample, a rollout)
 EV_FIELDS = 10  # seq is the row index; see EV_* below
 EV_BASE = STATE_END  # event rows follow; buffer size chosen at run time
 EV_ROUND, EV_KIND, EV_SEAT, EV_CARD, EV_A, EV_B, EV_C, EV_CASH, EV_CHEQUES, EV_PHASE = range(10)

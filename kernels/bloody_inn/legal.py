@@ -40,14 +40,33 @@ from .layout import (
     P_CASH,
     P_CHEQUES,
     P_DISCOUNT,
+    P_FORBID,
     P_HAND_N,
     P_KINDS_OWNED,
+    P_NOBUILD,
     P_PEAS_LIMIT,
     R_CARD,
     R_KEY,
     R_TOKENS,
     WHITE,
 )
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def may(st, p, action):
+    """Restricted play: whether ``p``'s run config lets it take ``action`` at all.
+
+    ``ACTION.passing`` asks about laundering (BI-N7); the pass without laundering is
+    always legal.  Every strategy generates its choices through this and ``can_build``,
+    so a restricted seat is only ever offered the remaining legal choices.
+    """
+    return (st[P_FORBID + p] >> action) & 1 == 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def may_build_kind(st, p, k):
+    """Restricted play: ``p`` may build annexes and is not barred from kind ``k``."""
+    return may(st, p, ACTION.build) and (st[P_NOBUILD + p] >> k) & 1 == 0
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -138,7 +157,7 @@ def can_build(st, p, c):
     if st[C_LOC + c] != LOC.hand + p:
         return False
     k = st[C_KIND + c]
-    if st[K_ANNEXABLE + k] == 0:
+    if st[K_ANNEXABLE + k] == 0 or not may_build_kind(st, p, k):
         return False
     if st[G_UNIQUE] != 0 and (st[P_KINDS_OWNED + p] >> k) & 1:
         return False
@@ -162,6 +181,8 @@ def action_feasible(st, p, action):
     hand_n = st[P_HAND_N + p]
     if action == ACTION.passing:
         return True
+    if not may(st, p, action):
+        return False
     if action == ACTION.bribe or action == ACTION.kill:
         if st[G_BISTRO_N] > 0:
             return True  # a Bistro peasant: free bribe (BI-N3), rank-0 kill (BI-N5)
@@ -190,7 +211,11 @@ def action_feasible(st, p, action):
 
 @njit(cache=True, _nrt=False)
 def launder_range(st, p):
-    """BI-N7: (most cheques that may be cashed, most cheques that may be bought)."""
+    """BI-N7: (most cheques that may be cashed, most cheques that may be bought).
+
+    (0, 0) for a seat whose run config forbids laundering (restricted play)."""
+    if not may(st, p, ACTION.passing):
+        return 0, 0
     cash = st[P_CASH + p]
     cash_out = min(st[P_CHEQUES + p], (st[G_CAP] - cash) // 10)
     if cash_out < 0:

@@ -95,7 +95,7 @@ from .layout import (
     S_CAP,
     WHITE,
 )
-from .legal import can_build, dest_owner, discounted, launder_range, list_token_rooms, token_room_ok
+from .legal import can_build, dest_owner, discounted, launder_range, list_token_rooms, may, token_room_ok
 from .state import discard_card, gain_cash, list_card, log_event, move_card
 from .strategies import decide_action, decide_monk_room, decide_payment, decide_token_room
 
@@ -409,7 +409,9 @@ def take_action(st, pr, p):
     st[D_LAUNDER] = 0
     decide_action(st, pr, p)
     a = st[D_ACTION]
-    if a == ACTION.bribe:
+    if 0 <= a < ACTION.passing and not may(st, p, a):
+        ok = False  # restricted play: the strategy took a forbidden action (a bug)
+    elif a == ACTION.bribe:
         ok = bribe(st, pr, p)
     elif a == ACTION.build:
         ok = build(st, pr, p)

@@ -30,15 +30,19 @@ from .layout import (
     G_LAST_ROUND,
     G_LOG,
     G_MAX_ROUNDS,
+    G_NLINEUP,
     G_NP,
     G_OPEN_ROOMS,
     G_OVER,
     G_PHASE,
     G_RNG,
+    G_ROTATE,
     G_ROUND,
+    G_SEARCH_AT,
     G_SEASON,
     G_TRUNC,
     G_TURNS,
+    L_STRAT,
     P_ANNEX_MASK,
     P_BRIBED_R,
     P_BRIBES,
@@ -57,8 +61,11 @@ from .layout import (
     P_PLACE,
     P_SCORE,
     P_SOLO_LOST,
+    P_STRAT,
     P_WAGES,
     P_WINNER,
+    ROTATE_DUPLICATE,
+    SEARCH_SCRATCH,
     STATE_END,
 )
 from .morning import morning
@@ -66,6 +73,8 @@ from .night import take_action
 from .scoring import end_game
 from .setup import setup_game
 from .state import log_event
+from .strat_search import search_action
+from .strategies import SEARCH
 
 # games columns (int64 matrix rows, converted to narrow types by the adapter)
 GAME_COLS = (
@@ -140,7 +149,10 @@ def play_one(st, pr):
         np_ = st[G_NP]
         for _ in range(2):  # BI-N1: two passes of one action each
             for i in range(np_):
-                take_action(st, pr, (st[G_FIRST] + i) % np_)
+                seat = (st[G_FIRST] + i) % np_
+                if st[P_STRAT + seat] == SEARCH:
+                    search_action(st, pr, seat)  # decided ahead: take_action plays it
+                take_action(st, pr, seat)
                 if check:
                     check_now(st)
         st[G_PHASE] = 2
@@ -225,7 +237,8 @@ def play_games(
     template : int64[:]
         A state array with the tables and rules filled in (``sim.games.bloody_inn``).
     params : float64[:]
-        Strategy parameters, ``MAXPARAM`` per lineup entry.
+        Strategy parameters, ``MAXPARAM`` per lineup entry, then as much room again (a
+        search seat writes its rollout policy's parameters there).
     games_out : int64[n_games, len(GAME_COLS)]
     seats_out : int64[n_games * players, len(SEAT_COLS)]
     ev_out : int64[n_blocks * ev_rows_per_block, EV_FIELDS + 1]
@@ -240,13 +253,19 @@ def play_games(
     """
     per = (n_games + n_blocks - 1) // n_blocks
     log = template[G_LOG] != 0
+    searching = False
+    for i in range(template[G_NLINEUP]):
+        if template[L_STRAT + i] == SEARCH:
+            searching = True
     for b in prange(n_blocks):
         lo = b * per
         hi = min(n_games, lo + per)
         ev_cap = ev_game_cap if log else 0
         # the block's own copies: the threads never share a cache line or a refcount
-        st = np.empty(STATE_END + ev_cap * EV_FIELDS, dtype=np.int64)
+        scratch = SEARCH_SCRATCH if searching else 0
+        st = np.empty(STATE_END + ev_cap * EV_FIELDS + scratch, dtype=np.int64)
         st[:STATE_END] = template[:STATE_END]
+        st[G_SEARCH_AT] = STATE_END + ev_cap * EV_FIELDS if searching else 0
         pr = params.copy()
         st[G_EV_CAP] = ev_cap
         base = b * ev_rows_per_block
@@ -254,7 +273,10 @@ def play_games(
         for g in range(lo, hi):
             gid = first_game + g
             st[G_GAME_ID] = gid
-            st[G_RNG] = stream_key(seed, gid)
+            # duplicate deals: the games of one deal (one per rotation of the lineup) share
+            # the stream, so the shuffle, keys and first seat are the same in each
+            deal = gid // st[G_NLINEUP] if st[G_ROTATE] == ROTATE_DUPLICATE else gid
+            st[G_RNG] = stream_key(seed, deal)
             play_one(st, pr)
             _write_rows(st, g, games_out, seats_out)
             if log:

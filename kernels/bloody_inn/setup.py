@@ -35,6 +35,8 @@ from .layout import (
     G_TRUNC,
     G_TURNS,
     G_WHITE_KEYS,
+    L_FORBID,
+    L_NOBUILD,
     L_STRAT,
     LOC,
     MAXP,
@@ -60,6 +62,7 @@ from .layout import (
     P_END_CHEQUE,
     P_END_COLOUR,
     P_FINES,
+    P_FORBID,
     P_HAND_N,
     P_KILLED_R,
     P_KILLS,
@@ -67,6 +70,7 @@ from .layout import (
     P_LEAVE_INCOME,
     P_LINEUP,
     P_MULTI,
+    P_NOBUILD,
     P_PEAS_BRIBED,
     P_PEAS_KILLED,
     P_PEAS_LIMIT,
@@ -164,6 +168,8 @@ def setup_game(st):
         li = (p + shift) % st[G_NLINEUP]
         st[P_LINEUP + p] = li
         st[P_STRAT + p] = st[L_STRAT + li]
+        st[P_FORBID + p] = st[L_FORBID + li]  # restricted play follows the lineup entry
+        st[P_NOBUILD + p] = st[L_NOBUILD + li]
     # BI-S1: one own key per player, white keys; the rest of the rooms stay closed.
     # Rooms are interchangeable, so seat p keys room p and white keys follow.
     n_open = 0

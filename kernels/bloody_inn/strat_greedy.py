@@ -68,6 +68,7 @@ from .legal import (
     list_corpses,
     list_hand,
     list_token_rooms,
+    may,
     token_room_ok,
 )
 from .policy_tools import empty_open_rooms, has_multi, rand, white_rooms
@@ -222,7 +223,7 @@ def action(st, pr, p):
     best_t = -1
     best_d = 0
     # -- bury (BI-N6)
-    if n_corpses > 0:
+    if n_corpses > 0 and may(st, p, ACTION.bury):
         m = list_corpses(st, p, S_A)
         for j in range(m):
             c = st[S_A + j]
@@ -264,7 +265,7 @@ def action(st, pr, p):
         is_police = st[C_TYPE + c] == CTYPE.police
         lifts = is_police and police == 1  # the last officer: no investigation
         cost = discounted(st, p, ACTION.kill, st[C_RANK + c])
-        if cost <= hand_n:
+        if cost <= hand_n and may(st, p, ACTION.kill):
             v = _prm(st, pr, p, 2) * st[C_POCKET + c] if space else 0.0
             if lifts:
                 v += risk * n_corpses
@@ -275,7 +276,7 @@ def action(st, pr, p):
             if v > best_v:
                 best_v, best_a, best_t = v, ACTION.kill, c
         cost = discounted(st, p, ACTION.bribe, st[C_RANK + c])
-        if cost <= hand_n:
+        if cost <= hand_n and may(st, p, ACTION.bribe):
             v = _prm(st, pr, p, 5) + 0.1 * st[K_BUILD_CASH + st[C_KIND + c]]
             if lifts:
                 v += risk * n_corpses
@@ -286,10 +287,10 @@ def action(st, pr, p):
     # -- the Bistro: a free peasant corpse or free peasant accomplices
     if st[G_BISTRO_N] > 0:
         v = (_prm(st, pr, p, 2) * 4.0 if space else 0.0) - (risk if police > 0 else 0.0)
-        if v > best_v:
+        if v > best_v and may(st, p, ACTION.kill):
             best_v, best_a, best_t = v, ACTION.kill, -2
         v = 0.5 * min(st[P_PEAS_LIMIT + p], st[G_BISTRO_N])
-        if v > best_v:
+        if v > best_v and may(st, p, ACTION.bribe):
             best_v, best_a, best_t = v, ACTION.bribe, -2
     st[D_ACTION] = best_a
     if best_a == ACTION.passing:

@@ -57,6 +57,7 @@ from .layout import (
     G_EXIT_N,
     G_NP,
     G_OPEN_ROOMS,
+    G_REC,
     G_TURNS,
     G_UNIQUE,
     G_UNLIMITED,
@@ -109,9 +110,10 @@ from .layout import (
     S_A,
     S_B,
     S_C,
+    S_D,
     WHITE,
 )
-from .legal import token_room_ok
+from .legal import may, may_build_kind, token_room_ok
 from .strat_fines import best_fine_cheques
 from .strat_tools import clock as _clock
 
@@ -597,6 +599,29 @@ def _end_francs(st, p, k, rn, in_inn):
     return v
 
 
+# --- candidates for search ----------------------------------------------------------------
+
+REC_N = S_D  # candidates recorded by ``action`` when ``G_REC`` is set ...
+REC = S_D + 1  # ... REC_W ints each: value x SCALE, action, target, extra
+REC_W = 4
+REC_MAX = 120
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _rec(st, v, a, t, d):
+    """Search: note the candidate ``(a, t, d)`` and its value (``d``: the destination of a
+    burial, the peasants of a Bistro bribe or the cheques of a pass)."""
+    if st[G_REC] != 0:
+        n = st[REC_N]
+        if n < REC_MAX:
+            o = REC + n * REC_W
+            st[o] = int(v * SCALE) if v > -1e15 else -(1 << 60)
+            st[o + 1] = a
+            st[o + 2] = t
+            st[o + 3] = d
+            st[REC_N] = n + 1
+
+
 # --- decisions ----------------------------------------------------------------------------
 
 
@@ -651,6 +676,9 @@ def action(st, pr, p):
     horizon = pr[base + 15]
 
     np_ = st[G_NP]
+    rec = st[G_REC]  # search: record every candidate (and prune nothing)
+    if rec != 0:
+        st[REC_N] = 0
     rl, in_inn, police, my_left, last = _clock(st)
     rn = rl - 1.0 + 0.5 * my_left  # rounds of use after this action
     tau = _fade(rn, horizon)
@@ -699,7 +727,9 @@ def action(st, pr, p):
     if cash_out < 0:
         cash_out = 0
     buy = 0
-    if not unlimited and cash > laund_above:
+    if not may(st, p, ACTION.passing):
+        cash_out = 0  # restricted play: passes without laundering only
+    elif not unlimited and cash > laund_above:
         buy = (cash - nh - 1) // 10  # keep the next wages in cash
         if buy > cash // 10:
             buy = cash // 10
@@ -739,9 +769,10 @@ def action(st, pr, p):
             best_launder = -cash_out
         v_pass += 0.5 * card_v * tau * min(nh - cash, -10 * best_launder)
     best_v = v_pass
+    _rec(st, v_pass, ACTION.passing, -1, best_launder)
 
     # -- bury (BI-N6): own slots first (all the pocket money), else half under another's
-    if held > 0 and slots > 0:
+    if held > 0 and slots > 0 and may(st, p, ACTION.bury):
         for j in range(held):
             c = st[S_B + j]
             kb = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c] - disc_bury
@@ -771,6 +802,7 @@ def action(st, pr, p):
                 pn,
             )
             v = gain - loss - fine * exp
+            _rec(st, v, ACTION.bury, c, d)
             if v > best_v:
                 best_v, best_a, best_t, best_d = v, ACTION.bury, c, d
 
@@ -786,7 +818,7 @@ def action(st, pr, p):
         c = st[S_A + i]
         a = st[C_AFF + c]
         k = st[C_KIND + c]
-        if st[K_ANNEXABLE + k] != 0 and not (unique and (owned >> k) & 1):
+        if st[K_ANNEXABLE + k] != 0 and may_build_kind(st, p, k) and not (unique and (owned >> k) & 1):
             rank = st[C_RANK + c]
             kc = rank - disc_build
             if kc < 0:
@@ -835,7 +867,7 @@ def action(st, pr, p):
                     v += end_w * _end_francs(st, p, k, rn, in_inn)
                 v -= tau * (card_v + (aff_v if a >= 0 else 0.0))  # no longer an accomplice
                 v += build_b - loss
-                if held > 0 and (fine < 0.0 or v > best_v):
+                if held > 0 and (fine < 0.0 or v > best_v or rec != 0):
                     left = nh - 1 - (need if need > 0 else 0)
                     v -= fine * _exposed(
                         held,
@@ -847,6 +879,7 @@ def action(st, pr, p):
                         crypt,
                         pn,
                     )
+                _rec(st, v, ACTION.build, c, 0)
                 if v > best_v:
                     best_v, best_a, best_t = v, ACTION.build, c
         if a != ACTION.build:
@@ -855,7 +888,9 @@ def action(st, pr, p):
     # -- kill (BI-N5) and bribe (BI-N3) of travellers in the inn.  With non-negative
     # weights the fine and burial terms only lower a value, so a candidate whose value
     # without them cannot beat the best is skipped (same choices, less work).
-    prune = corpse_v >= 0.0 and fine >= 0.0
+    prune = corpse_v >= 0.0 and fine >= 0.0 and rec == 0
+    may_kill = may(st, p, ACTION.kill)
+    may_bribe = may(st, p, ACTION.bribe)
     marg = 1.0 if nh < hand_t else 0.5
     for r in range(NROOMS):
         c = st[R_CARD + r]
@@ -870,7 +905,7 @@ def action(st, pr, p):
             kk = 0
         need = kk - ret_kill
         loss = _loss_of(st[PFX + 2 * PSTRIDE + _clip_need(need, k_kill)], need, k_kill)
-        if kk <= nh and (not prune or corpse_v * pocket + kill_b - loss > best_v):
+        if kk <= nh and may_kill and (not prune or corpse_v * pocket + kill_b - loss > best_v):
             left = nh - (need if need > 0 else 0)
             kb = rank - disc_bury
             if kb < 0:
@@ -908,20 +943,21 @@ def action(st, pr, p):
                 lost = exp - exp_old  # chance this corpse is the one fined
                 v = corpse_v * g * (1.0 - (lost if lost < 1.0 else 1.0))
             v += kill_b - loss - fine * exp
+            _rec(st, v, ACTION.kill, c, 0)
             if v > best_v:
                 best_v, best_a, best_t = v, ACTION.kill, c
         # bribe: one more accomplice (and, for the last officer, no investigation)
         kr = rank - disc_bribe
         if kr < 0:
             kr = 0
-        if kr <= nh:
+        if kr <= nh and may_bribe:
             need = kr - ret_bribe
             loss = _loss_of(st[PFX + _clip_need(need, k_bribe)], need, k_bribe)
             kv = card_v
             if st[C_AFF + c] >= 0:
                 kv += aff_v
             k = st[C_KIND + c]
-            if st[K_ANNEXABLE + k] != 0 and not (unique and (owned >> k) & 1):
+            if st[K_ANNEXABLE + k] != 0 and may_build_kind(st, p, k) and not (unique and (owned >> k) & 1):
                 kv += _potential(st[K_BUILD_CASH + k], cap_v * rank, build_b)
             v = marg * tau * kv - loss - wage_c + bribe_b
             if held > 0 and (not prune or v > best_v):
@@ -936,6 +972,7 @@ def action(st, pr, p):
                     crypt,
                     pn,
                 )
+            _rec(st, v, ACTION.bribe, c, 0)
             if v > best_v:
                 best_v, best_a, best_t = v, ACTION.bribe, c
 
@@ -956,7 +993,9 @@ def action(st, pr, p):
             lost = exp - def_exp
             v *= 1.0 - (lost if lost < 1.0 else 1.0)
         v -= fine * exp
-        if v > best_v:
+        if may_kill:
+            _rec(st, v, ACTION.kill, -2, 0)
+        if v > best_v and may_kill:
             best_v, best_a, best_t = v, ACTION.kill, -2
         lim = st[P_PEAS_LIMIT + p]
         if lim > st[G_BISTRO_N]:
@@ -970,7 +1009,9 @@ def action(st, pr, p):
             v += dv
             take = i + 1
         v -= fine * def_exp
-        if v > best_v:
+        if may_bribe:
+            _rec(st, v, ACTION.bribe, -2, take)
+        if v > best_v and may_bribe:
             best_v, best_a, best_t = v, ACTION.bribe, -2
             best_d = take
 

@@ -51,6 +51,7 @@ from .legal import (
     list_burial_places,
     list_hand,
     list_token_rooms,
+    may,
 )
 from .policy_tools import (
     dest_room_left,
@@ -118,16 +119,16 @@ def action(st, pr, p):
                 st[S_E + nbury] = c
                 nbury += 1
     n = 0
-    if nb > 0 or bistro > 0:
+    if (nb > 0 or bistro > 0) and may(st, p, ACTION.bribe):
         st[S_A + n] = ACTION.bribe
         n += 1
     if nbuild > 0:
         st[S_A + n] = ACTION.build
         n += 1
-    if nk > 0 or bistro > 0:
+    if (nk > 0 or bistro > 0) and may(st, p, ACTION.kill):
         st[S_A + n] = ACTION.kill
         n += 1
-    if nbury > 0:
+    if nbury > 0 and may(st, p, ACTION.bury):
         st[S_A + n] = ACTION.bury
         n += 1
     st[S_A + n] = ACTION.passing

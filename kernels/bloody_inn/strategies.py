@@ -14,11 +14,26 @@ from kernels.sigs import PR, ST, I, sig
 
 from . import strat_greedy, strat_random
 from . import strat_heuristic as heur
-from .layout import P_STRAT
+from .layout import (
+    D_ACTION,
+    D_LAUNDER,
+    D_NT,
+    D_PEASANTS,
+    G_STASH,
+    G_STASH_ACTION,
+    G_STASH_LAUNDER,
+    G_STASH_NT,
+    G_STASH_PEAS,
+    G_STASH_SEAT,
+    G_TURNS,
+    P_STRAT,
+)
+from .search_params import SEARCH_BOUNDS, SEARCH_PARAMS
 
 RANDOM = 0
 GREEDY = 1
 HEURISTIC = 2
+SEARCH = 3  # decides its night actions ahead of time (strat_search), the rest as heuristic
 
 #: name -> (id, PARAMS tuple of (name, default, meaning), one-line description)
 REGISTRY = {
@@ -56,6 +71,14 @@ REGISTRY = {
         heur.preset(**heur.EXPERT),
         "heuristic with the best parameters the tuner found (configs/bloody_inn/strategies/expert.toml)",
     ),
+    "search": (
+        SEARCH,
+        heur.preset(**heur.EXPERT) + SEARCH_PARAMS,
+        "looks ahead: plays the heuristic's best few night actions forward over sampled hidden "
+        "cards (opponents' hands and corpses, the Entrance below its top card, the box) with a "
+        "rollout policy and takes the best mean outcome (kernels/bloody_inn/strat_search.py); "
+        "its other decisions and its candidates use the heuristic parameters (expert's)",
+    ),
 }
 
 
@@ -63,7 +86,7 @@ REGISTRY = {
 def decide_placement(st, pr, p, card):
     """BI-E1: the room (empty, open) where the first player puts ``card``."""
     s = st[P_STRAT + p]
-    if s == HEURISTIC:
+    if s >= HEURISTIC:
         return heur.place(st, pr, p, card)
     if s == GREEDY:
         return strat_greedy.place(st, pr, p, card)
@@ -72,9 +95,20 @@ def decide_placement(st, pr, p, card):
 
 @njit(cache=True, _nrt=False)
 def decide_action(st, pr, p):
-    """BI-N1..N7: fill ``D_ACTION`` and the targets / destinations / launder amount."""
+    """BI-N1..N7: fill ``D_ACTION`` and the targets / destinations / launder amount.
+
+    A decision taken ahead of its turn (``G_STASH``, see layout) is played as it is: the
+    search seat's choice in a real game, or the candidate a rollout tests.
+    """
+    if st[G_STASH] == st[G_TURNS] + 1 and st[G_STASH_SEAT] == p:
+        st[G_STASH] = 0
+        st[D_ACTION] = st[G_STASH_ACTION]
+        st[D_NT] = st[G_STASH_NT]
+        st[D_PEASANTS] = st[G_STASH_PEAS]
+        st[D_LAUNDER] = st[G_STASH_LAUNDER]
+        return
     s = st[P_STRAT + p]
-    if s == HEURISTIC:
+    if s >= HEURISTIC:  # a search seat without a decision ahead (tests) acts as heuristic
         heur.action(st, pr, p)
     elif s == GREEDY:
         strat_greedy.action(st, pr, p)
@@ -86,7 +120,7 @@ def decide_action(st, pr, p):
 def decide_payment(st, pr, p, action, cost, exclude):
     """BI-N2: ``cost`` cards of the hand (not ``exclude``) into ``D_PAY``."""
     s = st[P_STRAT + p]
-    if s == HEURISTIC:
+    if s >= HEURISTIC:
         heur.payment(st, pr, p, action, cost, exclude)
     elif s == GREEDY:
         strat_greedy.payment(st, pr, p, action, cost, exclude)
@@ -98,7 +132,7 @@ def decide_payment(st, pr, p, action, cost, exclude):
 def decide_token_room(st, pr, p):
     """Concierge (Room Service): the open room whose key gets the token."""
     s = st[P_STRAT + p]
-    if s == HEURISTIC:
+    if s >= HEURISTIC:
         return heur.token_room(st, pr, p)
     if s == GREEDY:
         return strat_greedy.token_room(st, pr, p)
@@ -109,7 +143,7 @@ def decide_token_room(st, pr, p):
 def decide_monk_room(st, pr, p):
     """Monk (Room): the white-keyed room that takes the player's key."""
     s = st[P_STRAT + p]
-    if s == HEURISTIC:
+    if s >= HEURISTIC:
         return heur.monk_room(st, pr, p)
     if s == GREEDY:
         return strat_greedy.monk_room(st, pr, p)
@@ -120,7 +154,7 @@ def decide_monk_room(st, pr, p):
 def decide_wages(st, pr, p, max_keep):
     """BI-M3/BI-V5: cards to dismiss into ``D_T`` (at most ``max_keep`` may stay)."""
     s = st[P_STRAT + p]
-    if s == HEURISTIC:
+    if s >= HEURISTIC:
         heur.wages(st, pr, p, max_keep)
     elif s == GREEDY:
         strat_greedy.wages(st, pr, p, max_keep)
@@ -142,3 +176,4 @@ def decide_fine(st, pr, p, corpses, lo, hi, final):
 
 #: Search ranges of the tunable parameters (``sim tune``), per registry name.
 BOUNDS = {name: heur.BOUNDS for name, (sid, _, _) in REGISTRY.items() if sid == HEURISTIC}
+BOUNDS["search"] = {**heur.BOUNDS, **SEARCH_BOUNDS}

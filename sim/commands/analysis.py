@@ -191,6 +191,16 @@ def study(
             show_default=False,
         ),
     ] = None,
+    precision: Annotated[
+        Optional[float],
+        typer.Option(
+            help="Every run and sweep point stops once the 95%% half-width of --precision-on is at most this.",
+            show_default=False,
+        ),
+    ] = None,
+    precision_on: Annotated[
+        str, typer.Option(help="seat0 (first player's win share), seat<k>, entry<k> or rounds.")
+    ] = "seat0",
 ):
     """Run a study: its runs and sweeps (finished ones are skipped), analyses and report."""
     from analysis.study import load_study, run_study
@@ -209,8 +219,13 @@ def study(
         # address fails here in one line.
         backends.load(backend)
         backends.configure(backend, address=address)
-        run_dataset = functools.partial(runner.run_dataset, backend=backend)
-        run_sweep = functools.partial(sweeps.run_sweep, backend=backend)
+        stop = {"precision": precision, "precision_on": precision_on} if precision is not None else {}
+        if stop:
+            from ..precision import check
+
+            check(precision, precision_on)  # one line before anything runs
+        run_dataset = functools.partial(runner.run_dataset, backend=backend, **stop)
+        run_sweep = functools.partial(sweeps.run_sweep, backend=backend, **stop)
         bar = auto_enabled() if progress is None else progress  # one bar per dataset
     from ..dataset import FolderLock
 

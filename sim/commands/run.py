@@ -68,6 +68,20 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print a JSON summary on s
 BackendOpt = Annotated[
     str, typer.Option(help="Where chunks are played: 'local' (this machine) or 'ray' (see docs/ray.md).")
 ]
+PrecisionOpt = Annotated[
+    Optional[float],
+    typer.Option(
+        help="Stop at the first chunk where the 95%% half-width of the key estimate is at most "
+        "this (games becomes a cap; chunks of 10000 unless --chunk-games); see sim/precision.py.",
+        show_default=False,
+    ),
+]
+PrecisionOnOpt = Annotated[
+    str,
+    typer.Option(
+        help="The estimate --precision watches: seat0 (first player's win share), seat<k>, entry<k>, rounds."
+    ),
+]
 AddressOpt = Annotated[
     Optional[str],
     typer.Option(
@@ -110,6 +124,8 @@ def run(
     json_: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
+    precision: PrecisionOpt = None,
+    precision_on: PrecisionOnOpt = "seat0",
 ):
     """Play a run config and write a dataset (manifest, games/, seats/, events/).
 
@@ -150,6 +166,8 @@ def run(
             force=force,
             progress=bar,
             backend=backend,
+            precision=precision,
+            precision_on=precision_on,
         )
     finally:
         bar.close()
@@ -170,6 +188,8 @@ def run(
     )
     chunks = f"{s['chunks']} chunk" + ("" if s["chunks"] == 1 else "s")
     typer.echo(f"dataset: {out}/ ({', '.join(s['tables'])}; {chunks})")
+    if "stop" in s:
+        typer.echo(f"stopped: {s['stop']['reason']} (estimate {s['stop']['estimate']:.4f})")
 
 
 def _rerun_original(manifest_path):
@@ -250,6 +270,8 @@ def sweep(
     json_: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
+    precision: PrecisionOpt = None,
+    precision_on: PrecisionOnOpt = "seat0",
 ):
     """Run a base config over a grid: one dataset per point plus points.parquet."""
     raw = load_toml(sweep_file)
@@ -274,6 +296,8 @@ def sweep(
             progress=bar,
             chunk_games=chunk_games,
             events=events,
+            precision=precision,
+            precision_on=precision_on,
         )
     finally:
         bar.close()

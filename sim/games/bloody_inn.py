@@ -73,7 +73,39 @@ RULE_KEYS = (
     "max_rounds",
     "check_invariants",
 )
-SEAT_KEYS = ("strategy", "params")
+SEAT_KEYS = ("strategy", "params", "restrict")
+#: restricted play: the actions a seat may be barred from ("launder": passes never launder;
+#: the pass itself always stays legal)
+RESTRICT_ACTIONS = ("bribe", "build", "kill", "bury", "launder")
+RESTRICT_BIT = {
+    "bribe": L.ACTION.bribe,
+    "build": L.ACTION.build,
+    "kill": L.ACTION.kill,
+    "bury": L.ACTION.bury,
+    "launder": L.ACTION.passing,
+}
+
+
+def annex_ids(table):
+    """Card ids that can become annexes (BI-C3), in table order."""
+    return [r["id"] for r in table if r["annex"] != "" and r["type"] not in ("police", "peasant", "aid")]
+
+
+def _resolve_restrict(value, prefix, table):
+    """``restrict = { actions = [...], build = [...] }`` of one seat -> sorted lists."""
+    check_keys(value, ("actions", "build"), prefix)
+    out = {}
+    for key, allowed in (("actions", RESTRICT_ACTIONS), ("build", annex_ids(table))):
+        items = value.get(key, [])
+        if not isinstance(items, list):
+            raise ConfigError(prefix + key, items, "a list of " + ", ".join(allowed))
+        for item in items:
+            if item not in allowed:
+                what = "actions" if key == "actions" else "card ids that can be annexes"
+                raise ConfigError(prefix + key, item, f"{what}: " + ", ".join(allowed))
+        if items:
+            out[key] = sorted(set(items), key=allowed.index)
+    return out
 
 
 def _resolve_rules(raw, players, n_travellers_one_copy):
@@ -128,7 +160,7 @@ def _resolve_rules(raw, players, n_travellers_one_copy):
     return out
 
 
-def _resolve_seats(raw, players):
+def _resolve_seats(raw, players, table):
     seats = raw.get("seats", [{"strategy": "random"}])
     if isinstance(seats, dict):
         seats = [seats]
@@ -175,7 +207,11 @@ def _resolve_seats(raw, players):
         resolved = {}
         for pname, default, _ in spec:
             resolved[pname] = get_float(params, pname, default, -1e6, 1e6, prefix + "params.")
-        out.append({"strategy": name, "params": resolved})
+        seat = {"strategy": name, "params": resolved}
+        restrict = _resolve_restrict(s.get("restrict", {}), prefix + "restrict.", table)
+        if restrict:  # absent = unrestricted, so unrestricted configs keep their config_id
+            seat["restrict"] = restrict
+        out.append(seat)
     if len(out) == 1 and players > 1:
         out = [dict(out[0]) for _ in range(players)]
     return out
@@ -251,6 +287,7 @@ class BloodyInnAdapter:
     title = "The Bloody Inn (L'Auberge Sanglante)"
     min_players = 1
     max_players = 4
+    duplicate_deals = True  # rotate = "duplicate" (kernels/bloody_inn/play.py)
 
     def __init__(self):
         self._table = None
@@ -273,7 +310,7 @@ class BloodyInnAdapter:
             raise ConfigError(
                 "rules.deck_copies", rules["deck_copies"], f"at most {L.MAXC} cards in all (now {n_cards})"
             )
-        seats = _resolve_seats(raw, players)
+        seats = _resolve_seats(raw, players, table)
         return {
             "game": self.name,
             "players": players,
@@ -415,15 +452,22 @@ class BloodyInnAdapter:
         st[L.G_SEASON_ON_DRAW] = int(rules["season_change"] == "on_next_draw")
         st[L.G_RS_ANY] = int(rules["room_service_per_room"] == "any")
         st[L.G_MAX_ROUNDS] = rules["max_rounds"]
-        st[L.G_ROTATE] = int(resolved.get("rotate", True))
+        rotate = resolved.get("rotate", True)
+        st[L.G_ROTATE] = L.ROTATE_DUPLICATE if rotate == "duplicate" else int(rotate)
         st[L.G_LOG] = int(events)
         st[L.G_CHECK] = int(rules["check_invariants"])
         lineup = resolved["seats"]
         st[L.G_NLINEUP] = len(lineup)
-        params = np.zeros(L.MAXP * L.MAXPARAM, dtype=np.float64)
+        # the second half is a search seat's room for its rollout policy's parameters
+        params = np.zeros(2 * L.MAXP * L.MAXPARAM, dtype=np.float64)
         for i, seat in enumerate(lineup):
             sid, spec, _ = REGISTRY[seat["strategy"]]
             st[L.L_STRAT + i] = sid
+            restrict = seat.get("restrict", {})
+            for a in restrict.get("actions", []):
+                st[L.L_FORBID + i] |= 1 << RESTRICT_BIT[a]
+            for cid in restrict.get("build", []):
+                st[L.L_NOBUILD + i] |= 1 << next(k for k, r in enumerate(kinds) if r["id"] == cid)
             for j, (pname, default, _) in enumerate(spec):
                 params[i * L.MAXPARAM + j] = seat["params"].get(pname, default)
         names = [s["strategy"] for s in lineup]
@@ -479,6 +523,7 @@ class BloodyInnAdapter:
             "n_winners": cols["n_winners"].astype(np.int8),
             "truncated": cols["truncated"].astype(np.int8),
             "winners": cols["winners"].astype(np.int8),  # bit p set: seat p shares the win
+            **self._deal_column(resolved, start, count),
             "deck_size": cols["deck_size"].astype(np.int16),
             "open_rooms": cols["open_rooms"].astype(np.int8),
             "seasons_played": cols["seasons_played"].astype(np.int8),
@@ -487,6 +532,13 @@ class BloodyInnAdapter:
             out["invariant_error"] = cols["invariant_error"].astype(np.int16)
             out["error_round"] = cols["error_round"].astype(np.int16)
         return pa.table(out)
+
+    @staticmethod
+    def _deal_column(resolved, start, count):
+        """``deal`` of duplicate deals: the games of one deal share shuffle, keys and seats."""
+        if resolved.get("rotate") != "duplicate":
+            return {}
+        return {"deal": np.arange(start, start + count, dtype=np.int64) // len(resolved["seats"])}
 
     def _seats_table(self, resolved, start, count, s, names):
         players = resolved["players"]

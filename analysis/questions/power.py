@@ -1,0 +1,449 @@
+"""Causal power of annexes and actions (The Bloody Inn), from restricted play.
+
+``sim power`` plays a baseline and one *arm* per restriction on the same deals: in an arm,
+lineup entry 0 may never build one annex (``card:<id>``) or never take one action
+(``action:<name>``); every other entry, and entry 0 in the baseline, plays unrestricted.
+The *causal power* of the annex or action is what taking it away costs:
+
+    power = win share of entry 0 unrestricted - win share of entry 0 restricted,
+
+paired deal by deal (game ids, hence shuffles, keys and seats, are the same in every arm;
+with duplicate deals the unit is the deal, all its rotations together), with a normal 95%
+interval from the per-deal differences.  Beside it stands the *associational lift* of the
+baseline (win share of player-games that built the annex / took the action against those
+that did not, same seat and strategy): the number the ``cards`` question ranks, which mixes
+the card's effect with the positions in which players take it.
+
+The dataset is a sweep whose only swept key is ``arm`` (``baseline`` plus the arms).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import tomllib
+
+from ..bloody_inn import annex_kinds
+from ..dataset import manifest_config
+from ..metrics import Metric, question, register
+from ..stats import Z95
+
+BASELINE = "baseline"
+#: the lift is shown only for annexes / actions taken (and not taken) at least this often
+MIN_TAKERS = 100
+#: the lineup entry that is restricted in the arms
+RESTRICTED = 0
+#: seat columns that say a player took an action at least once (launder has none)
+ACTION_COLUMNS = {
+    "bribe": ("bribes", "peasants_bribed"),
+    "build": ("builds",),
+    "kill": ("kills", "peasants_killed"),
+    "bury": ("buried",),
+}
+
+
+def is_power_dataset(ds):
+    """A ``sim power`` dataset: a sweep over ``arm`` with a ``baseline`` arm."""
+    if ds.game != "bloody_inn" or "arm" not in ds.points.columns:
+        return False
+    return BASELINE in ds.points["arm"].cast(pl.String).to_list()
+
+
+Q = question("power", "Causal power of annexes and actions (restricted play)", applies=is_power_dataset)
+
+
+def parse_arm(arm):
+    """``"card:grocer"`` -> ``("card", "grocer")``; ``"baseline"`` -> ``("baseline", "")``."""
+    kind, _, target = str(arm).partition(":")
+    return (kind, target) if target else (kind, "")
+
+
+def _by(metric):
+    return [c for c in metric.by if c != "arm"]
+
+
+def paired_power(seats, by, unit):
+    """Per arm: the restricted entry's win share in the baseline and in the arm, and their
+    paired difference over ``unit`` (``deal`` or ``game_id``) with its 95% interval.
+
+    Also the unpaired standard error of the same difference (every game taken as an
+    independent draw, the pairing ignored), so what the pairing buys can be read off.
+    """
+    mine = seats.filter(pl.col("lineup") == RESTRICTED)
+    per_unit = (
+        mine.group_by([*by, "arm", unit]).agg(pl.col("win").cast(pl.Float64).mean().alias("w")).collect()
+    )
+    per_game = (
+        mine.group_by([*by, "arm"])
+        .agg(pl.len().alias("n_games"), pl.col("win").cast(pl.Float64).var().alias("var_game"))
+        .with_columns((pl.col("var_game") / pl.col("n_games")).alias("v"))
+        .collect()
+    )
+    v_base = per_game.filter(pl.col("arm") == BASELINE).select(*by, pl.col("v").alias("v_base"))
+    v_arm = per_game.filter(pl.col("arm") != BASELINE).select(*by, "arm", "v", "n_games")
+    base = per_unit.filter(pl.col("arm") == BASELINE).drop("arm").rename({"w": "w_base"})
+    arms = per_unit.filter(pl.col("arm") != BASELINE)
+    joined = arms.join(base, on=[*by, unit], how="inner").with_columns(
+        (pl.col("w_base") - pl.col("w")).alias("d")
+    )
+    if joined.is_empty():
+        return None
+    agg = (
+        joined.group_by([*by, "arm"])
+        .agg(
+            pl.len().alias("units"),
+            pl.col("w_base").mean().alias("share_unrestricted"),
+            pl.col("w").mean().alias("share_restricted"),
+            pl.col("d").mean().alias("power"),
+            pl.col("d").std().alias("sd_d"),
+        )
+        .join(v_arm, on=[*by, "arm"], how="left")
+        .join(v_base, on=by, how="left")
+        .with_columns(
+            (pl.col("sd_d") / pl.col("units").cast(pl.Float64).sqrt()).alias("se"),
+            (pl.col("v") + pl.col("v_base")).sqrt().alias("se_unpaired"),
+        )
+        .with_columns(
+            (pl.col("power") - Z95 * pl.col("se")).alias("power_lo"),
+            (pl.col("power") + Z95 * pl.col("se")).alias("power_hi"),
+            (1.0 - (pl.col("se") / pl.col("se_unpaired")) ** 2).alias("variance_reduction"),
+        )
+    )
+    return agg.drop("sd_d", "v", "v_base")
+
+
+def _flag_lift(frame, flag, strata):
+    """Win-share lift of ``flag`` (player-games with it against without), within strata,
+    combined with the flagged counts as weights; normal 95% interval."""
+    t = (
+        frame.with_columns(flag.cast(pl.Float64).alias("_f"), pl.col("win").cast(pl.Float64).alias("_w"))
+        .group_by(strata)
+        .agg(
+            pl.col("_f").sum().alias("n1"),
+            pl.len().alias("n"),
+            (pl.col("_w") * pl.col("_f")).sum().alias("s1"),
+            pl.col("_w").sum().alias("s"),
+            (pl.col("_w") ** 2 * pl.col("_f")).sum().alias("q1"),
+            (pl.col("_w") ** 2).sum().alias("q"),
+        )
+        .collect()
+    )
+    n1, n, s1, s, q1, q = (t[c].to_numpy().astype(float) for c in ("n1", "n", "s1", "s", "q1", "q"))
+    n0, s0, q0 = n - n1, s - s1, q - q1
+    ok = (n1 > 1) & (n0 > 1)
+    if not ok.any():
+        return None, None, None, int(n1.sum())
+    w = np.where(ok, n1, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m1, m0 = s1 / n1, s0 / n0
+        v1 = (q1 - n1 * m1 * m1) / (n1 - 1) / n1
+        v0 = (q0 - n0 * m0 * m0) / (n0 - 1) / n0
+    lift = float((w * np.where(ok, m1 - m0, 0.0)).sum() / w.sum())
+    se = math.sqrt(float((w * w * np.where(ok, np.maximum(v1 + v0, 0.0), 0.0)).sum())) / w.sum()
+    return lift, lift - Z95 * se, lift + Z95 * se, int(n1.sum())
+
+
+def associational_lift(seats, by, arms, kinds):
+    """Lift of each arm's annex or action in the baseline arm (every lineup entry)."""
+    base = seats.filter(pl.col("arm") == BASELINE).collect()
+    strata = [*by, "seat"]
+    if "strategy" in seats.collect_schema().names():
+        strata.append("strategy")
+    bit_of = {k["id"]: k["bit"] for k in kinds}
+    rows = []
+    for arm in arms:
+        kind, target = parse_arm(arm)
+        flag = None
+        if kind == "card" and target in bit_of:
+            flag = (pl.col("annex_mask").cast(pl.Int64) // (1 << bit_of[target])) % 2 == 1
+        elif kind == "action" and target in ACTION_COLUMNS:
+            # strong players take every action in nearly every game, so "took it at all" has
+            # no contrast: compare player-games that took it more often than their stratum's
+            # median with the rest
+            count = pl.lit(0, dtype=pl.Int64)
+            for c in ACTION_COLUMNS[target]:
+                count = count + pl.col(c).cast(pl.Int64)
+            flag = count > count.median().over(strata)
+        if flag is None:  # launder: no seat column records it
+            rows.append({"arm": arm, "lift": None, "lift_lo": None, "lift_hi": None, "takers": None})
+            continue
+        # per player count (and other grouping keys) separately
+        for key, grp in base.group_by(by, maintain_order=True) if by else [((), base)]:
+            key = key if isinstance(key, tuple) else (key,)
+            lift, lo, hi, n1 = _flag_lift(grp.lazy(), flag, strata)
+            rows.append(
+                {**dict(zip(by, key)), "arm": arm, "lift": lift, "lift_lo": lo, "lift_hi": hi, "takers": n1}
+            )
+    return rows
+
+
+def _sign(lo, hi):
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return 0
+    return 1 if lo > 0 else -1 if hi < 0 else 0
+
+
+@register("power")
+class CausalPower(Metric):
+    """Causal power per arm (paired over deals) beside the associational lift."""
+
+    name = "causal_power"
+    title = "Causal power (restricted play) beside the associational lift"
+    games = ("bloody_inn",)
+    needs = ("lineup", "win", "annex_mask")
+    note = (
+        "power = win share of lineup entry 0 unrestricted - the same entry barred from the "
+        "annex (card:) or action (action:), on the same deals; paired normal 95% interval "
+        "over deals (units). lift = associational win-share lift of building it / taking it "
+        "in the baseline (builders against others; for actions, player-games above their "
+        "stratum's median count against the rest; same seat and strategy): not a cause; none "
+        "for launder (no seat column records it). signs: 'disagree' when both intervals "
+        "exclude 0 with opposite signs. variance_reduction = 1 - (paired se / unpaired se)^2, "
+        "unpaired = the same games taken as independent draws."
+    )
+
+    def compute(self, seats):
+        ds = self.context["dataset"]
+        by = _by(self)
+        unit = "deal" if "deal" in seats.collect_schema().names() else "game_id"
+        table = paired_power(seats, by, unit)
+        if table is None:
+            return None
+        arms = sorted(set(table["arm"].to_list()))
+        lift = associational_lift(seats, by, arms, annex_kinds(ds.config))
+        schema = {c: pl.Float64 for c in ("lift", "lift_lo", "lift_hi")}
+        lift_t = pl.DataFrame(lift, schema_overrides={**schema, "takers": pl.Int64})
+        table = table.join(lift_t, on=[*by, "arm"], how="left")
+        rows = []
+        for r in table.iter_rows(named=True):
+            kind, target = parse_arm(r["arm"])
+            if r["takers"] is not None and r["takers"] < MIN_TAKERS:
+                r.update(lift=None, lift_lo=None, lift_hi=None)  # too rare for a normal interval
+            sp, sl = _sign(r["power_lo"], r["power_hi"]), _sign(r["lift_lo"], r["lift_hi"])
+            if r["lift"] is None:
+                signs = "no lift" if not r["takers"] else f"taken {r['takers']}x: too rare"
+            elif sp and sl:
+                signs = "agree" if sp == sl else "disagree"
+            else:
+                signs = "unclear"
+            rows.append({**r, "kind": kind, "target": target, "signs": signs})
+        cols = [
+            *by,
+            "kind",
+            "target",
+            "units",
+            "share_unrestricted",
+            "share_restricted",
+            "power",
+            "power_lo",
+            "power_hi",
+            "lift",
+            "lift_lo",
+            "lift_hi",
+            "takers",
+            "signs",
+            "se",
+            "se_unpaired",
+            "variance_reduction",
+        ]
+        out = pl.DataFrame(rows, schema_overrides={**schema, "takers": pl.Int64}).select(cols)
+        return out.sort([*by, "power", "target"], descending=[False] * len(by) + [True, False])
+
+
+def _pts(x):
+    return f"{100 * x:+.1f} pts"
+
+
+def _iv(lo, hi):
+    return f"[{100 * lo:+.1f}, {100 * hi:+.1f}]"
+
+
+def leaders(rows):
+    """Rows (sorted by power, descending) whose interval overlaps the top one's: the arms
+    that cannot be told apart from the strongest."""
+    if not rows:
+        return []
+    top = rows[0]
+    return [r for r in rows if r["power_hi"] >= top["power_lo"]]
+
+
+def headlines(ds, results):
+    t = results.get("causal_power")
+    if t is None or t.is_empty():
+        return []
+    by = [c for c in t.columns if c not in _TABLE_COLS]
+    out = []
+    for key, grp in t.group_by(by, maintain_order=True) if by else [((), t)]:
+        key = key if isinstance(key, tuple) else (key,)
+        cell = ", ".join(f"{k} = {v}" for k, v in zip(by, key))
+        units = int(grp["units"].min())
+        intro = f"{cell}: " if cell else ""
+        for kind, label in (("card", "annexes"), ("action", "actions")):
+            g = grp.filter(pl.col("kind") == kind).sort(["power", "target"], descending=[True, False])
+            if g.is_empty():
+                continue
+            rows = g.to_dicts()
+            pos = [r for r in rows if r["power_lo"] > 0]
+            neg = [r for r in rows if r["power_hi"] < 0]
+            lead = leaders(rows)
+            if len(lead) == 1 and len(rows) > 1:
+                r = lead[0]
+                rank = (
+                    f"{r['target']} has the largest causal power, {_pts(r['power'])} "
+                    f"{_iv(r['power_lo'], r['power_hi'])} (its interval is clear of every other)"
+                )
+            else:
+                rank = (
+                    "no single largest: "
+                    + ", ".join(
+                        f"{r['target']} {_pts(r['power'])} {_iv(r['power_lo'], r['power_hi'])}"
+                        for r in lead[:6]
+                    )
+                    + (" have overlapping intervals" if len(lead) > 1 else "")
+                )
+            out.append(
+                f"{intro}causal power of {label} (win share unrestricted - barred, paired over "
+                f"{units:,} deals): {rank}; {len(pos)} of {len(rows)} help (interval above 0), "
+                f"{len(neg)} hurt (below 0"
+                + (
+                    ": barring them raises the win share, so the strategy takes them to its cost)."
+                    if neg
+                    else ")."
+                )
+            )
+            dis = [r for r in rows if r["signs"] == "disagree"]
+            if dis:
+                out.append(
+                    f"{intro}causal power and associational lift disagree in sign for "
+                    + "; ".join(
+                        f"{r['target']} (power {_pts(r['power'])}, lift {_pts(r['lift'])})" for r in dis
+                    )
+                    + " — the lift is not a measure of power."
+                )
+        kill = grp.filter((pl.col("kind") == "action") & (pl.col("target") == "kill"))
+        if kill.height:
+            r = kill.row(0, named=True)
+            verdict = (
+                "murder pays"
+                if r["power_lo"] > 0
+                else "honest play pays"
+                if r["power_hi"] < 0
+                else "no measurable difference"
+            )
+            out.append(
+                f"{intro}does murder pay? Causal power of the kill action {_pts(r['power'])} "
+                f"{_iv(r['power_lo'], r['power_hi'])}: a seat that never kills wins "
+                f"{100 * r['share_restricted']:.1f}% instead of {100 * r['share_unrestricted']:.1f}% — {verdict}."
+            )
+        vr = grp["variance_reduction"].drop_nulls()
+        if vr.len():
+            out.append(
+                f"{intro}pairing the arms on the same deals cut the variance of the differences "
+                f"by {round(100 * float(vr.median()))}% (median over arms) against independent deals."
+            )
+    return out
+
+
+_TABLE_COLS = {
+    "kind",
+    "target",
+    "units",
+    "share_unrestricted",
+    "share_restricted",
+    "power",
+    "power_lo",
+    "power_hi",
+    "lift",
+    "lift_lo",
+    "lift_hi",
+    "takers",
+    "signs",
+    "se",
+    "se_unpaired",
+    "variance_reduction",
+}
+
+Q.headlines = headlines
+
+
+# --- exploitability (recorded) ------------------------------------------------------------
+
+#: gains of best responses found by ``sim tune`` against a field of one strategy
+EXPLOITABILITY_FILE = (
+    Path(__file__).resolve().parents[2] / "configs" / "bloody_inn" / "strategies" / "exploitability.toml"
+)
+
+
+def exploitability_records(path=EXPLOITABILITY_FILE):
+    """The ``[[record]]`` tables of the exploitability file (empty if there is none)."""
+    try:
+        with open(path, "rb") as fh:
+            return list(tomllib.load(fh).get("record", []))
+    except OSError:
+        return []
+
+
+def _field(ds):
+    """``(strategy, players)`` when every lineup entry of every point plays one strategy."""
+    names, players = set(), set()
+    for man in ds.manifests.values():
+        cfg = manifest_config(man)
+        names |= {s.get("strategy") for s in cfg.get("seats", [])}
+        players.add(cfg.get("players"))
+    return (names.pop(), players) if len(names) == 1 else (None, players)
+
+
+def _records_for(ds):
+    if ds.game != "bloody_inn":
+        return []
+    strategy, players = _field(ds)
+    return [
+        r for r in exploitability_records() if r.get("strategy") == strategy and r.get("players") in players
+    ]
+
+
+QX = question(
+    "exploitability",
+    "Exploitability of a field of one strategy (recorded best responses)",
+    applies=lambda ds: bool(_records_for(ds)),
+)
+
+
+@register("exploitability")
+class Exploitability(Metric):
+    """The recorded gain of a ``sim tune`` best response against this dataset's strategy."""
+
+    name = "exploitability"
+    title = "Exploitability: what a best response found by sim tune gains against the field"
+    games = ("bloody_inn",)
+    source = "games"
+    note = (
+        "gain = the best response's win share against a field of this strategy - the fair "
+        "share 1/players, on the tuner's fresh validation games (Wilson 95%); recorded in "
+        "configs/bloody_inn/strategies/exploitability.toml, not computed from this dataset."
+    )
+
+    def compute(self, games):
+        rows = _records_for(self.context["dataset"])
+        cols = ("strategy", "players", "gain", "gain_lo", "gain_hi", "games", "source")
+        return pl.DataFrame([{c: r.get(c) for c in cols} for r in rows]) if rows else None
+
+
+def exploitability_headlines(ds, results):
+    t = results.get("exploitability")
+    if t is None:
+        return []
+    out = []
+    for r in t.iter_rows(named=True):
+        iv = f" {_iv(r['gain_lo'], r['gain_hi'])}" if r["gain_lo"] is not None else " (interval not recorded)"
+        out.append(
+            f"players = {r['players']}: a best response found by sim tune wins {_pts(r['gain'])}{iv} "
+            f"above the fair share against a field of {r['strategy']} (recorded: {r['source']})."
+        )
+    return out
+
+
+QX.headlines = exploitability_headlines

@@ -1,0 +1,182 @@
+"""Reproduce the ``search`` measurements of docs/strategies.md.
+
+    python configs/bloody_inn/strategies/measure_search.py CELL [CELL ...] [--out FILE]
+
+Cells (long games, rotated seats, invariant checks on, 2 threads; CPU seconds are the
+process's, so they hold on a shared machine where wall time does not):
+
+- ``solo``: ``search`` and ``expert`` alone on the same 2,000 deals, the score counting a
+  lost game as 0 against the rulebook bands (BI-X3);
+- ``hu``: ``search`` against ``expert``, 4,000 games, win share by seat;
+- ``4p``: one ``search`` seat among three ``expert``s, 1,000 games;
+- ``field``: ``search``, then ``expert``, against banker, briber and killer (4 players);
+- ``ladder``: greedy-random, heuristic-greedy, expert-heuristic heads-up, 4,000 games each;
+- ``cost``: CPU per game and per search decision at 1-4 players (1 thread).
+
+Every line printed (and appended to ``--out``) is one JSON record with 95% intervals
+(Wilson for shares, normal for means).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+import polars as pl
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT))
+
+from analysis.stats import wilson  # noqa: E402
+from sim import api  # noqa: E402
+
+BANDS = [-1, 0.5, 110, 130, 150, 170, 1e9]
+BAND_NAMES = ["lost", "below 110", "110-129", "130-149", "150-169", "170+"]
+
+
+def run(players, seats, games, seed, threads=2):
+    numba.set_num_threads(threads)
+    cfg = {
+        "game": "bloody_inn",
+        "players": players,
+        "games": games,
+        "seed": seed,
+        "rotate": True,
+        "rules": {"length": "long", "check_invariants": True},
+        "seats": [{"strategy": s} if isinstance(s, str) else s for s in seats],
+    }
+    t = time.process_time()
+    r = api.simulate(cfg, threads=threads)
+    g, s = pl.from_arrow(r.games), pl.from_arrow(r.seats)
+    assert (g["invariant_error"] == 0).all()
+    return g, s, time.process_time() - t
+
+
+def mean_ci(x):
+    x = np.asarray(x, dtype=float)
+    h = 1.96 * x.std(ddof=1) / math.sqrt(len(x))
+    return [round(x.mean(), 4), round(x.mean() - h, 4), round(x.mean() + h, 4)]
+
+
+def share_ci(x):
+    x = np.asarray(x, dtype=float)
+    lo, hi = wilson(x.sum(), len(x))
+    return [round(x.mean(), 4), round(float(lo), 4), round(float(hi), 4)]
+
+
+def cell_solo():
+    for name in ("search", "expert"):
+        g, s, cpu = run(1, [name], 2000, 101)
+        x = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)
+        counts = np.histogram(x, bins=BANDS)[0]
+        bands = {b: share_ci(np.arange(len(x)) < c) for b, c in zip(BAND_NAMES, counts)}
+        yield {
+            "cell": "solo",
+            "strategy": name,
+            "games": len(x),
+            "mean_lost_as_0": mean_ci(x),
+            "bands": bands,
+            "cpu_s": round(cpu, 1),
+        }
+
+
+def cell_hu():
+    g, s, cpu = run(2, ["search", "expert"], 4000, 202)
+    m = s.filter(pl.col("lineup") == 0)
+    yield {
+        "cell": "heads-up vs expert",
+        "games": g.height,
+        "win": share_ci(m["win"]),
+        "win_as_first": share_ci(m.filter(pl.col("seat") == 0)["win"]),
+        "win_as_second": share_ci(m.filter(pl.col("seat") == 1)["win"]),
+        "score": mean_ci(m["score"]),
+        "expert_score": mean_ci(s.filter(pl.col("lineup") == 1)["score"]),
+        "cpu_s": round(cpu, 1),
+    }
+
+
+def cell_4p():
+    g, s, cpu = run(4, ["search", "expert", "expert", "expert"], 1000, 303)
+    m = s.filter(pl.col("lineup") == 0)
+    yield {
+        "cell": "one search among 3 expert",
+        "games": g.height,
+        "win": share_ci(m["win"]),
+        "score": mean_ci(m["score"]),
+        "cpu_s": round(cpu, 1),
+    }
+
+
+def cell_field():
+    for name in ("search", "expert"):
+        g, s, cpu = run(4, [name, "banker", "briber", "killer"], 600, 505)
+        m = s.filter(pl.col("lineup") == 0)
+        yield {
+            "cell": "vs banker, briber, killer",
+            "strategy": name,
+            "games": g.height,
+            "win": share_ci(m["win"]),
+            "cpu_s": round(cpu, 1),
+        }
+
+
+def cell_ladder():
+    for a, b in (("greedy", "random"), ("heuristic", "greedy"), ("expert", "heuristic")):
+        g, s, _ = run(2, [a, b], 4000, 404)
+        yield {
+            "cell": "ladder",
+            "a": a,
+            "b": b,
+            "games": g.height,
+            "win_a": share_ci(s.filter(pl.col("lineup") == 0)["win"]),
+        }
+
+
+def cell_cost():
+    games = {1: 200, 2: 100, 3: 60, 4: 40}
+    for players in (1, 2, 3, 4):
+        seats = ["search"] + ["expert"] * (players - 1)
+        run(players, seats, 2, 1, threads=1)  # warm
+        g, s, cpu = run(players, seats, games[players], 606, threads=1)
+        decisions = g["turns"].sum() / players  # the search seat's night actions
+        yield {
+            "cell": "cost",
+            "players": players,
+            "games": g.height,
+            "cpu_ms_per_game": round(1000 * cpu / g.height, 2),
+            "cpu_ms_per_decision": round(1000 * cpu / decisions, 3),
+        }
+
+
+CELLS = {
+    "solo": cell_solo,
+    "hu": cell_hu,
+    "4p": cell_4p,
+    "field": cell_field,
+    "ladder": cell_ladder,
+    "cost": cell_cost,
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cells", nargs="+", choices=list(CELLS))
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    for c in a.cells:
+        for rec in CELLS[c]():
+            line = json.dumps(rec)
+            print(line, flush=True)
+            if a.out:
+                with open(a.out, "a") as f:
+                    f.write(line + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""Parameters of the ``search`` strategy (kernels/bloody_inn/strat_search.py).
+
+They follow the 16 heuristic parameters in a search seat's parameter block (indices
+``SEARCH_BASE`` on), which the search uses for its candidates, for the decisions it does
+not search (payment, placement, wages, Room Service, Monk) and for its rollouts.
+"""
+
+SEARCH_BASE = 16  # index of the first search parameter in a seat's block
+
+#: (name, default, meaning), in parameter-block order from ``SEARCH_BASE``.
+SEARCH_PARAMS = (
+    ("candidates", 4.0, "night actions searched: the heuristic's best few by its own value"),
+    (
+        "determinizations",
+        64.0,
+        "samples of the hidden cards (opponents' hands and corpses, the Entrance below its "
+        "top card, the box) per decision; every candidate is played on each (common random numbers)",
+    ),
+    ("rollouts", 1.0, "games played on per candidate and sample (they differ by the rollout's own shuffles)"),
+    (
+        "rollout_rounds",
+        0.0,
+        "rounds a rollout plays before it is scored as if the game ended there; 0: to the end",
+    ),
+    (
+        "rollout_policy",
+        2.0,
+        "policy of every seat in a rollout: 2 heuristic (this seat's parameters), 1 greedy, 0 random",
+    ),
+    ("budget", 256.0, "most rollouts per decision (determinizations are cut to fit)"),
+    (
+        "margin_weight",
+        0.5,
+        "with opponents, the outcome is the win share (ties split) plus this weight x the score "
+        "margin over the best opponent / 100",
+    ),
+    ("gap", 30.0, "candidates valued more than this many francs below the heuristic's best are not searched"),
+)
+
+SEARCH_BOUNDS = {
+    "candidates": (1.0, 12.0),
+    "determinizations": (1.0, 256.0),
+    "rollouts": (1.0, 8.0),
+    "rollout_rounds": (0.0, 30.0),
+    "rollout_policy": (0.0, 2.0),
+    "budget": (1.0, 4096.0),
+    "margin_weight": (0.0, 5.0),
+    "gap": (0.0, 1000.0),
+}

@@ -1,0 +1,372 @@
+"""``search``: a night action chosen by playing the heuristic's best few candidates forward.
+
+At each of its night actions (BI-N1) a search seat
+
+1. asks the heuristic (its own 16 parameters, ``expert``'s by default) to value every
+   candidate action, and keeps the best ``candidates`` within ``gap`` francs of the best
+   (the heuristic's own choice first, with its multi-target extension);
+2. samples the hidden cards ``determinizations`` times, consistently with what the seat
+   knows (``redeal``): the travellers in the other players' hands and unburied corpses,
+   the Entrance below its public top card and the box are dealt again from the pool of
+   all of them, each place keeping its known size; once the Entrance was made of the
+   public Exit (BI-E3, season 2 on) its cards are known and only their order is sampled;
+3. plays every candidate on each sample (the same sample and the same random stream for
+   every candidate: common random numbers), ``rollouts`` times, with the rollout policy at
+   every seat, to the end of the game or for ``rollout_rounds`` rounds (then scored as if the
+   game ended there, BI-G);
+4. takes the candidate with the best mean outcome: the score in solo (a lost game counts
+   0, BI-X2); with opponents the win share (ties split) plus ``margin_weight`` x the score
+   margin over the best opponent / 100.  Ties go to the earlier candidate (the heuristic's
+   order).
+
+This is determinized ("perfect-information") Monte Carlo at one ply: the choice is made
+on means over samples, so there is no tree to fuse strategies across samples; the
+rollout policy's own moves are the known weakness (docs/strategies.md).
+
+Randomness: every sample draws from a stream keyed by the game's own stream state, the
+turn, the seat and the sample index, so rows do not depend on threads or chunking and the
+real game's stream is never advanced.  Honesty: the only reads of hidden cards are the
+pool the samples are dealt from, gathered in card order, so any two states that differ
+only in hidden cards give the same samples and the same decision (tests).
+
+The decision is left in ``D_T`` / ``D_DEST`` and ``G_STASH_*``; ``decide_action`` plays it
+when ``take_action`` asks (layout ``G_STASH``).  The work states live in ``st`` itself
+(``G_SEARCH_AT``), the rollout parameters in the second half of ``pr``.
+"""
+
+import numpy as np
+from numba import njit, types
+
+from kernels.rng import randint, stream_key
+from kernels.sigs import PR, ST, I, sig
+
+from . import strat_greedy
+from . import strat_heuristic as heur
+from .layout import (
+    ACTION,
+    C_LOC,
+    C_SLOT,
+    D_ACTION,
+    D_DEST,
+    D_LAUNDER,
+    D_NT,
+    D_PEASANTS,
+    D_T,
+    ENT,
+    G_CHECK,
+    G_ENT_N,
+    G_ENT_POS,
+    G_LOG,
+    G_NP,
+    G_NTRAV,
+    G_REC,
+    G_RNG,
+    G_ROUND,
+    G_SEARCH_AT,
+    G_SEASON,
+    G_STASH,
+    G_STASH_ACTION,
+    G_STASH_LAUNDER,
+    G_STASH_NT,
+    G_STASH_PEAS,
+    G_STASH_SEAT,
+    G_TURNS,
+    LOC,
+    MAXP,
+    MAXPARAM,
+    P_LINEUP,
+    P_SCORE,
+    P_SOLO_LOST,
+    P_STRAT,
+    P_WINNER,
+    S_A,
+    S_B,
+    S_C,
+    S_E,
+    STATE_END,
+    TABLES_END,
+)
+from .rollout import NO_STOP, copy_game, play_from
+from .search_params import SEARCH_BASE
+from .state import move_card
+from .strat_heuristic import REC, REC_N, REC_W, SCALE, STAMP
+
+F = types.float64
+NHEUR = 16  # the heuristic's parameters open a search seat's block
+KMAX = 12  # most candidates
+TMAX = 64  # most targets of the heuristic's own (multi-target) choice
+#: greedy's defaults, for greedy rollouts
+GREEDY_PR = np.array([d for _, d, _ in strat_greedy.PARAMS], dtype=np.float64)
+#: the rollout policy's strategy id per ``rollout_policy`` value (random, greedy, heuristic)
+POLICY_ID = np.array([0, 1, 2], dtype=np.int64)
+
+# The search seat's own scratch in ``S_E`` (no other strategy runs during its decision):
+C_TAB = S_E  # per candidate: action, targets, peasants flag, launder amount, target, dest
+C_W = 6
+C_FIRST_T = S_E + KMAX * C_W  # the heuristic's own choice: its targets ...
+C_FIRST_D = C_FIRST_T + TMAX  # ... and destinations
+C_SUM = C_FIRST_D + TMAX  # outcome sums x 2**20 per candidate
+C_CHOSEN = C_SUM + KMAX  # index of the candidate taken
+OUT_SCALE = 1048576.0
+
+
+@njit(sig(ST, I, I), cache=True, _nrt=False)
+def sample_key(st, p, d):
+    """The stream of sample ``d`` of seat ``p``'s decision at this turn: a function of the
+    game's own stream state (seed, game, draws so far), the turn and the seat."""
+    return stream_key(st[G_RNG] ^ (st[G_TURNS] * 1000003 + p * 7919), d)
+
+
+@njit(sig(ST, I), cache=True, _nrt=False)
+def redeal(w, p):
+    """Deal the cards seat ``p`` cannot see again, uniformly among the deals it cannot tell
+    apart (module docstring).  Draws from ``w``'s stream; uses ``w``'s scratch."""
+    ntrav = w[G_NTRAV]
+    np_ = w[G_NP]
+    pos = w[G_ENT_POS]
+    below = w[G_ENT_N] - pos - 1
+    if below < 0:
+        below = 0
+    known_entrance = w[G_SEASON] > 1  # BI-E3: made of the Exit, which everyone saw
+    for q in range(2 * MAXP):
+        w[S_C + q] = 0  # travellers per hand (q) and per corpse pile (MAXP + q)
+    n = 0
+    ne = 0
+    for c in range(ntrav):  # card order: the pool never depends on where cards lie
+        loc = w[C_LOC + c]
+        hidden = loc == LOC.box
+        if loc == LOC.entrance and w[C_SLOT + c] > pos:
+            if known_entrance:
+                w[S_B + ne] = c
+                ne += 1
+            else:
+                hidden = True
+        elif LOC.hand <= loc < LOC.hand + np_ and loc - LOC.hand != p:
+            hidden = True
+            w[S_C + loc - LOC.hand] += 1
+        elif LOC.corpse <= loc < LOC.corpse + np_ and loc - LOC.corpse != p:
+            hidden = True
+            w[S_C + MAXP + loc - LOC.corpse] += 1
+        if hidden:
+            w[S_A + n] = c
+            n += 1
+    for i in range(n - 1):  # Fisher-Yates
+        j = i + randint(w, G_RNG, n - i)
+        t = w[S_A + i]
+        w[S_A + i] = w[S_A + j]
+        w[S_A + j] = t
+    for i in range(ne - 1):
+        j = i + randint(w, G_RNG, ne - i)
+        t = w[S_B + i]
+        w[S_B + i] = w[S_B + j]
+        w[S_B + j] = t
+    for i in range(n):
+        move_card(w, w[S_A + i], LOC.box, 0)
+    k = 0
+    for i in range(below):
+        if known_entrance:
+            c = w[S_B + i]
+        else:
+            c = w[S_A + k]
+            k += 1
+        w[ENT + pos + 1 + i] = c
+        move_card(w, c, LOC.entrance, pos + 1 + i)
+    for q in range(np_):
+        for _ in range(w[S_C + q]):
+            move_card(w, w[S_A + k], LOC.hand + q, 0)
+            k += 1
+        for _ in range(w[S_C + MAXP + q]):
+            move_card(w, w[S_A + k], LOC.corpse + q, 0)
+            k += 1
+
+
+@njit(sig(ST, I, I, I, I, I, I, I), cache=True, _nrt=False)
+def _add(st, k, a, nt, peas, laund, t, d):
+    o = C_TAB + k * C_W
+    st[o] = a
+    st[o + 1] = nt
+    st[o + 2] = peas
+    st[o + 3] = laund
+    st[o + 4] = t
+    st[o + 5] = d
+
+
+@njit(sig(ST, PR, I, I, F), cache=True, _nrt=False)
+def candidates(st, pr, p, kmax, gap):
+    """The heuristic's own choice (its full decision, multi-target included), then its next
+    best candidates (one target each) within ``gap`` francs of it, best first, at most
+    ``kmax`` in all.  Returns how many (table at ``C_TAB``)."""
+    st[D_NT] = 0
+    st[D_PEASANTS] = 0
+    st[D_LAUNDER] = 0
+    st[G_REC] = 1
+    heur.action(st, pr, p)
+    st[G_REC] = 0
+    a0 = st[D_ACTION]
+    nt0 = st[D_NT]
+    if nt0 > TMAX:
+        nt0 = TMAX
+    for i in range(nt0):
+        st[C_FIRST_T + i] = st[D_T + i]
+        st[C_FIRST_D + i] = st[D_DEST + i]
+    _add(st, 0, a0, nt0, st[D_PEASANTS], st[D_LAUNDER], -1, 0)
+    if a0 == ACTION.passing:
+        t0 = -1
+    elif st[D_PEASANTS] != 0:
+        t0 = -2
+    else:
+        t0 = st[D_T]
+    n_rec = st[REC_N]
+    if n_rec > 62:
+        n_rec = 62
+    best = -(1 << 62)  # the heuristic's value of its own choice: the best recorded
+    for i in range(n_rec):
+        if st[REC + i * REC_W] > best:
+            best = st[REC + i * REC_W]
+    lim = best - gap * SCALE
+    k = 1
+    used = 0  # bit per record taken
+    while k < kmax:
+        bi = -1
+        bv = -(1 << 62)
+        for i in range(n_rec):
+            o = REC + i * REC_W
+            if (used >> i) & 1 or (st[o + 1] == a0 and st[o + 2] == t0):
+                continue
+            if st[o] > bv:
+                bv = st[o]
+                bi = i
+        if bi < 0 or bv < lim:
+            break
+        used |= 1 << bi
+        o = REC + bi * REC_W
+        a = st[o + 1]
+        t = st[o + 2]
+        d = st[o + 3]
+        if a == ACTION.passing:
+            _add(st, k, a, 0, 0, d, -1, 0)
+        elif t == -2:  # Bistro peasants: d of them for a bribe, one for a kill
+            _add(st, k, a, d if a == ACTION.bribe else 1, 1, 0, -1, 0)
+        else:
+            _add(st, k, a, 1, 0, 0, t, d if a == ACTION.bury else 0)
+        k += 1
+    return k
+
+
+@njit(sig(ST, ST, I, I), cache=True, _nrt=False)
+def _set_candidate(w, st, p, k):
+    """Make candidate ``k`` (of ``st``'s table) the decision ``w`` plays at this turn."""
+    o = C_TAB + k * C_W
+    nt = st[o + 1]
+    if k == 0:
+        for i in range(nt):
+            w[D_T + i] = st[C_FIRST_T + i]
+            w[D_DEST + i] = st[C_FIRST_D + i]
+    elif nt > 0 and st[o + 2] == 0:
+        w[D_T] = st[o + 4]
+        w[D_DEST] = st[o + 5]
+    w[G_STASH] = w[G_TURNS] + 1
+    w[G_STASH_SEAT] = p
+    w[G_STASH_ACTION] = st[o]
+    w[G_STASH_NT] = nt
+    w[G_STASH_PEAS] = st[o + 2]
+    w[G_STASH_LAUNDER] = st[o + 3]
+
+
+@njit(sig(ST, I, F), cache=True, _nrt=False)
+def outcome(w, p, margin_w):
+    """What a finished rollout is worth to seat ``p``: the score in solo (0 if lost,
+    BI-X2); else the win share (ties split) + ``margin_w`` x margin over the best other / 100."""
+    np_ = w[G_NP]
+    if np_ == 1:
+        return 0.0 if w[P_SOLO_LOST + p] != 0 else float(w[P_SCORE + p])
+    n_win = 0
+    other = -(1 << 40)
+    for q in range(np_):
+        if w[P_WINNER + q] != 0:
+            n_win += 1
+        if q != p and w[P_SCORE + q] > other:
+            other = w[P_SCORE + q]
+    share = 1.0 / n_win if w[P_WINNER + p] != 0 else 0.0
+    return share + margin_w * (w[P_SCORE + p] - other) / 100.0
+
+
+@njit(sig(PR, I, I), cache=True, _nrt=False)
+def _rollout_params(pr, base, policy):
+    """The rollout policy's parameters in every block of the second half of ``pr``."""
+    off = MAXP * MAXPARAM
+    for e in range(MAXP):
+        for j in range(MAXPARAM):
+            v = 0.0
+            if policy == 2 and j < NHEUR:
+                v = pr[base + j]
+            elif policy == 1 and j < GREEDY_PR.shape[0]:
+                v = GREEDY_PR[j]
+            pr[off + e * MAXPARAM + j] = v
+
+
+@njit(sig(ST, PR, I, I, I, I, I, I, F), cache=True, _nrt=False)
+def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w):
+    """Play every candidate on ``n_det`` samples x ``n_roll`` streams; leave the index
+    of the best mean in ``C_CHOSEN``."""
+    at = st[G_SEARCH_AT]
+    det = st[at : at + STATE_END]
+    work = st[at + STATE_END : at + 2 * STATE_END]
+    for i in range(TABLES_END):
+        det[i] = st[i]
+        work[i] = st[i]
+    np_ = st[G_NP]
+    stop = st[G_ROUND] + horizon if horizon > 0 else NO_STOP
+    sid = POLICY_ID[policy if 0 <= policy <= 2 else 2]
+    for k in range(nc):
+        st[C_SUM + k] = 0
+    for d in range(n_det):
+        copy_game(det, st)
+        det[G_LOG] = 0
+        det[G_CHECK] = 0
+        det[G_REC] = 0
+        det[G_SEARCH_AT] = 0  # rollouts never search
+        for q in range(np_):
+            det[P_STRAT + q] = sid
+            det[P_LINEUP + q] = MAXP  # the rollout parameters (second half of pr)
+        det[G_RNG] = sample_key(st, p, d)
+        redeal(det, p)
+        for r in range(n_roll):
+            key = stream_key(det[G_RNG], r)
+            for k in range(nc):
+                copy_game(work, det)
+                work[G_RNG] = key
+                work[STAMP] = -1
+                _set_candidate(work, st, p, k)
+                play_from(work, pr, stop)
+                st[C_SUM + k] += int(outcome(work, p, margin_w) * OUT_SCALE)
+    best = 0
+    for k in range(1, nc):
+        if st[C_SUM + k] > st[C_SUM + best]:
+            best = k
+    st[C_CHOSEN] = best
+
+
+@njit(sig(ST, PR, I), cache=True, _nrt=False)
+def search_action(st, pr, p):
+    """Decide seat ``p``'s night action ahead of ``take_action``, which plays it (module
+    docstring).  Without work states (``G_SEARCH_AT`` = 0) it is the heuristic's choice."""
+    base = st[P_LINEUP + p] * MAXPARAM
+    sb = base + SEARCH_BASE
+    kmax = int(pr[sb])
+    kmax = 1 if kmax < 1 else (KMAX if kmax > KMAX else kmax)
+    n_det = max(1, int(pr[sb + 1]))
+    n_roll = max(1, int(pr[sb + 2]))
+    horizon = int(pr[sb + 3])
+    policy = int(pr[sb + 4])
+    budget = max(1, int(pr[sb + 5]))
+    nc = candidates(st, pr, p, kmax if st[G_SEARCH_AT] > 0 else 1, pr[sb + 7])
+    st[STAMP] = -1  # the payment sorts the hand again
+    st[C_CHOSEN] = 0
+    if nc > 1:
+        if n_det * n_roll * nc > budget:
+            n_det = max(1, budget // (n_roll * nc))
+        _rollout_params(pr, base, policy)
+        _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[sb + 6])
+    _set_candidate(st, st, p, st[C_CHOSEN])
+    st[D_ACTION] = st[G_STASH_ACTION]
