@@ -158,7 +158,7 @@ def provenance(label, ds: Dataset):
         git = man.get("git") or {}
         points.append(
             {
-                "point": name or ".",
+                "point": name or "(the run)",  # a run has one point and no grid name
                 "status": man.get("status"),
                 "games": man.get("games"),
                 "seed": man.get("seed", manifest_config(man).get("seed")),

@@ -389,7 +389,15 @@ def _continue_manifest(out, existing):
 
 def _stop_session(out, manifest, session, played0, t0):
     """Record an interrupted session; the manifest says ``interrupted`` with the games kept.
-    A full disk may refuse even that: the previous manifest then stays, consistent."""
+    A full disk may refuse even that: the previous manifest then stays, consistent.
+    An interrupt that lands as the session completes keeps ``complete`` (every chunk is on
+    disk), written again in case the interrupt cut that write short."""
+    if manifest.get("status") == "complete":
+        try:
+            dataset.write_manifest(out, manifest)
+        except OSError:
+            pass
+        return manifest["games_done"]
     manifest["status"] = "interrupted"
     session.update(
         finished=dataset.now_iso(),
@@ -455,21 +463,23 @@ def _run_locked(
         writer = dataset.DatasetWriter(out, manifest)
     except OSError as exc:
         raise SimError(dataset.os_error_line(exc, out, "writing the manifest")) from None
-    done = writer.done_indices()
-    pending = [c for c in plan if c[0] not in done]
-    bar.expect(resolved["games"])
-    bar.skip(manifest["games_done"])
-
     t0 = time.perf_counter()
     played0 = manifest["games_done"]
     total = resolved["games"]
+    # From the first "running" manifest to the "complete" one, an interrupt (Ctrl-C, SIGTERM)
+    # anywhere must leave the manifest saying "interrupted", so the whole stretch is guarded.
     try:
+        done = writer.done_indices()
+        pending = [c for c in plan if c[0] not in done]
+        bar.expect(resolved["games"])
+        bar.skip(manifest["games_done"])
         if stop is None:
             backend_fn(resolved, pending, writer, events=events, threads=threads, progress=bar)
         else:
             _play_until_precise(
                 stop, plan, done, out, manifest, writer, resolved, backend_fn, events, threads, bar
             )
+        return _finish_session(writer, manifest, session, out, owned, bar, stop, backend, total, played0, t0)
     except KeyboardInterrupt:
         if owned:
             bar.close()
@@ -492,6 +502,10 @@ def _run_locked(
             bar.close()
         _stop_session(out, manifest, session, played0, t0)
         raise
+
+
+def _finish_session(writer, manifest, session, out, owned, bar, stop, backend, total, played0, t0):
+    """Close a session whose games are all played: the manifest says ``complete``."""
     elapsed = time.perf_counter() - t0
     if owned:
         bar.close()

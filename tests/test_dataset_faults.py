@@ -143,8 +143,10 @@ def test_killed_at_30_random_moments_and_resumed_gives_the_same_dataset(tmp_path
         if dataset.manifest_path(cut).is_file():
             m = dataset.verify(cut)  # whatever a kill leaves is whole and listed
             assert dataset.effective_status(cut, m) in ("interrupted", "complete")
-            if p.exitcode == 130:
-                assert m["status"] == "interrupted"
+            if p.exitcode == 130:  # stopped politely: the manifest says so, unless it had completed
+                assert m["status"] == "interrupted" or (
+                    m["status"] == "complete" and m["games_done"] == m["games"]
+                ), (trial, sig, delay, m["status"])
             kept = len(m["chunks"])
             assert dataset_hash(cut) == ref[: 3 * kept] or m["status"] == "complete"
         seen.append((sig.name, round(delay, 2), p.exitcode, kept))
