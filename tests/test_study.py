@@ -210,12 +210,21 @@ def test_sim_validate_checks_a_study_and_what_it_names(path):
     st = load_study(path)
     assert out["kind"] == "study" and [d["name"] for d in out["data"]] == [d.name for d in st.data]
     for row, spec in zip(out["data"], st.data):
-        if spec.kind == "sweep":
+        if spec.kind == "sweep" and not spec.ladder:
             assert row["games"] == sum(p.resolved["games"] for p in sweep.load(spec.config).points)
         elif spec.kind == "power":
             assert row["games"] == row["points"] * spec.games and row["points"] == len(power_plan(spec))
         elif spec.games is not None:
             assert row["games"] == spec.games
+
+
+def test_sim_validate_counts_every_rung_and_arm_of_the_quick_study():
+    res = CliRunner().invoke(app, ["validate", str(REPO / "configs/studies/bloody_inn-quick.toml"), "--json"])
+    assert res.exit_code == 0, res.stderr
+    rows = {d["name"]: d for d in json.loads(res.stdout)["data"]}
+    # 2-4 players: heuristic and expert 20,000 games each, search8 240; 30 power arms x 10,000
+    assert rows["first_player"]["rungs"] == 3 and rows["first_player"]["games"] == 3 * (20_000 + 20_000 + 240)
+    assert rows["power"]["points"] == 1 + 24 + 5 and rows["power"]["games"] == 30 * 10_000
 
 
 def test_sim_validate_names_the_bad_key_of_a_study(tmp_path):

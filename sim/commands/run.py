@@ -420,19 +420,28 @@ def _validate_study(target, json_):
                 }
             )
         else:
-            try:
-                sw = sweeps.load(spec.config)
-            except sweeps.GridError as exc:
-                for err in exc.errors:
-                    typer.echo(f"error: {spec.name}: {err}", err=True)
-                raise typer.Exit(2) from None
+            # every rung of a ladder is loaded as `sim study` plays it (its seats and games)
+            games, points = 0, 0
+            for rung in spec.ladder or (None,):
+                over = None
+                if rung is not None:
+                    over = {"seats": rung.seats(), **({"games": rung.games} if rung.games else {})}
+                try:
+                    sw = sweeps.load(spec.config, over)
+                except sweeps.GridError as exc:
+                    for err in exc.errors:
+                        typer.echo(f"error: {spec.name}: {err}", err=True)
+                    raise typer.Exit(2) from None
+                points = len(sw.points)
+                games += sum(p.resolved["games"] for p in sw.points)
             rows.append(
                 {
                     "name": spec.name,
                     "kind": "sweep",
                     "config": str(spec.config),
-                    "points": len(sw.points),
-                    "games": sum(p.resolved["games"] for p in sw.points),
+                    "points": points,
+                    "rungs": len(spec.ladder) or 1,
+                    "games": games,
                 }
             )
     if json_:
@@ -447,7 +456,8 @@ def _validate_study(target, json_):
     )
     for r in rows:
         what = {
-            "sweep": f"sweep of {r['points']} points",
+            "sweep": f"sweep of {r['points']} points"
+            + (f" x {r['rungs']} ladder rungs" if r.get("rungs", 1) > 1 else ""),
             "power": f"power experiment of {r.get('points')} arms",
         }
         what = what.get(r["kind"], "run")
