@@ -52,6 +52,7 @@ PROPORTIONS = {
     "share_unrestricted",
     "share_restricted",
     "gain",
+    "se_unpaired",
 }
 
 
@@ -72,6 +73,9 @@ DIFFERENCES = {
     "slope",
     "se",
     "margin",
+    "power",  # causal power: unrestricted share - restricted share
+    "gain",  # a best response's share above the fair share
+    "se_unpaired",
 }
 
 
