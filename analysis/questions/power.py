@@ -338,7 +338,7 @@ def headlines(ds, results):
                 f"{_iv(r['power_lo'], r['power_hi'])}: a seat that never kills wins "
                 f"{100 * r['share_restricted']:.1f}% instead of {100 * r['share_unrestricted']:.1f}% — {verdict}."
             )
-        vr = grp["variance_reduction"].drop_nulls()
+        vr = grp["variance_reduction"].drop_nulls().drop_nans()  # NaN: an arm with no variance
         if vr.len():
             out.append(
                 f"{intro}pairing the arms on the same deals cut the variance of the differences "
