@@ -16,6 +16,7 @@ directory: ``$BOARDSIM_CACHE_DIR``, else ``$NUMBA_CACHE_DIR``, else ``~/.cache/b
 import hashlib
 import os
 import shutil
+import time
 from pathlib import Path
 
 import numba
@@ -50,12 +51,29 @@ def use_source_keyed_cache(package_file):
     target = base / f"{name}-{source_hash(package_dir)}"
     try:
         target.mkdir(parents=True, exist_ok=True)
-        old = sorted(
-            (p for p in base.glob(f"{name}-*") if p != target), key=lambda p: p.stat().st_mtime, reverse=True
-        )
-        for p in old[3:]:
-            shutil.rmtree(p, ignore_errors=True)
+        prune_old_caches(base, name, keep=target)
     except OSError:
         return None
     numba.config.CACHE_DIR = str(target)
     return target
+
+
+#: Caches of other source versions younger than this are kept: another checkout or a process
+#: started before an edit may still be using one (pruning by count alone deleted caches that
+#: other worktrees' processes were compiling into).
+PRUNE_AFTER_S = 7 * 24 * 3600
+
+
+def prune_old_caches(base, name, keep, now=None, newest=3, max_age_s=PRUNE_AFTER_S):
+    """Delete cache directories ``<base>/<name>-*`` other than ``keep`` that are both outside
+    the ``newest`` most recently modified and unmodified for ``max_age_s`` seconds."""
+    now = time.time() if now is None else now
+    others = sorted(
+        (p for p in Path(base).glob(f"{name}-*") if p != keep), key=lambda p: p.stat().st_mtime, reverse=True
+    )
+    removed = []
+    for p in others[newest:]:
+        if now - p.stat().st_mtime > max_age_s:
+            shutil.rmtree(p, ignore_errors=True)
+            removed.append(p)
+    return removed
