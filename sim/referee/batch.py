@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
 from sim.errors import SimError
+from sim.replay_report import ReplayReport as BaseReplayReport
+from sim.replay_report import rows_by_game
 
 from .config import RefereeConfig
 from .divergence import Divergence
@@ -17,77 +19,16 @@ from .log import card_kind_mismatches, split_games
 
 
 @dataclass
-class ReplayReport:
+class ReplayReport(BaseReplayReport):
     """What a replay found: counts, time and the first divergence of each divergent game."""
 
-    games: int = 0
-    events: int = 0
-    seconds: float = 0.0
-    divergences: list = field(default_factory=list)
-    fallback_passes: int = 0  # passes the kernel logged for a refused strategy decision
-    truncated: int = 0
-
-    @property
-    def ok(self):
-        return not self.divergences
-
-    @property
-    def games_per_s(self):
-        return self.games / self.seconds if self.seconds else 0.0
-
-    @property
-    def events_per_s(self):
-        return self.events / self.seconds if self.seconds else 0.0
-
-    def merge(self, other):
-        self.games += other.games
-        self.events += other.events
-        self.seconds += other.seconds
-        self.divergences.extend(other.divergences)
-        self.fallback_passes += other.fallback_passes
-        self.truncated += other.truncated
-
-    def summary(self):
-        verdict = "no divergence" if self.ok else f"{len(self.divergences):,} divergent games"
-        return (
-            f"replayed {self.games:,} games, {self.events:,} events in {self.seconds:.2f} s "
-            f"({self.games_per_s:,.0f} games/s, {self.events_per_s:,.0f} events/s): "
-            f"{verdict}; {self.truncated:,} truncated, {self.fallback_passes:,} refused "
-            "strategy decisions"
-        )
-
-    def to_dict(self):
-        return {
-            "games": self.games,
-            "events": self.events,
-            "seconds": round(self.seconds, 3),
-            "games_per_s": round(self.games_per_s, 1),
-            "events_per_s": round(self.events_per_s, 1),
-            "divergent_games": len(self.divergences),
-            "truncated": self.truncated,
-            "fallback_passes": self.fallback_passes,
-            "divergences": [d.to_dict() for d in self.divergences],
-        }
+    def summary_tail(self):
+        return f", {self.fallback_passes:,} refused strategy decisions"
 
 
 def replay_game(cfg, game_id, events, game_row=None, seat_rows=None):
     """Replay one game's list of :class:`~sim.referee.log.Ev`; the first divergence or None."""
     return GameReplay(cfg, game_id, events, game_row, seat_rows).run()
-
-
-def _rows_by_game(table, many=False):
-    out = {}
-    if table is None:
-        return out
-    for row in table.to_pylist():
-        if many:
-            out.setdefault(row["game_id"], []).append(row)
-        else:
-            out[row["game_id"]] = row
-    if many:
-        for rows in out.values():
-            rows.sort(key=lambda r: r["seat"])
-    return out
 
 
 def replay_tables(resolved, games, seats, events, *, max_games=None, cfg=None):
@@ -110,8 +51,8 @@ def replay_tables(resolved, games, seats, events, *, max_games=None, cfg=None):
     t0 = time.perf_counter()
     cfg = cfg or RefereeConfig.from_resolved(resolved)
     report = ReplayReport()
-    game_rows = _rows_by_game(games)
-    seat_rows = _rows_by_game(seats, many=True)
+    game_rows = rows_by_game(games)
+    seat_rows = rows_by_game(seats, many=True)
     bad_kinds = card_kind_mismatches(events, cfg.cards)
     replayed = set()
     for gid, evs in split_games(events):
