@@ -1,9 +1,89 @@
-"""What a referee's replay found, for any game: counts, time and the first divergence of each
-divergent game (the shared report shape of ``sim replay``; the rules stay in each referee)."""
+"""What a referee's replay found, for any game: objections raised while replaying, the first
+divergence of each divergent game, counts and time (the shared shapes of ``sim replay``; the
+rules stay in each game's referee)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+
+class Objection(Exception):
+    """The log does something the rules do not allow.
+
+    Parameters
+    ----------
+    rule : str
+        Rule id (``BI-N6``, ``CL-T5``, ``LOG-2``, ...).
+    message : str
+        One line: what is wrong.
+    expected, logged : dict, optional
+        The referee's values and the log's values of the quantities in question.
+    """
+
+    def __init__(self, rule, message, expected=None, logged=None):
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.message = message
+        self.expected = expected or {}
+        self.logged = logged or {}
+
+
+def fail(rule, message, expected=None, logged=None):
+    """Raise an :class:`Objection` (messages are only formatted on this failing path)."""
+    raise Objection(rule, message, expected, logged)
+
+
+@dataclass
+class Divergence:
+    """The first divergence of one game; a game's referee says how its events print."""
+
+    game_id: int
+    rule: str
+    message: str
+    event: dict | None  # the event row (None for a table check)
+    expected: dict = field(default_factory=dict)
+    logged: dict = field(default_factory=dict)
+    referee_state: dict = field(default_factory=dict)  # referee's state when it objected
+    log_state: dict = field(default_factory=dict)  # what the log says at that point
+    dataset: str | None = None  # the dataset directory, if any
+
+    #: characters of a state shown by :meth:`format`
+    state_limit = 600
+
+    def event_line(self, e):
+        """The event row in one line (the columns differ by game)."""
+        raise NotImplementedError
+
+    def to_dict(self):
+        return {
+            "dataset": self.dataset,
+            "game_id": self.game_id,
+            "rule": self.rule,
+            "message": self.message,
+            "event": self.event,
+            "expected": self.expected,
+            "logged": self.logged,
+            "referee_state": self.referee_state,
+            "log_state": self.log_state,
+        }
+
+    def format(self):
+        """A few lines for a terminal."""
+        where = f"{self.dataset}: " if self.dataset else ""
+        lines = [f"{where}game {self.game_id}: {self.rule} {self.message}"]
+        if self.event is not None:
+            lines.append("  event  " + self.event_line(self.event))
+        if self.expected or self.logged:
+            lines.append(f"  referee expects {self.expected}; log has {self.logged}")
+        if self.referee_state:
+            lines.append(f"  referee state  {self._short(self.referee_state)}")
+        if self.log_state:
+            lines.append(f"  log state      {self._short(self.log_state)}")
+        return "\n".join(lines)
+
+    def _short(self, d):
+        text = repr(d)
+        return text if len(text) <= self.state_limit else text[: self.state_limit] + " ..."
 
 
 @dataclass
