@@ -10,32 +10,9 @@ import random
 import pytest
 from bloody_inn_harness import LOC, L, Table
 
-ANNEX_KINDS = [
-    "cultivator",
-    "mechanic",
-    "distiller",
-    "gardener",
-    "landscaper",
-    "butcher",
-    "newsboy",
-    "representative",
-    "concierge",
-    "brewer",
-    "grocer",
-    "shopkeeper",
-    "novice",
-    "monk",
-    "abbot",
-    "priest",
-    "archbishop",
-    "bishop",
-    "baron",
-    "viscount",
-    "count",
-    "duke",
-    "prince",
-    "marquis",
-]
+from sim.games.bloody_inn import ADAPTER, annex_ids
+
+ANNEX_KINDS = annex_ids(ADAPTER.base_table())  # the card table's annexes, in table order
 END_COLOUR = {"landscaper": "red", "grocer": "blue", "bishop": "purple", "duke": "green"}
 CAP = 40
 

@@ -19,32 +19,9 @@ import numpy as np
 import pytest
 from bloody_inn_harness import LOC, L, Table
 
-ANNEX_KINDS = [
-    "cultivator",
-    "mechanic",
-    "distiller",
-    "gardener",
-    "landscaper",
-    "butcher",
-    "newsboy",
-    "representative",
-    "concierge",
-    "brewer",
-    "grocer",
-    "shopkeeper",
-    "novice",
-    "monk",
-    "abbot",
-    "priest",
-    "archbishop",
-    "bishop",
-    "baron",
-    "viscount",
-    "count",
-    "duke",
-    "prince",
-    "marquis",
-]
+from sim.games.bloody_inn import ADAPTER, annex_ids
+
+ANNEX_KINDS = annex_ids(ADAPTER.base_table())  # the card table's annexes, in table order
 POLICE = ["peacekeeper", "brigadier", "brigadier_chief", "major"]
 AFFINITY = {"merchant": "bribe", "artisan": "build", "religious": "bury", "police": "kill"}
 #: immediately-earned francs (fixed part) and colour counted, from the card texts
