@@ -94,7 +94,9 @@ class LocalCluster:
         p = self.ports[first : first + 8]
         # Worker ports below the kernel's ephemeral range (32768+), where the ports above and
         # every outgoing connection live, so a worker never finds its port taken.
-        worker_lo = 20000 + (self.port % 600) * 20 + (0 if first == 1 else 10)
+        # A hundred per node: every driver (each `sim` call) and every worker of every job holds
+        # one while it lives, and ten ran out on CI ("No available ports").
+        worker_lo = 20000 + (self.port % 60) * 200 + (0 if first == 1 else 100)
         # A small object store: the test moves kilobytes, and CI machines have little /dev/shm.
         return [
             "--node-ip-address=127.0.0.1",
@@ -109,7 +111,7 @@ class LocalCluster:
             f"--object-manager-port={p[4]}",
             f"--runtime-env-agent-port={p[5]}",
             f"--min-worker-port={worker_lo}",
-            f"--max-worker-port={worker_lo + 9}",
+            f"--max-worker-port={worker_lo + 99}",
         ]
 
     def start(self):
