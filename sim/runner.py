@@ -19,7 +19,9 @@ import json
 import platform
 import re
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
@@ -136,20 +138,57 @@ def _play_in_slices(resolved, start, count, events, progress, rate):
     return tables, rate
 
 
+class _Advances:
+    """The progress bar as the playing thread sees it: it stops counting once the run has
+    stopped (an interrupt), so a chunk still finishing in the background draws nothing."""
+
+    def __init__(self, progress):
+        self.progress = progress
+        self.stopped = threading.Event()
+
+    def advance(self, n):
+        if not self.stopped.is_set():
+            self.progress.advance(n)
+
+
 def _local_backend(resolved, pending, writer, *, events, threads, progress):
-    """Play pending chunks in order in this process, all Numba threads on each chunk."""
+    """Play pending chunks in order in this process, all Numba threads on each chunk.
+
+    Chunk k+1 plays in a worker thread (the kernels release the GIL) while this thread
+    writes chunk k, so the Parquet writing and hashing overlap the next chunk's play
+    instead of leaving the cores idle.  Only this thread writes files and the manifest,
+    chunk by chunk in order, so the files, their sha256 and what an interrupt or a kill
+    leaves behind are what one thread would give; at most one chunk is played ahead (memory
+    stays flat: two chunks' tables at most).  On an interrupt the chunk in play is not
+    waited for: it is dropped, as an unfinished chunk always was.
+    """
     api.set_threads(threads)
     sliced = getattr(progress, "enabled", False)  # only a visible bar needs slices
-    rate = None
-    for index, start, count in pending:
-        if sliced:
-            tables, rate = _play_in_slices(resolved, start, count, events, progress, rate)
-        else:
-            tables = play_chunk_to_tables(resolved, start, count, events)
-        writer.write_chunk(index, start, count, tables)
-        del tables
+    bar = _Advances(progress)
+    rate = [None]
+
+    def play(start, count):
+        api.set_threads(threads)  # numba's thread count is per calling thread
         if not sliced:
-            progress.advance(count)
+            return play_chunk_to_tables(resolved, start, count, events)
+        tables, rate[0] = _play_in_slices(resolved, start, count, events, bar, rate[0])
+        return tables
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="boardsim-play")
+    try:
+        ahead = pool.submit(play, *pending[0][1:]) if pending else None
+        for i, (index, start, count) in enumerate(pending):
+            tables = ahead.result()
+            ahead = pool.submit(play, *pending[i + 1][1:]) if i + 1 < len(pending) else None
+            writer.write_chunk(index, start, count, tables)
+            del tables
+            if not sliced:
+                progress.advance(count)
+    except BaseException:
+        bar.stopped.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
 
 
 BACKENDS = {"local": _local_backend}

@@ -274,3 +274,38 @@ def test_progress_slices_give_the_same_files(tmp_path, monkeypatch):
     assert bar.played == 2_500 and "games/s" in bar.stream.getvalue()
     b = runner.run_dataset(cfg(), tmp_path / "b", chunk_games=1_000, events=True)
     assert [c["files"] for c in a["chunks"]] == [c["files"] for c in b["chunks"]]
+
+
+def test_next_chunk_plays_while_the_last_is_written(tmp_path, monkeypatch):
+    """The local backend writes chunk k while chunk k+1 plays (issue 17): each chunk's write
+    waits until the next chunk has started playing in another thread, which a serial
+    runner never does (the wait would time out).  The files are those of a serial run."""
+    import threading
+
+    plan = runner.plan_chunks(2_500, 400)
+    started = {start: threading.Event() for _, start, _ in plan}
+    players = {}
+    real_play, real_write = runner.play_chunk_to_tables, dataset.write_chunk_files
+
+    def play(resolved, start, count, events=False):
+        players[start] = threading.get_ident()
+        started[start].set()
+        return real_play(resolved, start, count, events)
+
+    def write(out, index, start, count, tables):
+        if start + count < 2_500:
+            assert started[start + count].wait(60), (
+                f"chunk {index + 1} did not play while {index} was written"
+            )
+        return real_write(out, index, start, count, tables)
+
+    monkeypatch.setattr(runner, "play_chunk_to_tables", play)
+    monkeypatch.setattr(dataset, "write_chunk_files", write)
+    m = runner.run_dataset(cfg(), tmp_path / "a", chunk_games=400, events=True)
+    assert m["status"] == "complete" and len(m["chunks"]) == len(plan)
+    assert threading.get_ident() not in players.values()  # played off the writing thread
+    resolved = runner.api.resolve(cfg())
+    for name in ("games", "seats", "events"):
+        (tmp_path / "b" / name).mkdir(parents=True)
+    serial = [real_write(tmp_path / "b", i, s, c, real_play(resolved, s, c, True)) for i, s, c in plan]
+    assert [c["files"] for c in m["chunks"]] == [e["files"] for e in serial]

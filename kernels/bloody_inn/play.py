@@ -1,4 +1,4 @@
-"""The batch entry point: ``play_games`` plays a range of games in parallel.
+"""The batch entry point: ``play_games`` plays a range of games in parallel (threads).
 
 Games are split into blocks (a few per thread); each block owns one flat state array
 (tables copied in once, then the game state, the decision scratch and an event buffer)
@@ -7,8 +7,11 @@ and plays its games in order.  Game ``g`` draws only from its own stream keyed b
 the number of threads or on how a run is chunked.
 """
 
+import threading
+
+import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from kernels.rng import stream_key
 
@@ -73,8 +76,25 @@ from .night import take_action
 from .scoring import end_game
 from .setup import setup_game
 from .state import log_event
-from .strat_search import search_action
 from .strategies import SEARCH
+
+#: The search seat's hook (``strat_search.search_action``), bound by :func:`load_search` only
+#: for a lineup with a search seat: importing strat_search compiles the search and its
+#: rollouts (their functions have explicit signatures, so they compile at import), which a
+#: run without search seats must not pay for.  Only ``play_one`` with ``search`` not None
+#: reads it, and numba takes a global's value when it compiles.
+search_action = None
+
+
+def load_search():
+    """Bind :data:`search_action` (imports ``strat_search``); before ``play_one`` with a
+    ``search`` argument is first called or compiled."""
+    global search_action
+    if search_action is None:
+        from .strat_search import search_action as hook
+
+        search_action = hook
+
 
 # games columns (int64 matrix rows, converted to narrow types by the adapter)
 GAME_COLS = (
@@ -125,12 +145,26 @@ SEAT_COLS = (
 
 
 @njit(cache=True, _nrt=False)
-def play_one(st, pr):
-    """Play the game set up in ``st`` to its end (BI-S .. BI-G)."""
+def _check(st, checks):
+    """Check the invariants if the rules ask for it (``G_CHECK``); with ``checks`` None (the
+    caller knows they do not) nothing is compiled here."""
+    if checks is not None:
+        if st[G_CHECK] != 0:
+            check_now(st)
+
+
+@njit(cache=True, _nrt=False)
+def play_one(st, pr, search=None, checks=1):
+    """Play the game set up in ``st`` to its end (BI-S .. BI-G).
+
+    ``search`` is None unless the lineup has a ``search`` seat (then :func:`load_search`
+    first); ``checks`` None when the rules do not ask for invariant checks (by default they
+    are run when ``G_CHECK`` says so).  A None-typed argument prunes its ``is not None``
+    branch at compile time, so a run without search seats never compiles the search and
+    its rollouts, nor a run without checks the invariants.
+    """
     setup_game(st)
-    check = st[G_CHECK] != 0
-    if check:
-        check_now(st)
+    _check(st, checks)
     while True:
         if st[G_ROUND] >= st[G_MAX_ROUNDS]:
             st[G_TRUNC] = 1  # BI-G4
@@ -140,8 +174,7 @@ def play_one(st, pr):
         st[G_PHASE] = 0
         log_event(st, EVENT.round, st[G_FIRST], -1, st[G_ROUND], st[G_SEASON], 0)
         played = evening(st, pr)
-        if check:
-            check_now(st)
+        _check(st, checks)
         if not played:
             st[G_ROUND] -= 1  # the trigger round is not played
             break
@@ -150,21 +183,19 @@ def play_one(st, pr):
         for _ in range(2):  # BI-N1: two passes of one action each
             for i in range(np_):
                 seat = (st[G_FIRST] + i) % np_
-                if st[P_STRAT + seat] == SEARCH:
-                    search_action(st, pr, seat)  # decided ahead: take_action plays it
+                if search is not None:
+                    if st[P_STRAT + seat] == SEARCH:
+                        search_action(st, pr, seat)  # decided ahead: take_action plays it
                 take_action(st, pr, seat)
-                if check:
-                    check_now(st)
+                _check(st, checks)
         st[G_PHASE] = 2
         morning(st, pr)
-        if check:
-            check_now(st)
+        _check(st, checks)
         if st[G_OVER] != 0 or st[G_LAST_ROUND] != 0:
             break
     st[G_PHASE] = 3
     end_game(st, pr)
-    if check:
-        check_now(st)
+    _check(st, checks)
 
 
 @njit(cache=True, _nrt=False)
@@ -215,7 +246,6 @@ def _write_rows(st, g, games_out, seats_out):
         r[28] = st[P_PEAS_KILLED + p]
 
 
-@njit(cache=True, parallel=True)
 def play_games(
     template,
     params,
@@ -250,47 +280,126 @@ def play_games(
         Event rows written by each block; -1 if the block's buffer overflowed, -2 if one
         game logged more than ``ev_game_cap`` rows (the caller retries with larger buffers —
         results are deterministic, so a retry is exact).
+
+    Only a lineup with a ``search`` seat gets the kernel compiled with the search (its
+    scratch and hook), only rules with ``check_invariants`` with the invariant checks.
+    The block kernel releases the GIL, so Python can write the last chunk meanwhile.
     """
+    lineup = template[L_STRAT : L_STRAT + template[G_NLINEUP]]
+    search = None
+    if (lineup == SEARCH).any():
+        load_search()
+        search = np.int64(SEARCH_SCRATCH)
+    checks = np.int64(1) if template[G_CHECK] != 0 else None
     per = (n_games + n_blocks - 1) // n_blocks
-    log = template[G_LOG] != 0
-    searching = False
-    for i in range(template[G_NLINEUP]):
-        if template[L_STRAT + i] == SEARCH:
-            searching = True
-    for b in prange(n_blocks):
-        lo = b * per
-        hi = min(n_games, lo + per)
-        ev_cap = ev_game_cap if log else 0
+    ev_cap = ev_game_cap if template[G_LOG] != 0 else 0
+    scratch = SEARCH_SCRATCH if search is not None else 0
+
+    def play_block(b):
         # the block's own copies: the threads never share a cache line or a refcount
-        scratch = SEARCH_SCRATCH if searching else 0
         st = np.empty(STATE_END + ev_cap * EV_FIELDS + scratch, dtype=np.int64)
         st[:STATE_END] = template[:STATE_END]
-        st[G_SEARCH_AT] = STATE_END + ev_cap * EV_FIELDS if searching else 0
-        pr = params.copy()
+        st[G_SEARCH_AT] = STATE_END + ev_cap * EV_FIELDS if scratch > 0 else 0
         st[G_EV_CAP] = ev_cap
-        base = b * ev_rows_per_block
-        used = 0
-        for g in range(lo, hi):
-            gid = first_game + g
-            st[G_GAME_ID] = gid
-            # duplicate deals: the games of one deal (one per rotation of the lineup) share
-            # the stream, so the shuffle, keys and first seat are the same in each
-            deal = gid // st[G_NLINEUP] if st[G_ROTATE] == ROTATE_DUPLICATE else gid
-            st[G_RNG] = stream_key(seed, deal)
-            play_one(st, pr)
-            _write_rows(st, g, games_out, seats_out)
-            if log:
-                n = st[G_EV_N]
-                if st[G_EV_OVERFLOW] != 0:
-                    used = -2
-                    break
-                if used + n > ev_rows_per_block:
-                    used = -1
-                    break
-                for i in range(n):
-                    o = EV_BASE + i * EV_FIELDS
-                    ev_out[base + used + i, 0] = g
-                    for f in range(EV_FIELDS):
-                        ev_out[base + used + i, 1 + f] = st[o + f]
-                used += n
-        ev_count[b] = used
+        lo = b * per
+        _play_block(
+            st,
+            params.copy(),
+            np.int64(seed),
+            np.int64(first_game),
+            np.int64(lo),
+            np.int64(min(n_games, lo + per)),
+            np.int64(b),
+            np.int64(ev_rows_per_block),
+            games_out,
+            seats_out,
+            ev_out,
+            ev_count,
+            search,
+            checks,
+        )
+
+    run_blocks(n_blocks, play_block)
+
+
+def run_blocks(n_blocks, play_block):
+    """Call ``play_block(b)`` for blocks ``0 .. n_blocks-1`` on ``numba.get_num_threads()``
+    threads (this one included), each thread taking the next block not yet taken.
+
+    Plain threads instead of a ``prange`` loop: the block kernel releases the GIL, so they
+    run in parallel all the same, and the kernel is compiled once as an ordinary function
+    instead of as a parallel function plus its gufunc (each of which optimised and emitted
+    the whole game again: about a fifth of the cold compile).  Which thread plays a block
+    does not matter: a block's games and rows are the same whoever plays them.
+    """
+    blocks = iter(range(n_blocks))  # next() is atomic under the GIL: each block once
+    failed = []
+
+    def work():
+        try:
+            for b in blocks:
+                play_block(b)
+        except BaseException as exc:  # passed on to the caller below
+            failed.append(exc)
+
+    helpers = [
+        threading.Thread(target=work, daemon=True) for _ in range(min(numba.get_num_threads(), n_blocks) - 1)
+    ]
+    for t in helpers:
+        t.start()
+    try:
+        work()
+    finally:
+        for t in helpers:
+            t.join()
+    if failed:
+        raise failed[0]
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _play_block(
+    st,
+    pr,
+    seed,
+    first_game,
+    lo,
+    hi,
+    b,
+    ev_rows_per_block,
+    games_out,
+    seats_out,
+    ev_out,
+    ev_count,
+    search,
+    checks,
+):
+    """Block ``b`` of :func:`play_games`: games ``lo .. hi-1`` of the chunk (game id
+    ``first_game + g``) on the block's own state ``st`` and parameters ``pr``; ``search`` is
+    None or the search scratch size, ``checks`` 1 or None (see :func:`play_one`)."""
+    log = st[G_LOG] != 0
+    base = b * ev_rows_per_block
+    used = 0
+    for g in range(lo, hi):
+        gid = first_game + g
+        st[G_GAME_ID] = gid
+        # duplicate deals: the games of one deal (one per rotation of the lineup) share
+        # the stream, so the shuffle, keys and first seat are the same in each
+        deal = gid // st[G_NLINEUP] if st[G_ROTATE] == ROTATE_DUPLICATE else gid
+        st[G_RNG] = stream_key(seed, deal)
+        play_one(st, pr, search, checks)
+        _write_rows(st, g, games_out, seats_out)
+        if log:
+            n = st[G_EV_N]
+            if st[G_EV_OVERFLOW] != 0:
+                used = -2
+                break
+            if used + n > ev_rows_per_block:
+                used = -1
+                break
+            for i in range(n):
+                o = EV_BASE + i * EV_FIELDS
+                ev_out[base + used + i, 0] = g
+                for f in range(EV_FIELDS):
+                    ev_out[base + used + i, 1 + f] = st[o + f]
+            used += n
+    ev_count[b] = used
