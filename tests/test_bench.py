@@ -118,6 +118,20 @@ def test_startup_counts_a_cold_compile(result):
     assert s["compiled_packages"] == ["bloody_inn"]
 
 
+def test_startup_reports_compile_seconds_and_a_warm_cache_hit(result):
+    """Issue 17: the cold compile of the game's kernels read from numba's compile events."""
+    (s,) = result["startup"]
+    # the cold run (empty cache) compiled: seconds spent, and every kernel version it
+    # compiled is one written to the cache; nothing could come from the empty cache
+    assert 0 < s["jit_compile_s"] <= s["cold_s"]
+    assert s["kernel_compiles"] == s["compiled_versions"] >= 1
+    assert s["cold_cache_hits"] == 0
+    # the warm run (same cache) compiled nothing and loaded its kernels from the cache
+    assert s["warm_kernel_compiles"] == 0 and s["warm_jit_compile_s"] == 0
+    assert s["warm_cache_hits"] >= 1 and s["warm_cache_misses"] == 0
+    assert any(c["check"].startswith("warm start compiles no kernel") and c["ok"] for c in result["checks"])
+
+
 def test_table_renders_every_section(result):
     text = bench.render(result)
     for header in (
@@ -133,6 +147,8 @@ def test_table_renders_every_section(result):
         "cold",
         "warm",
         "versions",
+        "jit compile",
+        "warm hits",
     ):
         assert header in text, header
 

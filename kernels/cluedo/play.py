@@ -96,7 +96,7 @@ def play_one(st, tb, game_id, mode, ev, ev_at):
         st[S_CUR] = seat
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)  # nogil: the runner writes the last chunk meanwhile
 def play(
     tb,
     start,

@@ -13,8 +13,9 @@ fresh child process (so peak memory is that measurement's own, read with ``os.wa
   same code, the JIT's speed-up, and a check that both give the same rows.
 
 Per game it also times ``sim run`` with 1,000 games in a child with an empty compile cache
-(cold compile; the number of compiled function versions is counted in that cache) and again
-with the cache filled (warm start).  ``--targets`` runs every game's throughput targets (``bench_targets`` of its adapter) through
+(cold compile; the number of compiled function versions is counted in that cache, and the
+seconds spent compiling the game's kernels are read from numba's compile events) and again
+with the cache filled (warm start: it should compile nothing and load from the cache).  ``--targets`` runs every game's throughput targets (``bench_targets`` of its adapter) through
 ``sim run`` (1,000,000 games each).  ``--json`` prints everything with a description of the
 machine (CPU, cores, memory, versions, load average), so runs can be compared.
 
@@ -23,6 +24,7 @@ No timing here is a pass/fail test; the note in ``benchmarks/README.md`` records
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -243,15 +245,26 @@ class KernelTimer:
         self.seconds = 0.0
         self.calls = 0
         self._patched = []
+        self._lock = threading.Lock()
+        self._active = 0
+        self._t0 = 0.0
 
     def _wrap(self, fn):
         def timed(*args, **kwargs):
-            t0 = time.perf_counter()
+            # wall time while at least one call runs: calls made at once from several
+            # threads (a kernel's blocks) count once, as the wall clock sees them
+            with self._lock:
+                if self._active == 0:
+                    self._t0 = time.perf_counter()
+                self._active += 1
             try:
                 return fn(*args, **kwargs)
             finally:
-                self.seconds += time.perf_counter() - t0
-                self.calls += 1
+                with self._lock:
+                    self._active -= 1
+                    self.calls += 1
+                    if self._active == 0:
+                        self.seconds += time.perf_counter() - self._t0
 
         return timed
 
@@ -470,11 +483,14 @@ def pure_python(game, players, mix, lineup, *, games):
     }
 
 
-def _sim_run(toml_path, out, games, *, env, cwd):
-    cmd = [
-        sys.executable,
-        "-m",
-        "sim.cli",
+def _sim_run(toml_path, out, games, *, env, cwd, compile_log=None):
+    """``sim run`` of ``toml_path`` in a child; ``(wall s, peak RSS bytes, summary)``.
+
+    With ``compile_log`` (a path), the child is the same CLI run with numba's compile
+    events counted (:func:`_run_counting_compiles`); they are added to the summary under
+    ``"jit"``.
+    """
+    args = [
         "run",
         str(toml_path),
         "--games",
@@ -485,6 +501,11 @@ def _sim_run(toml_path, out, games, *, env, cwd):
         "--json",
         "--no-progress",
     ]
+    if compile_log is None:
+        cmd = [sys.executable, "-m", "sim.cli", *args]
+    else:
+        entry = "from sim.commands.bench import _run_counting_compiles; _run_counting_compiles()"
+        cmd = [sys.executable, "-c", entry, str(compile_log), *args]
     code, stdout, err, wall, rss, cpu = run_child(cmd, env=env, cwd=cwd)
     if code != 0:
         raise SimError(
@@ -493,11 +514,91 @@ def _sim_run(toml_path, out, games, *, env, cwd):
         )
     summary = json.loads(stdout.strip().splitlines()[-1])
     summary["cpu_s"] = round(cpu, 3)
+    if compile_log is not None:
+        summary["jit"] = json.loads(Path(compile_log).read_text())
     return wall, rss, summary
 
 
+def _compile_counter():
+    """A ``numba.core.event`` listener for ``numba:compile``: wall time inside the
+    outermost compile events (a function compiled while its caller is typed counts once,
+    inside the caller's time) and how many of the game's kernels (``kernels.*``
+    dispatchers) were compiled."""
+    from numba.core import event
+
+    class CompileCounter(event.Listener):
+        def __init__(self):
+            self.seconds = 0.0
+            self.kernel_compiles = 0
+            self._depth = 0
+            self._t0 = 0.0
+
+        def on_start(self, ev):
+            if self._depth == 0:
+                self._t0 = time.perf_counter()
+            self._depth += 1
+            func = getattr((ev.data or {}).get("dispatcher"), "py_func", None)
+            if getattr(func, "__module__", "").startswith("kernels."):
+                self.kernel_compiles += 1
+
+        def on_end(self, ev):
+            self._depth -= 1
+            if self._depth == 0:
+                self.seconds += time.perf_counter() - self._t0
+
+    counter = CompileCounter()
+    event.register("numba:compile", counter)
+    return counter
+
+
+def _kernel_cache_stats():
+    """``(hits, misses)`` of numba's on-disk cache over every dispatcher of ``kernels.*``."""
+    from numba.core.dispatcher import Dispatcher
+
+    seen, hits, misses = set(), 0, 0
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not name.startswith("kernels."):
+            continue
+        for obj in list(vars(mod).values()):
+            if isinstance(obj, Dispatcher) and id(obj) not in seen:
+                seen.add(id(obj))
+                hits += sum(obj.stats.cache_hits.values())
+                misses += sum(obj.stats.cache_misses.values())
+    return hits, misses
+
+
+def _run_counting_compiles():
+    """A start-up child: ``sim ARGS`` (``sys.argv[2:]``) as the console script runs it, with
+    numba's compile events counted from before any kernel is imported; the counts go to
+    the JSON file ``sys.argv[1]``: ``compile_s`` (seconds compiling), ``kernel_compiles``
+    (kernel versions compiled), ``cache_hits`` / ``cache_misses`` (on-disk cache, kernels)."""
+    log, sys.argv = sys.argv[1], ["sim", *sys.argv[2:]]
+    counter = _compile_counter()
+    from ..cli import main
+
+    try:
+        main()
+    finally:
+        hits, misses = _kernel_cache_stats()
+        Path(log).write_text(
+            json.dumps(
+                {
+                    "compile_s": round(counter.seconds, 3),
+                    "kernel_compiles": counter.kernel_compiles,
+                    "cache_hits": hits,
+                    "cache_misses": misses,
+                }
+            )
+        )
+
+
 def startup(game, players, mix, lineup):
-    """Cold compile (empty cache) and warm start of ``sim run`` with 1,000 games."""
+    """Cold compile (empty cache) and warm start of ``sim run`` with 1,000 games.
+
+    Both runs count numba's compile events: ``jit_compile_s`` is the cold run's time spent
+    compiling the game's kernels (fresh process, empty ``BOARDSIM_CACHE_DIR``), and the warm
+    run should compile nothing and load its kernels from the cache (``warm_cache_hits``).
+    """
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         tmp = Path(tmp)
         cache = tmp / "cache"
@@ -505,12 +606,14 @@ def startup(game, players, mix, lineup):
         cfg = tmp / "bench.toml"
         cfg.write_text(to_toml(bench_config(game, players, lineup)))
         env = _child_env(BOARDSIM_CACHE_DIR=cache, NUMBA_CACHE_DIR=cache)
-        cold, cold_rss, cold_summary = _sim_run(cfg, tmp / "out", WARM_GAMES, env=env, cwd=tmp)
+        run = functools.partial(_sim_run, cfg, tmp / "out", WARM_GAMES, env=env, cwd=tmp)
+        cold, cold_rss, cold_summary = run(compile_log=tmp / "cold.json")
         versions = len(list(cache.rglob("*.nbc")))
         functions = len(list(cache.rglob("*.nbi")))
         # kernel packages the cold run compiled (cache directories are <package>-<hash>)
         packages = sorted({d.name.rsplit("-", 1)[0] for d in cache.iterdir() if any(d.rglob("*.nbi"))})
-        warm, warm_rss, summary = _sim_run(cfg, tmp / "out", WARM_GAMES, env=env, cwd=tmp)
+        warm, warm_rss, summary = run(compile_log=tmp / "warm.json")
+    cold_jit, warm_jit = cold_summary["jit"], summary["jit"]
     return {
         "game": game,
         "players": players,
@@ -521,6 +624,13 @@ def startup(game, players, mix, lineup):
         "cold_cpu_s": cold_summary["cpu_s"],
         "warm_cpu_s": summary["cpu_s"],
         "compile_s": round(cold - warm, 3),
+        "jit_compile_s": cold_jit["compile_s"],
+        "kernel_compiles": cold_jit["kernel_compiles"],
+        "cold_cache_hits": cold_jit["cache_hits"],
+        "warm_jit_compile_s": warm_jit["compile_s"],
+        "warm_kernel_compiles": warm_jit["kernel_compiles"],
+        "warm_cache_hits": warm_jit["cache_hits"],
+        "warm_cache_misses": warm_jit["cache_misses"],
         "compiled_versions": versions,
         "cached_functions": functions,
         "compiled_packages": packages,
@@ -596,6 +706,16 @@ def checks(result):
                 "ok": row["warm_s"] < TARGET_WARM_START_S,
             }
         )
+    for row in result["startup"]:
+        if "warm_kernel_compiles" in row:
+            out.append(
+                {
+                    "check": f"warm start compiles no kernel (all from the cache), {row['game']}",
+                    "target": "0 compiled",
+                    "value": row["warm_kernel_compiles"],
+                    "ok": row["warm_kernel_compiles"] == 0 and row["warm_cache_hits"] > 0,
+                }
+            )
     for row in result["pure_python"]:
         jit = next(
             (
@@ -760,9 +880,12 @@ def render(result):
                 r["mix"],
                 (r["cold_s"], ".2f"),
                 (r["compile_s"], ".2f"),
+                (r.get("jit_compile_s"), ".2f"),
                 r["compiled_versions"],
                 r["cached_functions"],
                 (r["warm_s"], ".2f"),
+                r.get("warm_cache_hits"),
+                r.get("warm_kernel_compiles"),
                 (r.get("cold_cpu_s"), ".2f"),
                 (r.get("warm_cpu_s"), ".2f"),
                 (mb(r["cold_peak_rss_bytes"]), ",.0f"),
@@ -780,9 +903,12 @@ def render(result):
                     "mix",
                     "cold",
                     "compile",
+                    "jit compile",
                     "versions",
                     "functions",
                     "warm",
+                    "warm hits",
+                    "warm compiles",
                     "cold cpu",
                     "warm cpu",
                     "cold peak MB",
