@@ -11,7 +11,7 @@ Offsets below are plain module-level ints: Numba folds them into the compiled co
 
 from typing import NamedTuple
 
-from kernels.layout_tools import Alloc
+from kernels.layout_tools import Alloc, enum_names
 
 # --- cards (CL-C1/CL-C2) -----------------------------------------------------------
 N_SUSPECTS = 6
@@ -104,22 +104,7 @@ class Ev(NamedTuple):
 
 
 EV = Ev()
-EV_NAMES = (
-    "envelope",
-    "deal",
-    "weapon",
-    "roll",
-    "clue",
-    "reveal",
-    "move",
-    "suggest",
-    "show",
-    "accuse",
-    "look",
-    "new_passage",
-    "deal_start",
-    "pile",
-)
+EV_NAMES = enum_names(Ev, PASSAGE="new_passage")  # the event vocabulary: one source, the enum
 
 
 # --- per-game state array ``st`` -----------------------------------------------------
