@@ -7,7 +7,7 @@ identical whatever the thread count or chunk size.  Each finished chunk goes str
 (see :mod:`sim.dataset`) and is dropped, so memory stays flat however many games are played.
 
 Backends decide where chunks are played.  ``"local"`` plays them one after the other in this
-process, each using all Numba threads.  Another backend is a function with the signature of
+process, each using all Numba threads, the next one playing while the last is written.  Another backend is a function with the signature of
 :func:`_local_backend` added with :func:`register_backend`; it only has to call
 :func:`play_chunk_to_tables` (or :func:`play_and_write_chunk`) per pending chunk and hand each
 manifest entry to ``writer.record``.
