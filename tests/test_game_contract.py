@@ -275,6 +275,26 @@ def test_a_run_loads_only_its_own_games_kernels_and_no_referee():
     assert not [m for m in mods if m.startswith("kernels.") and m.rsplit(".", 1)[-1] not in plain]
 
 
+def test_a_bloody_inn_run_compiles_no_search_or_checks_it_does_not_use():
+    """Cold start (issue 17): without a search seat the run does not import the search
+    (its typed functions compile at import), and without ``check_invariants`` the block
+    kernel is compiled with the search hook and the checks pruned (None-typed arguments)."""
+    code = (
+        "import sys, json\n"
+        "from sim import api\n"
+        "api.simulate({'game': 'bloody_inn', 'games': 2, 'seed': 1}, threads=1)\n"
+        "from kernels.bloody_inn import play\n"
+        "print(json.dumps({'mods': sorted(sys.modules), "
+        "'sigs': [[str(t) for t in s[-2:]] for s in play._play_block.signatures]}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    got = json.loads(out.stdout.splitlines()[-1])
+    assert "kernels.bloody_inn.play" in got["mods"]
+    assert "kernels.bloody_inn.strat_search" not in got["mods"]
+    assert "kernels.bloody_inn.rollout" not in got["mods"]
+    assert got["sigs"] == [["none", "none"]]  # (search, checks): both pruned
+
+
 def test_the_analyses_import_no_kernel():
     mods = _modules_after("from analysis import metrics, report, study; metrics.question_names()")
     assert not [m for m in mods if m.startswith("kernels")]
