@@ -52,7 +52,17 @@ def test_the_toml_writer_round_trips():
 
 def test_cluedo_vocabularies_follow_their_enumerations():
     """The event and clue-effect names written to the data are the enumerations' members."""
-    assert CL.EV_NAMES == enum_names(CL.Ev, PASSAGE="new_passage")
+    names = CL.EV_NAMES
+    assert len(set(names)) == len(names) == len(CL.Ev._fields)
+    assert (names[CL.EV.PASSAGE], names[CL.EV.DEAL_START], names[CL.EV.PILE]) == (
+        "new_passage",
+        "deal_start",
+        "pile",
+    )
+    # the referee's independent vocabulary reads every kind the kernel writes under that name
+    from sim.referee_cluedo.log import KINDS
+
+    assert set(KINDS) <= set(names) and set(names) - set(KINDS) <= {"deal_start", "pile"}
     assert CL.EFFECT_NAMES == enum_names(CL.Effect)
 
 

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kernels.layout_tools import Alloc
+from kernels.layout_tools import Alloc, enum_names
 
 # --- cards (CL-C1/CL-C2) -----------------------------------------------------------
 N_SUSPECTS = 6
@@ -109,22 +109,7 @@ class Ev(NamedTuple):
 
 
 EV = Ev()
-EV_NAMES = (
-    "envelope",
-    "deal",
-    "weapon",
-    "roll",
-    "clue",
-    "reveal",
-    "move",
-    "suggest",
-    "show",
-    "accuse",
-    "look",
-    "new_passage",
-    "deal_start",
-    "pile",
-)
+EV_NAMES = enum_names(Ev, PASSAGE="new_passage")  # the event vocabulary: one source, the enum
 
 
 # --- per-game state array ``st`` -----------------------------------------------------

@@ -375,7 +375,10 @@ class BloodyInnAdapter:
         return referee
 
     def analyses(self):
-        return ("cards", "deck")
+        return ("cards", "deck", "power")
+
+    def restrictions(self, resolved):
+        return {"actions": list(RESTRICT_ACTIONS), "build": annex_ids(resolved["cards"])}
 
     # -- kernel arrays ----------------------------------------------------------------
     def build_template(self, resolved, *, events=False):

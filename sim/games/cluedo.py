@@ -601,6 +601,9 @@ class _Adapter:
     def analyses(self):
         return ("characters",)
 
+    def restrictions(self, resolved):
+        return None  # no restricted play yet
+
 
 ADAPTER = _Adapter()
 
