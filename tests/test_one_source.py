@@ -10,7 +10,6 @@ import pyarrow as pa
 import pytest
 import tomllib
 
-from kernels.bloody_inn import layout as BL
 from kernels.cluedo import layout as CL
 from kernels.layout_tools import alloc_columns, column_dtypes, enum_names
 from sim import api, registry, toml_writer
@@ -89,7 +88,7 @@ def test_the_tables_carry_the_kernels_columns_with_the_dtypes_of_their_one_table
     """Each game declares its output columns once (``layout.GameCols`` / ``SeatCols``); the
     kernel writes them and every one the Arrow table shows as a number keeps its declared
     dtype, so no adapter narrows a copy of its own."""
-    layout = BL if game == "bloody_inn" else CL
+    layout = bi.L if game == "bloody_inn" else CL
     rules = {"check_invariants": True} if game == "bloody_inn" else {}
     res = api.simulate({"game": game, "players": 3, "games": 8, "seed": 5, "rules": rules}, threads=1)
     for table, cols in ((res.games, layout.GameCols), (res.seats, layout.SeatCols)):
