@@ -11,7 +11,12 @@ process's, so they hold on a shared machine where wall time does not):
 - ``4p``: one ``search`` seat among three ``expert``s, 1,000 games;
 - ``field``: ``search``, then ``expert``, against banker, briber and killer (4 players);
 - ``ladder``: greedy-random, heuristic-greedy, expert-heuristic heads-up, 4,000 games each;
-- ``cost``: CPU per game and per search decision at 1-4 players (1 thread).
+- ``cost``: CPU per game and per search decision at 1-4 players (1 thread);
+- ``budget``: how a fixed budget of 256 rollouts per decision is best spent (samples of the
+  hidden cards vs rollouts per sample vs candidates), solo on the same 400 deals, each arm's
+  mean score and its paired difference from the default (4 candidates x 64 samples x 1);
+- ``first``: the first player with ``search`` at every seat at 3 and 4 players is run with
+  ``sim run configs/bloody_inn/strategies/search-self-{3,4}p.toml`` (chunked, resumable).
 
 Every line printed (and appended to ``--out``) is one JSON record with 95% intervals
 (Wilson for shares, normal for means).
@@ -154,6 +159,36 @@ def cell_cost():
         }
 
 
+BUDGET_ARMS = (  # (candidates, determinizations, rollouts): 256 rollouts per decision each
+    (4, 64, 1),
+    (4, 32, 2),
+    (4, 16, 4),
+    (2, 128, 1),
+    (8, 32, 1),
+)
+
+
+def cell_budget():
+    base = None
+    for nc, nd, nr in BUDGET_ARMS:
+        params = {"candidates": nc, "determinizations": nd, "rollouts": nr, "budget": 256}
+        g, s, cpu = run(1, [{"strategy": "search", "params": params}], 400, 101)
+        s = s.sort("game_id")
+        x = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)
+        if base is None:
+            base = x
+        yield {
+            "cell": "budget",
+            "candidates": nc,
+            "determinizations": nd,
+            "rollouts": nr,
+            "games": len(x),
+            "mean_lost_as_0": mean_ci(x),
+            "minus_default": mean_ci(x - base) if x is not base else None,
+            "cpu_s": round(cpu, 1),
+        }
+
+
 CELLS = {
     "solo": cell_solo,
     "hu": cell_hu,
@@ -161,6 +196,7 @@ CELLS = {
     "field": cell_field,
     "ladder": cell_ladder,
     "cost": cell_cost,
+    "budget": cell_budget,
 }
 
 
