@@ -15,6 +15,9 @@ process's, so they hold on a shared machine where wall time does not):
 - ``budget``: how a fixed budget of 256 rollouts per decision is best spent (samples of the
   hidden cards vs rollouts per sample vs candidates), solo on the same 400 deals, each arm's
   mean score and its paired difference from the default (4 candidates x 64 samples x 1);
+- ``wide``: 8 candidates x 32 samples (the best split of ``budget``) against the default
+  ``search`` heads-up, 600 games, seats rotated;
+- ``selfcost``: CPU per game with ``search`` at every seat at 2-4 players (1 thread);
 - ``first``: the first player with ``search`` at every seat at 3 and 4 players is run with
   ``sim run configs/bloody_inn/strategies/search-self-{3,4}p.toml`` (chunked, resumable).
 
@@ -189,6 +192,32 @@ def cell_budget():
         }
 
 
+def cell_wide():
+    wide = {"strategy": "search", "params": {"candidates": 8, "determinizations": 32}}
+    g, s, cpu = run(2, [wide, "search"], 600, 707)
+    m = s.filter(pl.col("lineup") == 0)
+    yield {
+        "cell": "8 x 32 vs default search",
+        "games": g.height,
+        "win": share_ci(m["win"]),
+        "margin": mean_ci(m["score"].to_numpy() - s.filter(pl.col("lineup") == 1)["score"].to_numpy()),
+        "cpu_s": round(cpu, 1),
+    }
+
+
+def cell_selfcost():
+    games = {2: 60, 3: 40, 4: 30}
+    run(2, ["search", "search"], 2, 1, threads=1)  # warm
+    for players in (2, 3, 4):
+        g, s, cpu = run(players, ["search"] * players, games[players], 606, threads=1)
+        yield {
+            "cell": "self-play cost",
+            "players": players,
+            "games": g.height,
+            "cpu_s_per_game": round(cpu / g.height, 3),
+        }
+
+
 CELLS = {
     "solo": cell_solo,
     "hu": cell_hu,
@@ -197,6 +226,8 @@ CELLS = {
     "ladder": cell_ladder,
     "cost": cell_cost,
     "budget": cell_budget,
+    "wide": cell_wide,
+    "selfcost": cell_selfcost,
 }
 
 
