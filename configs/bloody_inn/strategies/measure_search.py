@@ -18,6 +18,8 @@ process's, so they hold on a shared machine where wall time does not):
 - ``wide``: 8 candidates x 32 samples (the best split of ``budget``) against the default
   ``search`` heads-up, 600 games, seats rotated;
 - ``selfcost``: CPU per game with ``search`` at every seat at 2-4 players (1 thread);
+- ``brexpert``: the best response to ``search`` (best-response-search-2p.toml) against
+  ``expert``, 40,000 games on the tuner's validation seed;
 - ``first``: the first player with ``search`` at every seat at 3 and 4 players is run with
   ``sim run configs/bloody_inn/strategies/search-self-{3,4}p.toml`` (chunked, resumable).
 
@@ -39,6 +41,7 @@ import numpy as np
 import polars as pl
 
 ROOT = Path(__file__).resolve().parents[3]
+HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from analysis.stats import wilson  # noqa: E402
@@ -218,6 +221,20 @@ def cell_selfcost():
         }
 
 
+def cell_brexpert():
+    br = {"strategy": "heuristic", "params_file": str(HERE / "best-response-search-2p.toml")}
+    g, s, cpu = run(2, [br, "expert"], 40000, 16999)
+    s = s.join(g.select("game_id", "n_winners"), on="game_id")
+    share = pl.when(pl.col("win") != 0).then(1.0 / pl.col("n_winners")).otherwise(0.0)
+    w = s.filter(pl.col("lineup") == 0).select(share)[:, 0]
+    yield {
+        "cell": "best response to search vs expert",
+        "games": g.height,
+        "win": share_ci(w),
+        "cpu_s": round(cpu, 1),
+    }
+
+
 CELLS = {
     "solo": cell_solo,
     "hu": cell_hu,
@@ -228,6 +245,7 @@ CELLS = {
     "budget": cell_budget,
     "wide": cell_wide,
     "selfcost": cell_selfcost,
+    "brexpert": cell_brexpert,
 }
 
 
