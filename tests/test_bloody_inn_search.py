@@ -322,7 +322,7 @@ def test_measurement_configs_and_the_exploitability_record_agree():
 
     import tomllib
 
-    from analysis.questions.power import exploitability_records
+    from analysis.questions.power import exploitability_file, exploitability_records
 
     root = Path(__file__).resolve().parents[1] / "configs" / "bloody_inn" / "strategies"
     for n, games in ((3, 1200), (4, 800)):
@@ -332,7 +332,9 @@ def test_measurement_configs_and_the_exploitability_record_agree():
         assert r["rules"]["length"] == "long"
     tune = tomllib.loads((root / "best-response-search-2p.toml").read_text())["tune"]
     assert tune["against"] == ["search"] and tune["players"] == 2
-    (rec,) = [x for x in exploitability_records() if x["strategy"] == "search"]
+    (rec,) = [
+        x for x in exploitability_records(exploitability_file("bloody_inn")) if x["strategy"] == "search"
+    ]
     v = tune["validation"]
     assert rec["games"] == v["games"]
     for key, got in (("value", rec["gain"]), ("lo", rec["gain_lo"]), ("hi", rec["gain_hi"])):
