@@ -401,7 +401,8 @@ def launder(st, pr, p):
     return True
 
 
-@njit(cache=True, _nrt=False)
+# inline: one library less that re-optimises the whole game at cold compile (issue 17)
+@njit(cache=True, _nrt=False, inline="always")
 def take_action(st, pr, p):
     """One night action of player ``p`` (BI-N1): ask the strategy, check, apply."""
     st[D_NT] = 0

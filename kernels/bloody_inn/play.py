@@ -105,7 +105,8 @@ def _check(st, checks):
             check_now(st)
 
 
-@njit(cache=True, _nrt=False)
+# inline: one library less that re-optimises the whole game at cold compile (issue 17)
+@njit(cache=True, _nrt=False, inline="always")
 def play_one(st, pr, search=None, checks=1):
     """Play the game set up in ``st`` to its end (BI-S .. BI-G).
 

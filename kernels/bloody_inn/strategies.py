@@ -93,7 +93,8 @@ def decide_placement(st, pr, p, card):
     return strat_random.place(st, pr, p, card)
 
 
-@njit(cache=True, _nrt=False)
+# inline: one library less that re-optimises the policies at cold compile (issue 17)
+@njit(cache=True, _nrt=False, inline="always")
 def decide_action(st, pr, p):
     """BI-N1..N7: fill ``D_ACTION`` and the targets / destinations / launder amount.
 
