@@ -13,6 +13,7 @@ any edit there starts a fresh cache (an edit to another game's kernel does not).
 directory: ``$BOARDSIM_CACHE_DIR``, else ``$NUMBA_CACHE_DIR``, else ``~/.cache/boardsim``.
 """
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -125,3 +126,30 @@ def prune_old_caches(base, name, keep, now=None, newest=3, max_age_s=PRUNE_AFTER
             shutil.rmtree(p, ignore_errors=True)
             removed.append(p)
     return removed
+
+
+#: kernel variants already compiled (or loaded from the cache) by this process
+_READY: set = set()
+
+
+def compile_once(cache_dir, key, warm):
+    """Call ``warm()`` (a call that plays no game, so it only compiles or loads a kernel
+    variant) the first time this process asks for ``key``, holding an exclusive lock on the
+    game's cache directory meanwhile: processes starting at once on a cold cache (Ray
+    workers, parallel test runs) then compile one after the other, and the later ones load
+    what the first wrote, instead of writing one cache together (which has crashed them).
+
+    ``cache_dir`` None (no writable cache): ``warm()`` without a lock.
+    """
+    if key in _READY:
+        return
+    if cache_dir is None:
+        warm()
+    else:
+        with open(os.path.join(cache_dir, ".compile.lock"), "a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)  # released when the file is closed, or the process dies
+            try:
+                warm()
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+    _READY.add(key)

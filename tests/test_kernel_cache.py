@@ -53,3 +53,47 @@ def test_each_games_functions_cache_under_its_own_source_hash_whatever_the_impor
     assert os.path.basename(bi_dir).startswith("bloody_inn-") and os.path.basename(cl_dir).startswith(
         "cluedo-"
     )
+
+
+def test_compile_once_waits_for_another_process_holding_the_cache_lock(tmp_path):
+    # two processes starting on a cold cache must not compile into it together: the second
+    # waits on the cache directory's lock, then warms (loads what the first wrote)
+    import fcntl
+    import subprocess
+    import sys
+    import time
+
+    code = (
+        "import sys\nfrom kernels import compile_once\n"
+        f"compile_once({str(tmp_path)!r}, 'k', lambda: print('warm', flush=True))\n"
+        "compile_once(sys.argv[0], 'k', lambda: print('twice', flush=True))\n"  # same key: not again
+    )
+    with open(tmp_path / ".compile.lock", "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        time.sleep(2.0)
+        assert proc.poll() is None  # blocked on the lock
+        fcntl.flock(fh, fcntl.LOCK_UN)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and out.split() == ["warm"]
+
+
+def test_both_games_warm_their_kernel_under_the_lock_before_playing(monkeypatch):
+    import kernels.bloody_inn.play as bi_play
+    from sim import api
+
+    seen = []
+
+    def record(cache_dir, key, warm):
+        seen.append((cache_dir, key))
+        warm()
+
+    import kernels
+
+    monkeypatch.setattr(bi_play, "compile_once", record)
+    monkeypatch.setattr(kernels, "compile_once", record)  # the Cluedo adapter imports it at call time
+    for game, players in (("bloody_inn", 2), ("cluedo", 3)):
+        res = api.simulate({"game": game, "players": players, "games": 4, "seed": 1})
+        assert res.games.num_rows == 4
+    dirs = {str(d) for d, _ in seen}
+    assert len(seen) == 2 and {os.path.basename(d).split("-")[0] for d in dirs} == {"bloody_inn", "cluedo"}

@@ -13,8 +13,10 @@ import numba
 import numpy as np
 from numba import njit
 
+from kernels import compile_once
 from kernels.rng import stream_key
 
+from . import CACHE_DIR
 from .evening import evening
 from .invariants import check_now
 from .layout import (
@@ -266,20 +268,20 @@ def play_games(
     ev_cap = ev_game_cap if template[G_LOG] != 0 else 0
     scratch = SEARCH_SCRATCH if search is not None else 0
 
-    def play_block(b):
+    def play_block(b, lo=None, hi=None):
         # the block's own copies: the threads never share a cache line or a refcount
         st = np.empty(STATE_END + ev_cap * EV_FIELDS + scratch, dtype=np.int64)
         st[:STATE_END] = template[:STATE_END]
         st[G_SEARCH_AT] = STATE_END + ev_cap * EV_FIELDS if scratch > 0 else 0
         st[G_EV_CAP] = ev_cap
-        lo = b * per
+        lo = b * per if lo is None else lo
         _play_block(
             st,
             params.copy(),
             np.int64(seed),
             np.int64(first_game),
             np.int64(lo),
-            np.int64(min(n_games, lo + per)),
+            np.int64(min(n_games, lo + per) if hi is None else hi),
             np.int64(b),
             np.int64(ev_rows_per_block),
             games,
@@ -290,6 +292,8 @@ def play_games(
             checks,
         )
 
+    # compile (or load) this variant first, one process at a time: a block of no games
+    compile_once(CACHE_DIR, ("play", search is None, checks is None), lambda: play_block(0, 0, 0))
     run_blocks(n_blocks, play_block)
 
 

@@ -402,6 +402,8 @@ def run_arrays(resolved, start, count, *, events=False, check=False, threads=Non
     of NumPy arrays named and typed by ``L.GameCols`` / ``L.SeatCols`` (events: an (E, 8)
     int32 array or None).  ``check`` runs the invariant checks after every turn
     (``violations`` column)."""
+    from kernels import compile_once
+    from kernels.cluedo import CACHE_DIR
     from kernels.cluedo.play import MODE_CHECK, MODE_EVENTS_COUNT, MODE_EVENTS_WRITE, play
 
     if threads is not None:
@@ -417,6 +419,10 @@ def run_arrays(resolved, start, count, *, events=False, check=False, threads=Non
 
     def _go(mode):
         play(tb, start, count, nblocks, mode, ev_at, ev, games, seats)
+
+    # compile (or load) the kernel first, one process at a time: a call that plays no game
+    empty = (alloc_columns(L.GameCols, 0), alloc_columns(L.SeatCols, 0))
+    compile_once(CACHE_DIR, ("cluedo.play",), lambda: play(tb, start, 0, 1, base, ev_at[:0], ev, *empty))
 
     g, s = games._asdict(), seats._asdict()
     if not events:
