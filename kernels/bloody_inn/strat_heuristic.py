@@ -110,7 +110,6 @@ from .layout import (
     R_KEY,
     R_TOKENS,
     S_A,
-    S_B,
     S_C,
     S_D,
     WHITE,
@@ -302,8 +301,8 @@ SCALE = 1024.0  # keep values are stored in the int scratch as francs x SCALE
 KV = S_C  # keep value of the i-th card of the sorted hand (S_A)
 PFX = S_C + 128  # PFX + a * PSTRIDE + k: loss of the k cheapest non-returning cards
 PSTRIDE = 32  # (the stride's last slot holds how many such cards there are)
-ODEST = S_B + 256  # per opponent: a destination with a free place (or 0)
 STAMP = S_C + 500  # (turn, player, hand size) of the last sorted hand of an action
+HCASH = S_C + 503  # the best on-build cash of an annexable card of the sorted hand
 HMAX = 100  # hands beyond this are not valued card by card
 BIG = 100.0  # francs per card beyond the hand: out of reach
 _NEG = -1e18
@@ -439,6 +438,32 @@ def _potential(cash, places, build_b):
     return 0.5 * v if v > 0.0 else 0.0
 
 
+def _police_chances():
+    """1 - 0.8**k for k = 0..NROOMS open rooms, multiplied out one room at a time."""
+    out = []
+    for k in range(NROOMS + 1):
+        q = 1.0
+        for _ in range(k):
+            q *= 0.8
+        out.append(1.0 - q)
+    return tuple(out)
+
+
+POLICE_NEXT = _police_chances()
+
+
+@njit(cache=True, _nrt=False)
+def _police_next(rooms):
+    """Chance of at least one officer among the travellers of ``rooms`` open rooms (a
+    fifth of them are police): a table lookup of the same products as the loop below."""
+    if 0 <= rooms <= NROOMS:
+        return POLICE_NEXT[rooms]
+    q = 1.0
+    for _ in range(rooms):
+        q *= 0.8
+    return 1.0 - q
+
+
 @njit(cache=True, _nrt=False)
 def _fade(rn, horizon):
     """Share of their value that lasting things keep with ``rn`` rounds of use left."""
@@ -453,26 +478,28 @@ def _fade(rn, horizon):
 @njit(cache=True, _nrt=False)
 def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
     """Own hand to ``S_A`` sorted by keep value (ascending), the values (x SCALE) to
-    ``KV``.  A card's keep value: ``card_value``, plus ``affinity_value`` if it returns
+    ``KV``, the best on-build cash of an annexable card in it to ``HCASH`` (-1: none).  A card's keep value: ``card_value``, plus ``affinity_value`` if it returns
     when paying for its action, plus half of what building it would bring now (cash,
     burial places, ``build_bias``) if that is positive."""
     m = st[P_HAND_N + p]
     if m > HMAX:
         m = HMAX
     ho = LISTS + (L_HAND + p) * MAXC
-    for i in range(m):
-        st[S_A + i] = st[ho + i]
     owned = st[P_KINDS_OWNED + p]
     unique = st[G_UNIQUE] != 0
+    hcash = -1
     n = 0
     for i in range(m):
-        c = st[S_A + i]
+        c = st[ho + i]
         v = card_v
         if st[C_AFF + c] >= 0:
             v += aff_v
         k = st[C_KIND + c]
-        if st[K_ANNEXABLE + k] != 0 and not (unique and (owned >> k) & 1):
-            v += _potential(st[K_BUILD_CASH + k], cap_v * st[C_RANK + c], build_b)
+        if st[K_ANNEXABLE + k] != 0:
+            if st[K_BUILD_CASH + k] > hcash:
+                hcash = st[K_BUILD_CASH + k]
+            if not (unique and (owned >> k) & 1):
+                v += _potential(st[K_BUILD_CASH + k], cap_v * st[C_RANK + c], build_b)
         iv = int(tau * v * SCALE)
         j = n
         while j > 0 and st[KV + j - 1] > iv:
@@ -482,6 +509,7 @@ def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
         st[KV + j] = iv
         st[S_A + j] = c
         n += 1
+    st[HCASH] = hcash
     return n
 
 
@@ -528,39 +556,18 @@ def _loss_tables(st, nh, chapel):
 
 @njit(cache=True, _nrt=False)
 def _table(st, p, disc_bury):
-    """Own corpses to ``S_B`` (with the 3 cheapest burial costs), free burial places (own
-    and others'; per opponent one destination in ``ODEST``) and a Bistro peasant."""
-    ncorp = 0
+    """Own corpses (how many, with the 3 cheapest burial costs), free burial places (own
+    and others', with a destination for each) and a Bistro peasant."""
     own_free = 1 - st[P_BARN_FILL + p]
     own_dest = BARN_SLOT - p if own_free > 0 else -1
     other_free = 0
-    b0 = 1 << 30
-    b1 = 1 << 30
-    b2 = 1 << 30
-    np_ = st[G_NP]
-    for q in range(np_):
-        st[ODEST + q] = 0
+    other_dest = -1
+    best = 1 << 30
+    for q in range(st[G_NP]):
+        dest = 0  # q's last place with room (its Barn, then its annexes)
         if q != p and st[P_BARN_FILL + q] < 1:
             other_free += 1
-            st[ODEST + q] = BARN_SLOT - q
-    co = LISTS + (L_CORPSE + p) * MAXC
-    ncorp = st[P_CORPSE_N + p]
-    if ncorp > 200:
-        ncorp = 200
-    for i in range(ncorp):
-        st[S_B + i] = st[co + i]
-    for i in range(ncorp):
-        c = st[S_B + i]
-        kb = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c] - disc_bury
-        if kb < 0:
-            kb = 0
-        if kb < b0:
-            b0, b1, b2 = kb, b0, b1
-        elif kb < b1:
-            b1, b2 = kb, b1
-        elif kb < b2:
-            b2 = kb
-    for q in range(np_):
+            dest = BARN_SLOT - q
         ao = LISTS + (L_ANNEX + q) * MAXC
         for i in range(st[P_ANNEX_N + q]):
             c = st[ao + i]
@@ -572,17 +579,32 @@ def _table(st, p, disc_bury):
                         own_dest = c
                 else:
                     other_free += free
-                    st[ODEST + q] = c
-    bistro_card = st[LISTS + L_BISTRO * MAXC] if st[G_BISTRO_N] > 0 else -1
-    # a burial under another player's annex feeds the poorest opponent, not the leader
-    other_dest = -1
-    best = 1 << 30
-    for q in range(np_):
-        if q != p and st[ODEST + q] != 0:
+                    dest = c
+        # a burial under another player's annex feeds the poorest opponent, not the leader
+        if q != p and dest != 0:
             sc = st[P_CASH + q] + 10 * st[P_CHEQUES + q]
             if sc < best:
                 best = sc
-                other_dest = st[ODEST + q]
+                other_dest = dest
+    b0 = 1 << 30
+    b1 = 1 << 30
+    b2 = 1 << 30
+    co = LISTS + (L_CORPSE + p) * MAXC
+    ncorp = st[P_CORPSE_N + p]
+    if ncorp > 200:
+        ncorp = 200
+    for i in range(ncorp):
+        c = st[co + i]
+        kb = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c] - disc_bury
+        if kb < 0:
+            kb = 0
+        if kb < b0:
+            b0, b1, b2 = kb, b0, b1
+        elif kb < b1:
+            b1, b2 = kb, b1
+        elif kb < b2:
+            b2 = kb
+    bistro_card = st[LISTS + L_BISTRO * MAXC] if st[G_BISTRO_N] > 0 else -1
     return ncorp, own_free, own_dest, other_free, other_dest, bistro_card, b0, b1, b2
 
 
@@ -660,7 +682,7 @@ def place(st, pr, p, card):
 
 
 #: What every candidate of one night action is valued with (``_seat``): the parameters,
-#: the clock, the player's sorted hand (``S_A``/``KV``), corpses (``S_B``), burial places
+#: the clock, the player's sorted hand (``S_A``/``KV``), corpses, burial places
 #: and loss tables (``PFX``), read once per decision.
 Seat = namedtuple(
     "Seat",
@@ -756,9 +778,7 @@ def _seat(st, pr, p):
     # certain investigation if the next round is the last (BI-G1)
     pn = 1.0
     if rl >= 2.5:
-        for _ in range(st[G_OPEN_ROOMS]):
-            pn *= 0.8
-        pn = 1.0 - pn
+        pn = _police_next(st[G_OPEN_ROOMS])
     disc_bury = st[P_DISCOUNT + p * NACT + ACTION.bury]
     crypt = st[P_MULTI + p * NACT + ACTION.bury] != 0
 
@@ -869,8 +889,9 @@ def _launder(st, s):
             buy = 0
     pend = 0.0
     if s.def_exp < 0.5 and s.slots > 0:
+        co = LISTS + (L_CORPSE + p) * MAXC
         for j in range(s.held):
-            c = st[S_B + j]
+            c = st[co + j]
             g = st[C_POCKET + c] if s.own_free > 0 else st[C_POCKET + c] - st[C_POCKET + c] // 2
             if g > pend:
                 pend = float(g)
@@ -880,10 +901,8 @@ def _launder(st, s):
                 c = st[R_CARD + r]
                 if c >= 0 and st[C_RANK + c] - s.disc_kill <= nh and st[C_POCKET + c] > pend:
                     pend = float(st[C_POCKET + c])
-        for i in range(nh):
-            k = st[C_KIND + st[S_A + i]]
-            if st[K_ANNEXABLE + k] != 0 and st[K_BUILD_CASH + k] > pend:
-                pend = float(st[K_BUILD_CASH + k])
+        if st[HCASH] > pend:  # the best on-build cash in hand (noted by ``_hand``)
+            pend = float(st[HCASH])
         room_after = _room(cash - 10 * buy, cap, s.unlimited)
         gain = (min(pend, room_after) - min(pend, s.room)) + 0.05 * (cash - s.laund_above)
         return buy, s.laund_w * gain
@@ -906,8 +925,9 @@ def _bury(st, s, best_v):
         return best_v, best_t, best_d
     nh = s.nh
     k_bury = s.k_bury
+    co = LISTS + (L_CORPSE + s.p) * MAXC
     for j in range(s.held):
-        c = st[S_B + j]
+        c = st[co + j]
         kb = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c] - s.disc_bury
         if kb < 0:
             kb = 0
