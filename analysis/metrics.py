@@ -39,8 +39,6 @@ class Metric:
     source = "seats"
     #: columns the source frame must have (checked by ``applies``)
     needs: tuple = ()
-    #: games the metric is meant for (empty: every game)
-    games: tuple = ()
     #: one-line explanation shown under the table
     note = ""
 
@@ -55,8 +53,8 @@ class Metric:
 
     @classmethod
     def applies(cls, ds) -> bool:
-        if cls.games and ds.game not in cls.games:
-            return False
+        # which games a metric is for is its question's business (``Question.applies``, from
+        # the adapter's ``analyses()`` in the dataset's facts): no game is named here
         if cls.source == "events":
             if ds.events is None:
                 return False

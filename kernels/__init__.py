@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import numba
+from numba.core.caching import CacheImpl, UserProvidedCacheLocator
 
 _ROOT = Path(__file__).resolve().parent
 
@@ -38,11 +39,56 @@ def source_hash(package_dir):
     return h.hexdigest()[:16]
 
 
+#: game package directory -> its source-keyed cache directory (``use_source_keyed_cache``)
+_GAME_CACHES: dict[str, str] = {}
+
+
+def _game_cache_of(py_file):
+    """The cache directory of the game package holding ``py_file`` (None: in none)."""
+    for d in Path(py_file).resolve().parents:
+        if str(d) in _GAME_CACHES:
+            return _GAME_CACHES[str(d)]
+    return None
+
+
+class _GameCacheLocator(UserProvidedCacheLocator):
+    """Numba cache locator of a function defined in a game package: that package's own
+    source-keyed directory, whatever numba's global ``CACHE_DIR`` says when the function is
+    decorated (the global is one for the process: a Bloody Inn module imported after the
+    Cluedo package was set up would otherwise cache under Cluedo's source hash, and an edit
+    of a Bloody Inn file inlined elsewhere would not start a fresh cache)."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        base = _game_cache_of(py_file)
+        self._cache_path = os.path.join(base, self.get_suitable_cache_subpath(py_file))
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not os.path.exists(py_file) or _game_cache_of(py_file) is None:
+            return None  # not a game package's file: numba's own locators decide
+        self = cls(py_func, py_file)
+        try:
+            self.ensure_cache_path()
+        except OSError:
+            return None
+        return self
+
+
+def _install_locator():
+    if _GameCacheLocator not in CacheImpl._locator_classes:
+        CacheImpl._locator_classes.insert(0, _GameCacheLocator)
+
+
 def use_source_keyed_cache(package_file):
-    """Point numba's cache at a directory keyed by the package's source hash.
+    """Point numba's cache for the package's functions at a directory keyed by the package's
+    source hash.
 
     Must run before the package's modules define their ``@njit(cache=True)`` functions
-    (numba picks the cache directory when a function is decorated).
+    (numba picks the cache directory when a function is decorated).  The package's own
+    functions always cache there (:class:`_GameCacheLocator`); numba's global ``CACHE_DIR``
+    is pointed there too, for the shared ``kernels/*.py`` helpers (in every game's hash).
     """
     package_dir = Path(package_file).resolve().parent
     base = os.environ.get("BOARDSIM_CACHE_DIR") or os.environ.get("NUMBA_CACHE_DIR")
@@ -54,6 +100,8 @@ def use_source_keyed_cache(package_file):
         prune_old_caches(base, name, keep=target)
     except OSError:
         return None
+    _GAME_CACHES[str(package_dir)] = str(target)
+    _install_locator()
     numba.config.CACHE_DIR = str(target)
     return target
 

@@ -1,11 +1,33 @@
 """The layout helpers both games' ``layout.py`` use: an offset allocator for the flat state
-and table arrays, and the names of a ``NamedTuple`` enumeration.
+and table arrays, the names of a ``NamedTuple`` enumeration, and the output columns.
 
 Plain Python run at import time: the offsets it hands out are module-level ints that Numba
 folds into constants (``kernels.source_hash`` covers this file, so a change recompiles).
+
+Output columns (design.md: one typed 1-D array per column) are declared once per table as a
+``NamedTuple`` whose fields are annotated with their NumPy dtype::
+
+    class GameCols(NamedTuple):
+        rounds: np.int16
+        turns: np.int32
+
+The adapter allocates one instance (``alloc_columns(GameCols, count)``: one zeroed 1-D array
+of that dtype per field), the kernel writes ``games.rounds[g] = ...`` by name (a Numba named
+tuple of arrays), and the adapter hands the arrays to Arrow as they are: no matrix addressed
+by position and no narrowing copy.
+
+Write a column table only in a function of its own called from the ``prange`` body (each
+game's ``_write_rows``), never through ``games.rounds[g]`` in the body itself: Numba's parallel
+lowering drops stores made through a named tuple's field there (numba#5872, numba#7135,
+numba#10338, still open in 0.68), and a lost ``n_events`` count then sizes the event buffer
+wrong.
 """
 
 from __future__ import annotations
+
+import typing
+
+import numpy as np
 
 
 class Alloc:
@@ -25,3 +47,17 @@ def enum_names(enum, **rename):
     """Names of an enumeration's members in code order, lower case (``rename``: member name
     -> another name), for the Arrow columns and the manifests."""
     return tuple(rename.get(f, f.lower()) for f in enum._fields)
+
+
+def column_dtypes(columns):
+    """``{name: numpy dtype}`` of a column table (a ``NamedTuple`` class whose fields are
+    annotated with their dtype), in field order."""
+    hints = typing.get_type_hints(columns)
+    return {name: np.dtype(hints[name]) for name in columns._fields}
+
+
+def alloc_columns(columns, rows):
+    """An instance of the column table ``columns`` holding one zeroed 1-D array of ``rows``
+    entries per field, each of the field's dtype (C-contiguous, so the kernel compiles one
+    version)."""
+    return columns(*(np.zeros(rows, dtype) for dtype in column_dtypes(columns).values()))

@@ -16,15 +16,14 @@ from . import api
 from . import sweep as sweeps
 from .config import load_run_config
 from .errors import ConfigError
-from .games.bloody_inn import RESTRICT_ACTIONS, annex_ids
+from .registry import get_adapter
 
 BASELINE = "baseline"
 POWER_FORMAT = "boardsim-power"
 
 
-def parse_cards(value, table):
-    """``ALL`` or comma-separated card ids -> list of annexable card ids (validated)."""
-    allowed = annex_ids(table)
+def parse_cards(value, allowed):
+    """``ALL`` or comma-separated card ids -> list of the ``allowed`` ids (validated)."""
     if value is None:
         return []
     if value.strip().upper() == "ALL":
@@ -57,18 +56,24 @@ def plan(config, *, cards=None, actions=False, games=None, seed=None):
     Parameters
     ----------
     config : path | dict
-        A Bloody Inn run config.
+        A run config of a game with restricted play (its adapter's ``restrictions``).
     cards : str, optional
         ``"ALL"`` or comma-separated annex card ids: one arm per card.
     actions : bool
-        One arm per action (bribe, build, kill, bury, launder).
+        One arm per action the game lets a seat be barred from.
     games : int, optional
         Games per arm (rounded up to whole deals, a multiple of the player count).
     """
     raw, source = load_run_config(config)
     base = api.resolve(config, games=games, seed=seed)
-    if base["game"] != "bloody_inn":
-        raise ConfigError("game", base["game"], "'bloody_inn' (sim power restricts Bloody Inn seats)", source)
+    allowed = get_adapter(base["game"]).restrictions(base)
+    if allowed is None:
+        raise ConfigError(
+            "game",
+            base["game"],
+            "a game with restricted play (sim power bars one seat from an action)",
+            source,
+        )
     players = base["players"]
     if players < 2:
         raise ConfigError("players", players, "2 to 4 (power compares a restricted seat with others)", source)
@@ -78,9 +83,9 @@ def plan(config, *, cards=None, actions=False, games=None, seed=None):
         raw["seed"] = seed
     raw.setdefault("seats", [{"strategy": "random"}])
     arms = [(BASELINE, None, None)]
-    arms += [(f"card:{c}", "card", c) for c in parse_cards(cards, base["cards"])]
+    arms += [(f"card:{c}", "card", c) for c in parse_cards(cards, allowed["build"])]
     if actions:
-        arms += [(f"action:{a}", "action", a) for a in RESTRICT_ACTIONS]
+        arms += [(f"action:{a}", "action", a) for a in allowed["actions"]]
     if len(arms) == 1:
         raise ConfigError("--cards/--actions", "none", "--cards ALL|ids and/or --actions")
     out = []

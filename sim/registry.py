@@ -130,6 +130,11 @@ class GameAdapter(Protocol):
         """Names of the game's own analysis questions (``analysis.questions.<name>``), on top
         of :data:`GENERAL_ANALYSES`."""
 
+    def restrictions(self, resolved: dict) -> dict[str, list[str]] | None:
+        """What a seat's ``restrict`` table may bar in ``resolved`` (restricted play,
+        ``sim power``): ``{"actions": [...], "build": [card ids]}``, or None if the game has no
+        restricted play."""
+
     def simulate_chunk(self, resolved: dict, start: int, count: int, *, events: bool) -> Chunk:
         """Play games ``start .. start+count-1`` (game ids are global within the run); the
         result depends only on (resolved, game ids), never on chunking or threads."""

@@ -119,6 +119,9 @@ class FakeAdapter:
     def analyses(self):
         return ()
 
+    def restrictions(self, resolved):
+        return None
+
     def simulate_chunk(self, resolved, start, count, *, events):
         if resolved["rules"]["sleep_s"]:
             time.sleep(resolved["rules"]["sleep_s"])

@@ -281,8 +281,8 @@ def test_lift_intervals_cover_the_full_run_value_in_sub_samples(real_run):
     # full-run value carries a tenth of a sub-sample's variance: P(|Z| < 1.96/sqrt(0.9)))
     import polars as pl
 
-    from analysis.bloody_inn import annex_kinds
     from analysis.dataset import open_dataset
+    from analysis.game_facts import annex_kinds
 
     ds = open_dataset(real_run)
     seats = ds.seats.select("game_id", "seat", "win", "annex_mask").collect().sort("game_id", "seat")

@@ -278,3 +278,53 @@ def test_a_run_loads_only_its_own_games_kernels_and_no_referee():
 def test_the_analyses_import_no_kernel():
     mods = _modules_after("from analysis import metrics, report, study; metrics.question_names()")
     assert not [m for m in mods if m.startswith("kernels")]
+
+
+# --- nothing outside the games names a game (issue 13) -------------------------------------
+
+#: where a game may be named: the games' own adapters and referees, the registry's table of
+#: them, and the synthetic-data maker of the analysis tests (it makes Bloody Inn tables)
+GAME_HOMES = ("sim/games/", "sim/referee/", "sim/referee_cluedo/", "sim/registry.py", "analysis/synthetic.py")
+
+
+def _code_files():
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    for top in ("sim", "analysis"):
+        for f in sorted((root / top).rglob("*.py")):
+            rel = f.relative_to(root).as_posix()
+            if not rel.startswith(GAME_HOMES):
+                yield rel, f
+
+
+def test_no_shared_module_names_a_game_or_imports_its_code():
+    """A string literal equal to a registered game's name, or an import of a game's adapter
+    or kernels, in the shared layers is how a third game gets silently left out."""
+    import ast
+
+    names = set(registry.game_names())
+    found = []
+    for rel, f in _code_files():
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in names:
+                found.append(f"{rel}:{node.lineno} names {node.value!r}")
+            if isinstance(node, ast.ImportFrom | ast.Import):
+                mods = (
+                    [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                )
+                for m in mods:
+                    parts = set(m.split("."))
+                    if parts & names:
+                        found.append(f"{rel}:{node.lineno} imports {m}")
+    assert found == []
+
+
+def test_every_adapter_says_what_restricted_play_it_has():
+    for game in registry.game_names():
+        adapter = registry.get_adapter(game)
+        resolved = api.resolve({"game": game, "players": adapter.min_players, "games": 1, "seed": 0})
+        r = adapter.restrictions(resolved)
+        assert r is None or (
+            set(r) == {"actions", "build"} and all(isinstance(x, str) for v in r.values() for x in v)
+        )

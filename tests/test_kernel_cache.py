@@ -33,3 +33,23 @@ def test_old_caches_within_the_newest_are_kept(tmp_path):
     old = [_cache(tmp_path, f"cluedo-o{i}", (10 + i) * day, now) for i in range(4)]
     removed = prune_old_caches(tmp_path, "cluedo", keep=keep, now=now, newest=3)
     assert removed == [old[3]]  # the oldest of four: only it is beyond the newest three
+
+
+def test_each_games_functions_cache_under_its_own_source_hash_whatever_the_import_order():
+    # the global numba CACHE_DIR is one per process; a module of one game imported after the
+    # other game's package was set up must still cache under its own game's hash
+    import subprocess
+    import sys
+
+    code = (
+        "import kernels.bloody_inn.layout, kernels.cluedo.layout\n"
+        "import kernels.bloody_inn.play as b, kernels.cluedo.play as c, kernels.bloody_inn, kernels.cluedo\n"
+        "print(b._write_rows._cache._cache_path)\nprint(c._write_rows._cache._cache_path)\n"
+        "print(kernels.bloody_inn.CACHE_DIR)\nprint(kernels.cluedo.CACHE_DIR)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    bi_path, cl_path, bi_dir, cl_dir = out.split("\n")[:4]
+    assert bi_path.startswith(bi_dir + os.sep) and cl_path.startswith(cl_dir + os.sep)
+    assert os.path.basename(bi_dir).startswith("bloody_inn-") and os.path.basename(cl_dir).startswith(
+        "cluedo-"
+    )

@@ -3,11 +3,15 @@ and they agree with the source; the one TOML writer round-trips what it writes."
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
+import pyarrow as pa
 import pytest
 import tomllib
 
 from kernels.cluedo import layout as CL
-from kernels.layout_tools import enum_names
+from kernels.layout_tools import alloc_columns, column_dtypes, enum_names
 from sim import api, registry, toml_writer
 from sim.games import bloody_inn as bi
 from sim.referee.cards import annex_bits as referee_annex_bits
@@ -47,5 +51,53 @@ def test_the_toml_writer_round_trips():
 
 def test_cluedo_vocabularies_follow_their_enumerations():
     """The event and clue-effect names written to the data are the enumerations' members."""
-    assert CL.EV_NAMES == enum_names(CL.Ev, PASSAGE="new_passage")
+    names = CL.EV_NAMES
+    assert len(set(names)) == len(names) == len(CL.Ev._fields)
+    assert (names[CL.EV.PASSAGE], names[CL.EV.DEAL_START], names[CL.EV.PILE]) == (
+        "new_passage",
+        "deal_start",
+        "pile",
+    )
+    # the referee's independent vocabulary reads every kind the kernel writes under that name
+    from sim.referee_cluedo.log import KINDS
+
+    assert set(KINDS) <= set(names) and set(names) - set(KINDS) <= {"deal_start", "pile"}
     assert CL.EFFECT_NAMES == enum_names(CL.Effect)
+
+
+def test_a_column_table_allocates_one_zeroed_typed_array_per_field():
+    class Cols(NamedTuple):
+        rounds: np.int16
+        win: np.float32
+        mask: np.int32
+
+    assert column_dtypes(Cols) == {"rounds": np.int16, "win": np.float32, "mask": np.int32}
+    cols = alloc_columns(Cols, 5)
+    assert isinstance(cols, Cols)
+    for name, dtype in column_dtypes(Cols).items():
+        col = getattr(cols, name)
+        assert col.dtype == dtype and col.shape == (5,) and col.flags.c_contiguous
+        assert not col.any()
+    # separate arrays: a store into one column leaves the others alone
+    cols.rounds[2] = 7
+    assert cols.win.tolist() == [0.0] * 5 and cols.mask.tolist() == [0] * 5
+
+
+@pytest.mark.parametrize("game", ["bloody_inn", "cluedo"])
+def test_the_tables_carry_the_kernels_columns_with_the_dtypes_of_their_one_table(game):
+    """Each game declares its output columns once (``layout.GameCols`` / ``SeatCols``); the
+    kernel writes them and every one the Arrow table shows as a number keeps its declared
+    dtype, so no adapter narrows a copy of its own."""
+    layout = bi.L if game == "bloody_inn" else CL
+    rules = {"check_invariants": True} if game == "bloody_inn" else {}
+    res = api.simulate({"game": game, "players": 3, "games": 8, "seed": 5, "rules": rules}, threads=1)
+    for table, cols in ((res.games, layout.GameCols), (res.seats, layout.SeatCols)):
+        shown = [name for name in cols._fields if name in table.schema.names]
+        for name in shown:
+            typ = table.schema.field(name).type
+            if not pa.types.is_string(typ):
+                assert typ == pa.from_numpy_dtype(column_dtypes(cols)[name]), (game, name)
+        if game == "bloody_inn":  # every kernel column, in the table's order
+            assert shown == list(cols._fields)
+            names = table.schema.names
+            assert [names.index(n) for n in shown] == sorted(names.index(n) for n in shown)

@@ -104,6 +104,17 @@ def test_sim_power_end_to_end(tmp_path):
     assert "power" in [sec.question for sec in rep.sections]
 
 
+def test_sim_power_of_a_game_without_restricted_play_is_one_line(tmp_path):
+    # the game's adapter says it has no restricted play (restrictions() is None)
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('game = "cluedo"\nplayers = 3\n')
+    r = CliRunner().invoke(app, ["power", str(cfg), "--actions", "--out", str(tmp_path / "o")])
+    lines = [x for x in r.output.splitlines() if x.strip()]
+    assert r.exit_code == 2 and len(lines) == 1, r.output
+    assert "c.toml" in lines[0] and "'cluedo'" in lines[0] and "restricted play" in lines[0]
+    assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.parametrize(
     "args, fragment",
     [(["--cards", "peacekeeper"], "--cards"), (["--cards", "grocer", "--games", "0"], "--games")],
@@ -118,10 +129,14 @@ def test_sim_power_bad_options_are_one_line(tmp_path, args, fragment):
 
 
 def test_exploitability_is_reported_for_a_field_of_one_recorded_strategy(tmp_path):
-    from analysis.questions.power import exploitability_records
+    from analysis.questions.power import exploitability_file, exploitability_records
     from analysis.synthetic import write_run
 
-    recs = [r for r in exploitability_records() if r["strategy"] == "expert" and r["players"] == 2]
+    recs = [
+        r
+        for r in exploitability_records(exploitability_file("bloody_inn"))
+        if r["strategy"] == "expert" and r["players"] == 2
+    ]
     rec = recs[0]
     g, s = bloody_inn_tables(200, 2, strategies=("expert",))
     ds = open_dataset(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from analysis.bloody_inn import annex_kinds
+from analysis.game_facts import annex_kinds
 from sim import api
 from sim.config import config_id
 from sim.errors import ConfigError

@@ -13,8 +13,8 @@ import math
 
 import polars as pl
 
-from ..bloody_inn import annex_kinds
-from ..metrics import Metric, question, register
+from ..game_facts import annex_kinds
+from ..metrics import Metric, asked_by_game, question, register
 from ..stats import (
     N_PERM,
     Z95,
@@ -29,7 +29,7 @@ from ..stats import (
 )
 from ..text import join_names, pct, pts_ci, pval_mc
 
-Q = question("cards", "Card ranks and card power (Bloody Inn)", applies=lambda ds: ds.game == "bloody_inn")
+Q = question("cards", "Card ranks and card power", applies=asked_by_game("cards"))
 
 _RANK_ACTIONS = ("bribed", "killed", "buried")
 
@@ -48,7 +48,6 @@ class RankFlow(Metric):
 
     name = "rank_flow"
     title = "What happens to each rank (per game, all players together)"
-    games = ("bloody_inn",)
     needs = ("annex_mask", "bribed_r0", "killed_r0", "buried_r0")
     note = (
         "mean count per game summed over the players; 'built' counts annexes of that "
@@ -208,7 +207,6 @@ class AnnexBuildRate(Metric):
 
     name = "annex_build_rate"
     title = "Annex build rate per player count"
-    games = ("bloody_inn",)
     needs = ("annex_mask",)
     note = "share of (game, player) pairs that built the annex (Wilson 95%, game-clustered)."
 
@@ -270,7 +268,6 @@ class AnnexLift(Metric):
 
     name = "annex_lift"
     title = "Annex lift: win share of builders minus non-builders (an association, ranked)"
-    games = ("bloody_inn",)
     needs = ("annex_mask",)
     note = (
         "lift = win share of builders - win share of non-builders, compared within the "
@@ -294,7 +291,6 @@ class AnnexLiftByPlayers(Metric):
 
     name = "annex_lift_by_players"
     title = "Annex lift per player count (an association)"
-    games = ("bloody_inn",)
     needs = ("annex_mask",)
     note = "as above, one row per annex and player count."
 
@@ -325,7 +321,6 @@ class RankPower(Metric):
     name = "rank_power"
     title = "Does an annex's rank (its cost) track its lift?"
     source = "result:annex_lift"
-    games = ("bloody_inn",)
     needs = ("annex_mask",)
     note = (
         f"only annexes built and not built at least {MIN_BUILDERS} times (the headline "
@@ -384,7 +379,6 @@ class CardEvents(Metric):
     name = "card_events"
     title = "Events per card kind (per game)"
     source = "events"
-    games = ("bloody_inn",)
     needs = ("card_kind", "kind")
     note = "count of events of each kind naming the card, divided by the games."
 
@@ -574,4 +568,6 @@ def key_numbers(ds, results):
 
 
 Q.key_numbers = key_numbers
-Q.why_not = lambda ds: None if ds.game == "bloody_inn" else "not answered: annexes are a Bloody Inn question."
+Q.why_not = lambda ds: (
+    None if Q.applies(ds) else "not answered: this game has no annexes (cards built into the inn)."
+)

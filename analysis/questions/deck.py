@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from ..bloody_inn import official_deck
+from ..game_facts import official_deck
 from ..metrics import Metric, question, register
 from ..stats import best_set, chi2_equal, equivalence_p, f64, holm, imbalance_bootstrap, wilson_exprs
 from ..text import AnswerTable, cell_label, pct

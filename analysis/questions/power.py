@@ -20,15 +20,14 @@ The dataset is a sweep whose only swept key is ``arm`` (``baseline`` plus the ar
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 import tomllib
 
-from ..bloody_inn import annex_kinds
 from ..dataset import manifest_config
-from ..metrics import Metric, question, register
+from ..game_facts import annex_kinds
+from ..metrics import Metric, asked_by_game, question, register
 from ..stats import Z95
 
 BASELINE = "baseline"
@@ -47,7 +46,7 @@ ACTION_COLUMNS = {
 
 def is_power_dataset(ds):
     """A ``sim power`` dataset: a sweep over ``arm`` with a ``baseline`` arm."""
-    if ds.game != "bloody_inn" or "arm" not in ds.points.columns:
+    if not asked_by_game("power")(ds) or "arm" not in ds.points.columns:
         return False
     return BASELINE in ds.points["arm"].cast(pl.String).to_list()
 
@@ -192,7 +191,6 @@ class CausalPower(Metric):
 
     name = "causal_power"
     title = "Causal power (restricted play) beside the associational lift"
-    games = ("bloody_inn",)
     needs = ("lineup", "win", "annex_mask")
     note = (
         "power = win share of lineup entry 0 unrestricted - the same entry barred from the "
@@ -371,13 +369,20 @@ Q.headlines = headlines
 
 # --- exploitability (recorded) ------------------------------------------------------------
 
-#: gains of best responses found by ``sim tune`` against a field of one strategy
-EXPLOITABILITY_FILE = (
-    Path(__file__).resolve().parents[2] / "configs" / "bloody_inn" / "strategies" / "exploitability.toml"
-)
+#: gains of best responses found by ``sim tune`` against a field of one strategy, per game:
+#: ``<shipped configs>/<game>/strategies/exploitability.toml`` (package data, so an installed
+#: ``sim`` finds it too)
+EXPLOITABILITY_FILE = ("strategies", "exploitability.toml")
 
 
-def exploitability_records(path=EXPLOITABILITY_FILE):
+def exploitability_file(game):
+    """The shipped exploitability records of ``game`` (the path; it may not exist)."""
+    from sim.config import data_dir
+
+    return data_dir().joinpath(game, *EXPLOITABILITY_FILE)
+
+
+def exploitability_records(path):
     """The ``[[record]]`` tables of the exploitability file (empty if there is none)."""
     try:
         with open(path, "rb") as fh:
@@ -397,11 +402,11 @@ def _field(ds):
 
 
 def _records_for(ds):
-    if ds.game != "bloody_inn":
-        return []
     strategy, players = _field(ds)
     return [
-        r for r in exploitability_records() if r.get("strategy") == strategy and r.get("players") in players
+        r
+        for r in exploitability_records(exploitability_file(ds.game))
+        if r.get("strategy") == strategy and r.get("players") in players
     ]
 
 
@@ -418,12 +423,11 @@ class Exploitability(Metric):
 
     name = "exploitability"
     title = "Exploitability: what a best response found by sim tune gains against the field"
-    games = ("bloody_inn",)
     source = "games"
     note = (
         "gain = the best response's win share against a field of this strategy - the fair "
         "share 1/players, on the tuner's fresh validation games (Wilson 95%); recorded in "
-        "configs/bloody_inn/strategies/exploitability.toml, not computed from this dataset."
+        "configs/<game>/strategies/exploitability.toml, not computed from this dataset."
     )
 
     def compute(self, games):

@@ -6,10 +6,14 @@ rest is the state of the game being played, the decision scratch and the event b
 All offsets are module-level integers, which Numba folds into constants.
 
 Enumerations are ``NamedTuple`` constants (vectorbt style) so Python code and the kernel
-use the same names.
+use the same names.  The output columns are ``NamedTuple`` tables too (``GameCols``,
+``SeatCols``): the one list of their names and dtypes, read by the kernel that writes them
+and the adapter that allocates them and hands them to Arrow.
 """
 
 from typing import NamedTuple
+
+import numpy as np
 
 from kernels.layout_tools import Alloc, enum_names
 
@@ -302,3 +306,62 @@ class Event(NamedTuple):
 EVENT = Event()
 EVENT_NAMES = enum_names(Event)
 ACTION_NAMES = enum_names(Action)
+
+
+# --- output columns (kernels/layout_tools.py: one typed 1-D array per column) ---------
+# The kernel (``play._write_rows``) writes row g of each by name; the adapter allocates them
+# with their final dtype and passes them to Arrow as they are, in this order.
+
+
+class GameCols(NamedTuple):
+    """``games`` table, one entry per game (meanings: ``sim.games.bloody_inn.COLUMNS``)."""
+
+    rounds: np.int16
+    turns: np.int32
+    winner: np.int8
+    n_winners: np.int8
+    truncated: np.int8
+    winners: np.int8  # bit p: seat p is among the winners
+    deck_size: np.int16
+    open_rooms: np.int8
+    seasons_played: np.int8
+    invariant_error: np.int16  # written to the table only with rules.check_invariants
+    error_round: np.int16
+
+
+#: the games columns only a run with ``rules.check_invariants`` writes to its table
+CHECK_COLS = ("invariant_error", "error_round")
+
+
+class SeatCols(NamedTuple):
+    """``seats`` table, one entry per (game, seat), row ``g * players + seat``."""
+
+    score: np.int16
+    place: np.int8
+    win: np.float32  # 1/k for each of the k seats sharing the win, else 0
+    lineup: np.int8
+    cash: np.int16
+    cheques: np.int16
+    buried: np.int16
+    buried_money: np.int16
+    kills: np.int16
+    bribes: np.int16
+    builds: np.int16
+    fines: np.int16
+    wages: np.int16
+    solo_lost: np.int8
+    annex_mask: np.int32
+    bribed_r0: np.int16
+    bribed_r1: np.int16
+    bribed_r2: np.int16
+    bribed_r3: np.int16
+    killed_r0: np.int16
+    killed_r1: np.int16
+    killed_r2: np.int16
+    killed_r3: np.int16
+    buried_r0: np.int16
+    buried_r1: np.int16
+    buried_r2: np.int16
+    buried_r3: np.int16
+    peasants_bribed: np.int16
+    peasants_killed: np.int16

@@ -76,53 +76,6 @@ from .state import log_event
 from .strat_search import search_action
 from .strategies import SEARCH
 
-# games columns (int64 matrix rows, converted to narrow types by the adapter)
-GAME_COLS = (
-    "rounds",
-    "turns",
-    "winner",
-    "n_winners",
-    "truncated",
-    "deck_size",
-    "open_rooms",
-    "seasons_played",
-    "invariant_error",
-    "error_round",
-    "winners",
-)
-# seat columns
-SEAT_COLS = (
-    "score",
-    "place",
-    "winner",
-    "lineup",
-    "cash",
-    "cheques",
-    "buried",
-    "buried_money",
-    "kills",
-    "bribes",
-    "builds",
-    "fines",
-    "wages",
-    "solo_lost",
-    "annex_mask",
-    "bribed_r0",
-    "bribed_r1",
-    "bribed_r2",
-    "bribed_r3",
-    "killed_r0",
-    "killed_r1",
-    "killed_r2",
-    "killed_r3",
-    "buried_r0",
-    "buried_r1",
-    "buried_r2",
-    "buried_r3",
-    "peasants_bribed",
-    "peasants_killed",
-)
-
 
 @njit(cache=True, _nrt=False)
 def play_one(st, pr):
@@ -168,7 +121,11 @@ def play_one(st, pr):
 
 
 @njit(cache=True, _nrt=False)
-def _write_rows(st, g, games_out, seats_out):
+def _write_rows(st, g, games, seats):
+    """Row ``g`` of the games columns and rows ``g * players + seat`` of the seat columns
+    (``layout.GameCols`` / ``layout.SeatCols``, each a typed 1-D array: a store narrows).
+    A function of its own: Numba loses stores made through a named tuple's field in a
+    ``prange`` body itself (kernels/layout_tools.py)."""
     np_ = st[G_NP]
     n_win = 0
     winner = -1
@@ -178,41 +135,52 @@ def _write_rows(st, g, games_out, seats_out):
             n_win += 1
             winner = p
             mask |= 1 << p
-    row = games_out[g]
-    row[0] = st[G_ROUND]
-    row[1] = st[G_TURNS]
-    row[2] = winner if n_win == 1 else -1  # a shared win names no seat (design.md)
-    row[3] = n_win
-    row[4] = st[G_TRUNC]
-    row[5] = st[G_DECK_SIZE]
-    row[6] = st[G_OPEN_ROOMS]
-    row[7] = st[G_SEASON]
-    row[8] = st[G_ERR]
-    row[9] = st[G_ERR_ROUND]
-    row[10] = mask  # bit p: seat p is among the winners
+    games.rounds[g] = st[G_ROUND]
+    games.turns[g] = st[G_TURNS]
+    games.winner[g] = winner if n_win == 1 else -1  # a shared win names no seat (design.md)
+    games.n_winners[g] = n_win
+    games.truncated[g] = st[G_TRUNC]
+    games.winners[g] = mask  # bit p: seat p is among the winners
+    games.deck_size[g] = st[G_DECK_SIZE]
+    games.open_rooms[g] = st[G_OPEN_ROOMS]
+    games.seasons_played[g] = st[G_SEASON]
+    games.invariant_error[g] = st[G_ERR]
+    games.error_round[g] = st[G_ERR_ROUND]
     for p in range(np_):
-        r = seats_out[g * np_ + p]
-        r[0] = st[P_SCORE + p]
-        r[1] = st[P_PLACE + p]
-        r[2] = st[P_WINNER + p]
-        r[3] = st[P_LINEUP + p]
-        r[4] = st[P_CASH + p]
-        r[5] = st[P_CHEQUES + p]
-        r[6] = st[P_BURIED + p]
-        r[7] = st[P_BURIED_MONEY + p]
-        r[8] = st[P_KILLS + p]
-        r[9] = st[P_BRIBES + p]
-        r[10] = st[P_BUILDS + p]
-        r[11] = st[P_FINES + p]
-        r[12] = st[P_WAGES + p]
-        r[13] = st[P_SOLO_LOST + p]
-        r[14] = st[P_ANNEX_MASK + p]
-        for k in range(4):
-            r[15 + k] = st[P_BRIBED_R + p * 4 + k]
-            r[19 + k] = st[P_KILLED_R + p * 4 + k]
-            r[23 + k] = st[P_BURIED_R + p * 4 + k]
-        r[27] = st[P_PEAS_BRIBED + p]
-        r[28] = st[P_PEAS_KILLED + p]
+        r = g * np_ + p
+        seats.score[r] = st[P_SCORE + p]
+        seats.place[r] = st[P_PLACE + p]
+        # BI-G3: each of the k seats sharing the win gets 1/k (design.md)
+        seats.win[r] = 1.0 / n_win if st[P_WINNER + p] != 0 else 0.0
+        seats.lineup[r] = st[P_LINEUP + p]
+        seats.cash[r] = st[P_CASH + p]
+        seats.cheques[r] = st[P_CHEQUES + p]
+        seats.buried[r] = st[P_BURIED + p]
+        seats.buried_money[r] = st[P_BURIED_MONEY + p]
+        seats.kills[r] = st[P_KILLS + p]
+        seats.bribes[r] = st[P_BRIBES + p]
+        seats.builds[r] = st[P_BUILDS + p]
+        seats.fines[r] = st[P_FINES + p]
+        seats.wages[r] = st[P_WAGES + p]
+        seats.solo_lost[r] = st[P_SOLO_LOST + p]
+        seats.annex_mask[r] = st[P_ANNEX_MASK + p]
+        b = P_BRIBED_R + p * 4  # by rank 0..3
+        seats.bribed_r0[r] = st[b]
+        seats.bribed_r1[r] = st[b + 1]
+        seats.bribed_r2[r] = st[b + 2]
+        seats.bribed_r3[r] = st[b + 3]
+        k = P_KILLED_R + p * 4
+        seats.killed_r0[r] = st[k]
+        seats.killed_r1[r] = st[k + 1]
+        seats.killed_r2[r] = st[k + 2]
+        seats.killed_r3[r] = st[k + 3]
+        u = P_BURIED_R + p * 4
+        seats.buried_r0[r] = st[u]
+        seats.buried_r1[r] = st[u + 1]
+        seats.buried_r2[r] = st[u + 2]
+        seats.buried_r3[r] = st[u + 3]
+        seats.peasants_bribed[r] = st[P_PEAS_BRIBED + p]
+        seats.peasants_killed[r] = st[P_PEAS_KILLED + p]
 
 
 @njit(cache=True, parallel=True)
@@ -225,8 +193,8 @@ def play_games(
     n_blocks,
     ev_rows_per_block,
     ev_game_cap,
-    games_out,
-    seats_out,
+    games,
+    seats,
     ev_out,
     ev_count,
 ):
@@ -239,8 +207,11 @@ def play_games(
     params : float64[:]
         Strategy parameters, ``MAXPARAM`` per lineup entry, then as much room again (a
         search seat writes its rollout policy's parameters there).
-    games_out : int64[n_games, len(GAME_COLS)]
-    seats_out : int64[n_games * players, len(SEAT_COLS)]
+    games : layout.GameCols
+        One 1-D array of ``n_games`` entries per games column, each of its own dtype
+        (``kernels.layout_tools.alloc_columns``).
+    seats : layout.SeatCols
+        The same for the seat columns, ``n_games * players`` entries (row ``g * players + seat``).
     ev_out : int64[n_blocks * ev_rows_per_block, EV_FIELDS + 1]
         Event rows per block (first column: game index within the chunk); only written
         when the template asks for events.
@@ -278,7 +249,7 @@ def play_games(
             deal = gid // st[G_NLINEUP] if st[G_ROTATE] == ROTATE_DUPLICATE else gid
             st[G_RNG] = stream_key(seed, deal)
             play_one(st, pr)
-            _write_rows(st, g, games_out, seats_out)
+            _write_rows(st, g, games, seats)
             if log:
                 n = st[G_EV_N]
                 if st[G_EV_OVERFLOW] != 0:

@@ -6,12 +6,17 @@ array ``tb`` of which every block of games gets its own copy.  Every helper ther
 takes ``(st, tb, ...)`` and nothing else, which keeps Numba's reference counting cheap and
 keeps two threads off each other's cache lines.
 
-Offsets below are plain module-level ints: Numba folds them into the compiled code.
+Offsets below are plain module-level ints: Numba folds them into the compiled code.  The
+output columns are ``NamedTuple`` tables (``GameCols``, ``SeatCols``; see
+``kernels/layout_tools.py``): the one list of their names and dtypes, which the kernel writes
+by name and the adapter allocates.
 """
 
 from typing import NamedTuple
 
-from kernels.layout_tools import Alloc
+import numpy as np
+
+from kernels.layout_tools import Alloc, enum_names
 
 # --- cards (CL-C1/CL-C2) -----------------------------------------------------------
 N_SUSPECTS = 6
@@ -104,22 +109,7 @@ class Ev(NamedTuple):
 
 
 EV = Ev()
-EV_NAMES = (
-    "envelope",
-    "deal",
-    "weapon",
-    "roll",
-    "clue",
-    "reveal",
-    "move",
-    "suggest",
-    "show",
-    "accuse",
-    "look",
-    "new_passage",
-    "deal_start",
-    "pile",
-)
+EV_NAMES = enum_names(Ev, PASSAGE="new_passage")  # the event vocabulary: one source, the enum
 
 
 # --- per-game state array ``st`` -----------------------------------------------------
@@ -237,3 +227,38 @@ T_LPARAM = _t(6 * N_PARAMS)
 T_ADJ = _t(MAX_NODES * MAX_DEGREE)
 T_SDIST = _t(9 * MAX_NODES)  # static walking distance from each room to each node
 TABLE_SIZE = _t.n
+
+
+# --- output columns (kernels/layout_tools.py: one typed 1-D array per column) ------------
+
+
+class GameCols(NamedTuple):
+    """One entry per game, written by ``play.play`` (the table: ``sim.games.cluedo``)."""
+
+    rounds: np.int16
+    turns: np.int32
+    winner: np.int8  # seat that accused right, -1 nobody
+    n_winners: np.int8
+    truncated: np.int8
+    solution_suspect: np.int8  # index among the suspects
+    solution_weapon: np.int8
+    solution_room: np.int8
+    clue_cards_drawn: np.int16
+    n_events: np.int64  # event rows of the game (event mode)
+    violations: np.int32  # invariant violations found (check mode)
+    clause_overflow: np.int32
+
+
+class SeatCols(NamedTuple):
+    """One entry per (game, seat), row ``game * players + seat``."""
+
+    character: np.int8
+    lineup: np.int8
+    turns_taken: np.int16
+    suggestions: np.int16
+    first_room_turn: np.int16
+    accused: np.int8
+    known_cards: np.int8
+    score: np.int16
+    place: np.int8
+    win: np.float32

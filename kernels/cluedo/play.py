@@ -96,40 +96,57 @@ def play_one(st, tb, game_id, mode, ev, ev_at):
         st[S_CUR] = seat
 
 
+@njit(cache=True)
+def _write_rows(st, n, i, games, seats):
+    """Row ``i`` of the game columns and rows ``i * n + seat`` of the seat columns from the
+    finished game in ``st``.  A function of its own: Numba loses stores made through a named
+    tuple's field in a ``prange`` body itself (kernels/layout_tools.py)."""
+    games.rounds[i] = st[S_ROUNDS]
+    games.turns[i] = st[S_TURNS]
+    w = st[S_WINNER]
+    games.winner[i] = w
+    games.n_winners[i] = 1 if w >= 0 else 0
+    games.truncated[i] = st[S_TRUNC]
+    env = st[S_TRUE + ENVELOPE]
+    games.solution_suspect[i] = low_card(env & CAT_SUSPECT)
+    games.solution_weapon[i] = low_card(env & CAT_WEAPON) - 6
+    games.solution_room[i] = low_card(env & CAT_ROOM) - FIRST_ROOM
+    games.clue_cards_drawn[i] = st[S_CLUE_DRAWN]
+    games.n_events[i] = st[S_EVSEQ]
+    games.violations[i] = st[S_VIOL]
+    games.clause_overflow[i] = st[S_CL_OVERFLOW]
+    still = 0
+    for s in range(n):
+        if st[S_ACTIVE + s] and s != w:
+            still += 1
+    nw = 1 if w >= 0 else 0
+    for s in range(n):
+        r = i * n + s
+        seats.character[r] = st[S_CHAR + s]
+        seats.lineup[r] = st[S_LINEUP + s]
+        seats.turns_taken[r] = st[S_TTAKEN + s]
+        seats.suggestions[r] = st[S_NSUGG + s]
+        seats.first_room_turn[r] = st[S_FIRST_ROOM + s]
+        seats.accused[r] = st[S_ACCUSED + s]
+        kb = kbase(s)
+        if st[S_AGENT + s] != AGENT.NAIVE and st[kb + K_DIRTY]:
+            propagate(st, kb)  # what a reasoning player knows at the end
+        seats.known_cards[r] = popc(known_cards(st, kb))
+        if s == w:
+            seats.score[r] = 1
+            seats.place[r] = 1
+            seats.win[r] = 1.0
+        else:
+            seats.score[r] = 0
+            seats.place[r] = 1 + nw if st[S_ACTIVE + s] else 1 + nw + still
+            seats.win[r] = 0.0
+
+
 @njit(cache=True, parallel=True)
-def play(
-    tb,
-    start,
-    count,
-    nblocks,
-    mode,
-    ev_at,
-    ev,
-    rounds,
-    turns,
-    winner,
-    n_winners,
-    truncated,
-    sol_s,
-    sol_w,
-    sol_r,
-    clue_drawn,
-    n_events,
-    violations,
-    overflow,
-    character,
-    lineup,
-    turns_taken,
-    suggestions,
-    first_room,
-    accused,
-    known,
-    score,
-    place,
-    win,
-):
-    """Play games ``start .. start+count-1``; fill row ``g - start`` of the game columns and
-    rows ``(g - start) * n + seat`` of the seat columns.
+def play(tb, start, count, nblocks, mode, ev_at, ev, games, seats):
+    """Play games ``start .. start+count-1``; fill row ``g - start`` of the game columns
+    ``games`` (``layout.GameCols``) and rows ``(g - start) * n + seat`` of the seat columns
+    ``seats`` (``layout.SeatCols``), one typed 1-D array each.
 
     ``mode``: bit 0/1 event log (1 count into ``n_events``, 2 write into ``ev`` from row
     ``ev_at[i]``), bit 2 check invariants after every turn (into ``violations``).
@@ -146,42 +163,4 @@ def play(
         for i in range(lo, hi):
             at = ev_at[i] if mode & 3 == MODE_EVENTS_WRITE else 0
             play_one(st, tbl, start + i, mode, ev, at)
-            rounds[i] = st[S_ROUNDS]
-            turns[i] = st[S_TURNS]
-            w = st[S_WINNER]
-            winner[i] = w
-            n_winners[i] = 1 if w >= 0 else 0
-            truncated[i] = st[S_TRUNC]
-            env = st[S_TRUE + ENVELOPE]
-            sol_s[i] = low_card(env & CAT_SUSPECT)
-            sol_w[i] = low_card(env & CAT_WEAPON) - 6
-            sol_r[i] = low_card(env & CAT_ROOM) - FIRST_ROOM
-            clue_drawn[i] = st[S_CLUE_DRAWN]
-            n_events[i] = st[S_EVSEQ]
-            violations[i] = st[S_VIOL]
-            overflow[i] = st[S_CL_OVERFLOW]
-            still = 0
-            for s in range(n):
-                if st[S_ACTIVE + s] and s != w:
-                    still += 1
-            nw = 1 if w >= 0 else 0
-            for s in range(n):
-                r = i * n + s
-                character[r] = st[S_CHAR + s]
-                lineup[r] = st[S_LINEUP + s]
-                turns_taken[r] = st[S_TTAKEN + s]
-                suggestions[r] = st[S_NSUGG + s]
-                first_room[r] = st[S_FIRST_ROOM + s]
-                accused[r] = st[S_ACCUSED + s]
-                kb = kbase(s)
-                if st[S_AGENT + s] != AGENT.NAIVE and st[kb + K_DIRTY]:
-                    propagate(st, kb)  # what a reasoning player knows at the end
-                known[r] = popc(known_cards(st, kb))
-                if s == w:
-                    score[r] = 1
-                    place[r] = 1
-                    win[r] = 1.0
-                else:
-                    score[r] = 0
-                    place[r] = 1 + nw if st[S_ACTIVE + s] else 1 + nw + still
-                    win[r] = 0.0
+            _write_rows(st, n, i, games, seats)

@@ -6,6 +6,8 @@ import numba
 import numpy as np
 import pyarrow as pa
 
+from kernels.layout_tools import alloc_columns
+
 from ..config import check_keys, find_data_file, get_bool, get_choice, get_float, get_int
 from ..errors import ConfigError
 from ..registry import Chunk
@@ -15,8 +17,6 @@ from .lazy import lazy
 # The kernels are imported when first used (``lazy``): importing this adapter, listing the
 # games, reading a dataset's facts or analysing it compiles nothing.
 L = lazy("kernels.bloody_inn.layout")
-GAME_COLS = lazy("kernels.bloody_inn.play", "GAME_COLS")
-SEAT_COLS = lazy("kernels.bloody_inn.play", "SEAT_COLS")
 play_games = lazy("kernels.bloody_inn.play", "play_games")
 REGISTRY = lazy("kernels.bloody_inn.strategies", "REGISTRY")
 _STRATEGIES = lazy("kernels.bloody_inn.strategies")
@@ -375,7 +375,10 @@ class BloodyInnAdapter:
         return referee
 
     def analyses(self):
-        return ("cards", "deck")
+        return ("cards", "deck", "power")
+
+    def restrictions(self, resolved):
+        return {"actions": list(RESTRICT_ACTIONS), "build": annex_ids(resolved["cards"])}
 
     # -- kernel arrays ----------------------------------------------------------------
     def build_template(self, resolved, *, events=False):
@@ -478,8 +481,8 @@ class BloodyInnAdapter:
         st, params, names, inst = self.build_template(resolved, events=events)
         players = resolved["players"]
         n_blocks = max(1, min(count, numba.get_num_threads() * 8))
-        games_out = np.zeros((count, len(GAME_COLS)), dtype=np.int64)
-        seats_out = np.zeros((count * players, len(SEAT_COLS)), dtype=np.int64)
+        games = alloc_columns(L.GameCols, count)
+        seats = alloc_columns(L.SeatCols, count * players)
         per_block = (count + n_blocks - 1) // n_blocks
         ev_rows = per_block * 600 if events else 0  # ~450 events in a 3p long game
         ev_game_cap = 8192
@@ -495,8 +498,8 @@ class BloodyInnAdapter:
                 np.int64(n_blocks),
                 np.int64(ev_rows),
                 np.int64(ev_game_cap),
-                games_out,
-                seats_out,
+                games,
+                seats,
                 ev_out,
                 ev_count,
             )
@@ -507,30 +510,26 @@ class BloodyInnAdapter:
                 ev_game_cap *= 4
             ev_rows = max(ev_rows * 2, ev_game_cap)
         return Chunk(
-            games=self._games_table(resolved, start, count, games_out),
-            seats=self._seats_table(resolved, start, count, seats_out, names),
+            games=self._games_table(resolved, start, count, games),
+            seats=self._seats_table(resolved, start, count, seats, names),
             events=self._events_table(resolved, start, ev_out, ev_count, ev_rows, inst) if events else None,
         )
 
-    def _games_table(self, resolved, start, count, g):
-        cols = {name: g[:, i] for i, name in enumerate(GAME_COLS)}
+    def _games_table(self, resolved, start, count, games):
+        """The games table: ``game_id``, ``players``, then the kernel's columns as they are
+        (``L.GameCols``, with ``deal`` after ``winners`` for duplicate deals)."""
+        cols = games._asdict()
+        if not resolved["rules"]["check_invariants"]:
+            for name in L.CHECK_COLS:
+                del cols[name]
         out = {
             "game_id": np.arange(start, start + count, dtype=np.int64),
             "players": np.full(count, resolved["players"], dtype=np.int8),
-            "rounds": cols["rounds"].astype(np.int16),
-            "turns": cols["turns"].astype(np.int32),
-            "winner": cols["winner"].astype(np.int8),
-            "n_winners": cols["n_winners"].astype(np.int8),
-            "truncated": cols["truncated"].astype(np.int8),
-            "winners": cols["winners"].astype(np.int8),  # bit p set: seat p shares the win
-            **self._deal_column(resolved, start, count),
-            "deck_size": cols["deck_size"].astype(np.int16),
-            "open_rooms": cols["open_rooms"].astype(np.int8),
-            "seasons_played": cols["seasons_played"].astype(np.int8),
         }
-        if resolved["rules"]["check_invariants"]:
-            out["invariant_error"] = cols["invariant_error"].astype(np.int16)
-            out["error_round"] = cols["error_round"].astype(np.int16)
+        for name, col in cols.items():
+            out[name] = col
+            if name == "winners":
+                out.update(self._deal_column(resolved, start, count))
         return pa.table(out)
 
     @staticmethod
@@ -540,31 +539,20 @@ class BloodyInnAdapter:
             return {}
         return {"deal": np.arange(start, start + count, dtype=np.int64) // len(resolved["seats"])}
 
-    def _seats_table(self, resolved, start, count, s, names):
+    def _seats_table(self, resolved, start, count, seats, names):
+        """The seats table: ``game_id``, ``seat``, ``strategy``, then the kernel's columns as
+        they are (``L.SeatCols``), then ``solo_rating`` in a solo game (BI-X3)."""
         players = resolved["players"]
-        cols = {name: s[:, i] for i, name in enumerate(SEAT_COLS)}
-        game_id = np.repeat(np.arange(start, start + count, dtype=np.int64), players)
-        n_win = cols["winner"].reshape(count, players).sum(axis=1)
-        win = np.where(cols["winner"] == 1, 1.0 / np.maximum(np.repeat(n_win, players), 1), 0.0).astype(
-            np.float32
-        )
-        lineup = cols["lineup"].astype(np.int8)
         out = {
-            "game_id": game_id,
+            "game_id": np.repeat(np.arange(start, start + count, dtype=np.int64), players),
             "seat": np.tile(np.arange(players, dtype=np.int8), count),
-            "strategy": pa.array(names, type=pa.string()).take(pa.array(lineup.astype(np.int32))),
-            "score": cols["score"].astype(np.int16),
-            "place": cols["place"].astype(np.int8),
-            "win": win,
-            "lineup": lineup,
+            "strategy": pa.array(names, type=pa.string()).take(pa.array(seats.lineup.astype(np.int32))),
+            **seats._asdict(),
         }
-        narrow = {"solo_lost": np.int8, "annex_mask": np.int32}
-        for name in SEAT_COLS[4:]:
-            out[name] = cols[name].astype(narrow.get(name, np.int16))
         if players == 1:
             length = resolved["rules"]["length"]
             out["solo_rating"] = pa.array(
-                [solo_rating(int(sc), bool(lo), length) for sc, lo in zip(cols["score"], cols["solo_lost"])],
+                [solo_rating(int(sc), bool(lo), length) for sc, lo in zip(seats.score, seats.solo_lost)],
                 type=pa.string(),
             )
         return pa.table(out)

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kernels.cluedo import layout as L  # constants only: importing it compiles nothing
+from kernels.layout_tools import alloc_columns
 from sim.config import check_keys, data_dir, get_choice, get_float, get_int
 from sim.errors import ConfigError
 from sim.games.lazy import lazy
@@ -396,38 +397,11 @@ def build_tables(resolved, seed=None):
     return tb
 
 
-GAME_COLS = (
-    ("rounds", np.int16),
-    ("turns", np.int32),
-    ("winner", np.int8),
-    ("n_winners", np.int8),
-    ("truncated", np.int8),
-    ("solution_suspect", np.int8),
-    ("solution_weapon", np.int8),
-    ("solution_room", np.int8),
-    ("clue_cards_drawn", np.int16),
-    ("n_events", np.int64),
-    ("violations", np.int32),
-    ("clause_overflow", np.int32),
-)
-SEAT_COLS = (
-    ("character", np.int8),
-    ("lineup", np.int8),
-    ("turns_taken", np.int16),
-    ("suggestions", np.int16),
-    ("first_room_turn", np.int16),
-    ("accused", np.int8),
-    ("known_cards", np.int8),
-    ("score", np.int16),
-    ("place", np.int8),
-    ("win", np.float32),
-)
-
-
 def run_arrays(resolved, start, count, *, events=False, check=False, threads=None):
-    """Play games ``start..start+count-1``; return ``(game_cols, seat_cols, events)`` as
-    dicts of NumPy arrays (events: an (E, 8) int32 array or None).  ``check`` runs the
-    invariant checks after every turn (``violations`` column)."""
+    """Play games ``start..start+count-1``; return ``(game_cols, seat_cols, events)``: dicts
+    of NumPy arrays named and typed by ``L.GameCols`` / ``L.SeatCols`` (events: an (E, 8)
+    int32 array or None).  ``check`` runs the invariant checks after every turn
+    (``violations`` column)."""
     from kernels.cluedo.play import MODE_CHECK, MODE_EVENTS_COUNT, MODE_EVENTS_WRITE, play
 
     if threads is not None:
@@ -435,45 +409,16 @@ def run_arrays(resolved, start, count, *, events=False, check=False, threads=Non
     n = resolved["players"]
     tb = build_tables(resolved)
     nblocks = max(1, min(count, numba.get_num_threads() * 8))
-    g = {k: np.zeros(count, t) for k, t in GAME_COLS}
-    s = {k: np.zeros(count * n, t) for k, t in SEAT_COLS}
+    games = alloc_columns(L.GameCols, count)
+    seats = alloc_columns(L.SeatCols, count * n)
     base = MODE_CHECK if check else 0
     ev_at = np.zeros(count, np.int64)
     ev = np.zeros((0, L.EV_COLS), np.int32)
 
     def _go(mode):
-        play(
-            tb,
-            start,
-            count,
-            nblocks,
-            mode,
-            ev_at,
-            ev,
-            g["rounds"],
-            g["turns"],
-            g["winner"],
-            g["n_winners"],
-            g["truncated"],
-            g["solution_suspect"],
-            g["solution_weapon"],
-            g["solution_room"],
-            g["clue_cards_drawn"],
-            g["n_events"],
-            g["violations"],
-            g["clause_overflow"],
-            s["character"],
-            s["lineup"],
-            s["turns_taken"],
-            s["suggestions"],
-            s["first_room_turn"],
-            s["accused"],
-            s["known_cards"],
-            s["score"],
-            s["place"],
-            s["win"],
-        )
+        play(tb, start, count, nblocks, mode, ev_at, ev, games, seats)
 
+    g, s = games._asdict(), seats._asdict()
     if not events:
         _go(base)
         return g, s, None
@@ -655,6 +600,9 @@ class _Adapter:
 
     def analyses(self):
         return ("characters",)
+
+    def restrictions(self, resolved):
+        return None  # no restricted play yet
 
 
 ADAPTER = _Adapter()

@@ -16,9 +16,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from sim.config import data_dir
 from sim.errors import SimError
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "configs" / "cluedo"
+# the shipped files, found through the package (an installed sim has them as package data);
+# the parse below is the referee's own
+DATA_DIR = data_dir() / "cluedo"
 #: the files whose sha256 the run's resolved config records (``data.sha256``), in that order
 DATA_FILES = ("board.txt", "doors.csv", "passages.csv", "cards.csv", "clue_cards.csv")
 

@@ -1,4 +1,4 @@
-"""Bloody Inn facts the analyses need, read from the dataset itself (manifest ``facts``,
+"""Game facts the analyses need, read from the dataset itself (manifest ``facts``,
 written by the game's adapter): the annex kinds behind ``annex_mask`` in bit order (the card
 table as played, so an edited card is analysed as edited) and the official deck sizes (rule
 BI-S2).  Nothing here re-derives them.
