@@ -790,9 +790,11 @@ def _seat(st, pr, p):
     chapel = st[P_CHAPEL + p] != 0
     ret_bribe, ret_build, ret_kill, ret_bury = _loss_tables(st, nh, chapel)
     slots = own_free + other_free
-    def_exp = _exposed(
-        held, police, last, my_left, slots, _payable(b0, b1, b2, held, -1, -1, nh, ret_bury), crypt, pn
-    )
+    def_exp = 0.0  # no corpse held: none exposed (as _exposed says)
+    if held > 0:
+        def_exp = _exposed(
+            held, police, last, my_left, slots, _payable(b0, b1, b2, held, -1, -1, nh, ret_bury), crypt, pn
+        )
     # with non-negative weights the fine and burial terms only lower a value, so a candidate
     # whose value without them cannot beat the best is skipped (same choices, less work)
     prune = corpse_v >= 0.0 and fine >= 0.0 and rec == 0
@@ -944,16 +946,18 @@ def _bury(st, s, best_v):
         need = kb - s.ret_bury
         loss = _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(need, k_bury)], need, k_bury)
         left = nh - (need if need > 0 else 0)
-        exp = _exposed(
-            s.held - 1,
-            s.police,
-            s.last,
-            s.my_left,
-            s.slots - 1,
-            _payable(s.b0, s.b1, s.b2, s.held, kb, -1, left, s.ret_bury),
-            s.crypt,
-            s.pn,
-        )
+        exp = 0.0  # the last corpse held: none left exposed
+        if s.held > 1:
+            exp = _exposed(
+                s.held - 1,
+                s.police,
+                s.last,
+                s.my_left,
+                s.slots - 1,
+                _payable(s.b0, s.b1, s.b2, s.held, kb, -1, left, s.ret_bury),
+                s.crypt,
+                s.pn,
+            )
         v = gain - loss - s.fine * exp
         _rec(st, v, ACTION.bury, c, d)
         if v > best_v:
@@ -1075,16 +1079,6 @@ def _kill(st, s, c, best_v):
     kb = rank - s.disc_bury
     if kb < 0:
         kb = 0
-    exp_old = _exposed(
-        s.held,
-        pol_after,
-        s.last,
-        s.my_left,
-        s.slots,
-        _payable(s.b0, s.b1, s.b2, s.held, -1, -1, left, s.ret_bury),
-        s.crypt,
-        s.pn,
-    )
     exp = _exposed(
         s.held + 1,
         pol_after,
@@ -1103,6 +1097,18 @@ def _kill(st, s, c, best_v):
         else:
             half = pocket // 2
             g = (pocket - half) - s.share * half
+        exp_old = 0.0  # no corpse held: none exposed (as _exposed says)
+        if s.held > 0:
+            exp_old = _exposed(
+                s.held,
+                pol_after,
+                s.last,
+                s.my_left,
+                s.slots,
+                _payable(s.b0, s.b1, s.b2, s.held, -1, -1, left, s.ret_bury),
+                s.crypt,
+                s.pn,
+            )
         nb = kb - s.ret_bury
         g -= _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(nb, s.k_bury)], nb, s.k_bury)
         lost = exp - exp_old  # chance this corpse is the one fined
