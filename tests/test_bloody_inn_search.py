@@ -313,3 +313,29 @@ def test_budget_and_candidates_bound_the_work():
     pr[SEARCH_BASE] = 1
     search_action(st, pr, p)
     assert st[C_CHOSEN] == 0
+
+
+def test_measurement_configs_and_the_exploitability_record_agree():
+    """The self-play configs docs/strategies.md cites are valid runs of `search` at every seat,
+    and the `search` exploitability record is the tuner's own validation (share - 1/2)."""
+    from pathlib import Path
+
+    import tomllib
+
+    from analysis.questions.power import exploitability_file, exploitability_records
+
+    root = Path(__file__).resolve().parents[1] / "configs" / "bloody_inn" / "strategies"
+    for n, games in ((3, 1200), (4, 800)):
+        r = api.resolve(root / f"search-self-{n}p.toml")
+        assert (r["players"], r["games"], r["seed"]) == (n, games, 2027)
+        assert {s["strategy"] for s in r["seats"]} == {"search"}
+        assert r["rules"]["length"] == "long"
+    tune = tomllib.loads((root / "best-response-search-2p.toml").read_text())["tune"]
+    assert tune["against"] == ["search"] and tune["players"] == 2
+    (rec,) = [
+        x for x in exploitability_records(exploitability_file("bloody_inn")) if x["strategy"] == "search"
+    ]
+    v = tune["validation"]
+    assert rec["games"] == v["games"]
+    for key, got in (("value", rec["gain"]), ("lo", rec["gain_lo"]), ("hi", rec["gain_hi"])):
+        assert got == pytest.approx(v[key] - 0.5, abs=1e-6)

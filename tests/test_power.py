@@ -152,3 +152,23 @@ def test_exploitability_is_reported_for_a_field_of_one_recorded_strategy(tmp_pat
         tmp_path / "mixed", g, s, bloody_inn_config(2, games=200, strategies=("expert", "greedy"))
     )
     assert run_question(open_dataset(mixed), "exploitability") == {}
+
+
+def test_a_best_response_that_still_loses_is_reported_as_no_exploit(tmp_path):
+    # the recorded tune against search found a response that still loses (gain < 0 with its
+    # whole interval): the headline must not say it wins "above the fair share"
+    from analysis.metrics import QUESTIONS
+    from analysis.synthetic import write_run
+
+    g, s = bloody_inn_tables(200, 2, strategies=("search",))
+    ds = open_dataset(
+        write_run(tmp_path / "f", g, s, bloody_inn_config(2, games=200, strategies=("search",)))
+    )
+    res = run_question(ds, "exploitability")
+    rows = res["exploitability"].to_dicts()
+    assert rows and all(r["gain_hi"] < 0 for r in rows)
+    lines = QUESTIONS["exploitability"].headlines(ds, res)
+    assert all(
+        "short of the fair share" in x and "no exploit found" in x and "over the fair" not in x for x in lines
+    )
+    assert f"{-100 * rows[0]['gain']:.1f} pts short" in lines[0]

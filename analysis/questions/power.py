@@ -443,9 +443,16 @@ def exploitability_headlines(ds, results):
     out = []
     for r in t.iter_rows(named=True):
         iv = f" {_iv(r['gain_lo'], r['gain_hi'])}" if r["gain_lo"] is not None else " (interval not recorded)"
+        if r["gain_hi"] is not None and r["gain_hi"] < 0:
+            # the tuner found no exploit: its best response still loses to the field
+            verdict = (
+                f"falls {_pts(-r['gain']).lstrip('+')} short of the fair share{iv} against a field of "
+                f"{r['strategy']}: no exploit found"
+            )
+        else:
+            verdict = f"wins {_pts(r['gain'])}{iv} over the fair share against a field of {r['strategy']}"
         out.append(
-            f"players = {r['players']}: a best response found by sim tune wins {_pts(r['gain'])}{iv} "
-            f"above the fair share against a field of {r['strategy']} (recorded: {r['source']})."
+            f"players = {r['players']}: a best response found by sim tune {verdict} (recorded: {r['source']})."
         )
     return out
 

@@ -11,7 +11,17 @@ process's, so they hold on a shared machine where wall time does not):
 - ``4p``: one ``search`` seat among three ``expert``s, 1,000 games;
 - ``field``: ``search``, then ``expert``, against banker, briber and killer (4 players);
 - ``ladder``: greedy-random, heuristic-greedy, expert-heuristic heads-up, 4,000 games each;
-- ``cost``: CPU per game and per search decision at 1-4 players (1 thread).
+- ``cost``: CPU per game and per search decision at 1-4 players (1 thread);
+- ``budget``: how a fixed budget of 256 rollouts per decision is best spent (samples of the
+  hidden cards vs rollouts per sample vs candidates), solo on the same 400 deals, each arm's
+  mean score and its paired difference from the default (4 candidates x 64 samples x 1);
+- ``wide``: 8 candidates x 32 samples (the best split of ``budget``) against the default
+  ``search`` heads-up, 600 games, seats rotated;
+- ``selfcost``: CPU per game with ``search`` at every seat at 2-4 players (1 thread);
+- ``brexpert``: the best response to ``search`` (best-response-search-2p.toml) against
+  ``expert``, 40,000 games on the tuner's validation seed;
+- ``first``: the first player with ``search`` at every seat at 3 and 4 players is run with
+  ``sim run configs/bloody_inn/strategies/search-self-{3,4}p.toml`` (chunked, resumable).
 
 Every line printed (and appended to ``--out``) is one JSON record with 95% intervals
 (Wilson for shares, normal for means).
@@ -31,6 +41,7 @@ import numpy as np
 import polars as pl
 
 ROOT = Path(__file__).resolve().parents[3]
+HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from analysis.stats import wilson  # noqa: E402
@@ -154,6 +165,76 @@ def cell_cost():
         }
 
 
+BUDGET_ARMS = (  # (candidates, determinizations, rollouts): 256 rollouts per decision each
+    (4, 64, 1),
+    (4, 32, 2),
+    (4, 16, 4),
+    (2, 128, 1),
+    (8, 32, 1),
+)
+
+
+def cell_budget():
+    base = None
+    for nc, nd, nr in BUDGET_ARMS:
+        params = {"candidates": nc, "determinizations": nd, "rollouts": nr, "budget": 256}
+        g, s, cpu = run(1, [{"strategy": "search", "params": params}], 400, 101)
+        s = s.sort("game_id")
+        x = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)
+        if base is None:
+            base = x
+        yield {
+            "cell": "budget",
+            "candidates": nc,
+            "determinizations": nd,
+            "rollouts": nr,
+            "games": len(x),
+            "mean_lost_as_0": mean_ci(x),
+            "minus_default": mean_ci(x - base) if x is not base else None,
+            "cpu_s": round(cpu, 1),
+        }
+
+
+def cell_wide():
+    wide = {"strategy": "search", "params": {"candidates": 8, "determinizations": 32}}
+    g, s, cpu = run(2, [wide, "search"], 600, 707)
+    m = s.filter(pl.col("lineup") == 0)
+    yield {
+        "cell": "8 x 32 vs default search",
+        "games": g.height,
+        "win": share_ci(m["win"]),
+        "margin": mean_ci(m["score"].to_numpy() - s.filter(pl.col("lineup") == 1)["score"].to_numpy()),
+        "cpu_s": round(cpu, 1),
+    }
+
+
+def cell_selfcost():
+    games = {2: 60, 3: 40, 4: 30}
+    run(2, ["search", "search"], 2, 1, threads=1)  # warm
+    for players in (2, 3, 4):
+        g, s, cpu = run(players, ["search"] * players, games[players], 606, threads=1)
+        yield {
+            "cell": "self-play cost",
+            "players": players,
+            "games": g.height,
+            "cpu_s_per_game": round(cpu / g.height, 3),
+        }
+
+
+def cell_brexpert():
+    br = {"strategy": "heuristic", "params_file": str(HERE / "best-response-search-2p.toml")}
+    g, s, cpu = run(2, [br, "expert"], 40000, 16999)
+    s = s.join(g.select("game_id", "n_winners"), on="game_id")
+    share = pl.when(pl.col("win") != 0).then(1.0 / pl.col("n_winners")).otherwise(0.0)
+    w = s.filter(pl.col("lineup") == 0).select(share)[:, 0]
+    yield {
+        "cell": "best response to search vs expert",
+        "games": g.height,
+        "win": share_ci(w),
+        "cpu_s": round(cpu, 1),
+    }
+
+
 CELLS = {
     "solo": cell_solo,
     "hu": cell_hu,
@@ -161,6 +242,10 @@ CELLS = {
     "field": cell_field,
     "ladder": cell_ladder,
     "cost": cell_cost,
+    "budget": cell_budget,
+    "wide": cell_wide,
+    "selfcost": cell_selfcost,
+    "brexpert": cell_brexpert,
 }
 
 
