@@ -14,8 +14,8 @@ variants and parameter signs that reach the policy's other branches (unlimited w
 non-unique annexes, no voluntary dismissal, one season, two deck copies, restricted seats,
 negative weights, which turn off the heuristic's pruning); and a small ``search`` config
 (40 games, 2 players) whose rollouts and candidates come from the heuristic.  Each config
-is played in memory (``sim.api.simulate``, events on) with ``N`` games (default 2000, the
-search config 40); each table is sorted by all its columns and hashed column by column
+is played in memory (``sim.api.simulate``, events on) with ``N`` games (default 2000; 40 or
+20 for the configs with a search seat); each table is sorted by all its columns and hashed column by column
 (name, dtype and values), so row order and chunking do not matter.
 """
 
@@ -40,7 +40,8 @@ def configs(n):
         data = tomllib.loads(f.read_text())
         if data.get("game") != "bloody_inn" or "seats" not in data:
             continue  # strategy parameter files and tuning settings are not run configs
-        out.append((str(f.relative_to(ROOT)), str(f), n))
+        searching = any(seat.get("strategy") == "search" for seat in data["seats"])
+        out.append((str(f.relative_to(ROOT)), str(f), 20 if searching else n))
     for strat in ("expert", "heuristic"):
         for players in (1, 2, 3, 4):
             for length in ("long", "short"):
