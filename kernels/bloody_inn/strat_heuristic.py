@@ -26,6 +26,8 @@ The archetypes ``killer``, ``builder``, ``briber``, ``banker`` and the tuned ``e
 presets of these parameters (``PRESETS``).
 """
 
+from collections import namedtuple
+
 from numba import njit
 
 from kernels.sigs import PR, ST, B, I, sig
@@ -108,7 +110,6 @@ from .layout import (
     R_KEY,
     R_TOKENS,
     S_A,
-    S_B,
     S_C,
     S_D,
     WHITE,
@@ -300,15 +301,19 @@ SCALE = 1024.0  # keep values are stored in the int scratch as francs x SCALE
 KV = S_C  # keep value of the i-th card of the sorted hand (S_A)
 PFX = S_C + 128  # PFX + a * PSTRIDE + k: loss of the k cheapest non-returning cards
 PSTRIDE = 32  # (the stride's last slot holds how many such cards there are)
-ODEST = S_B + 256  # per opponent: a destination with a free place (or 0)
 STAMP = S_C + 500  # (turn, player, hand size) of the last sorted hand of an action
+HCASH = S_C + 503  # the best on-build cash of an annexable card of the sorted hand
 HMAX = 100  # hands beyond this are not valued card by card
 BIG = 100.0  # francs per card beyond the hand: out of reach
 _NEG = -1e18
 
 # Performance: every function compiles without reference counting (``_nrt=False``, as the
 # rules do); the hot loops read ``st`` inline and walk the kernel's card lists (hands,
-# corpses, annexes, Bistro, Exit) rather than every card.
+# corpses, annexes, Bistro, Exit) rather than every card.  ``action`` is a short driver over
+# one function per action kind (``_launder``, ``_bury``, ``_build``, ``_kill``, ``_bribe``,
+# ...) that share the decision's ``Seat``; those are inlined into it (``inline="always"``):
+# called as functions, the ~60 fields of the ``Seat`` are passed one by one at every call,
+# which made an expert game ~40 % slower.
 
 
 # --- scalar helpers ---------------------------------------------------------------------
@@ -433,6 +438,32 @@ def _potential(cash, places, build_b):
     return 0.5 * v if v > 0.0 else 0.0
 
 
+def _police_chances():
+    """1 - 0.8**k for k = 0..NROOMS open rooms, multiplied out one room at a time."""
+    out = []
+    for k in range(NROOMS + 1):
+        q = 1.0
+        for _ in range(k):
+            q *= 0.8
+        out.append(1.0 - q)
+    return tuple(out)
+
+
+POLICE_NEXT = _police_chances()
+
+
+@njit(cache=True, _nrt=False)
+def _police_next(rooms):
+    """Chance of at least one officer among the travellers of ``rooms`` open rooms (a
+    fifth of them are police): a table lookup of the same products as the loop below."""
+    if 0 <= rooms <= NROOMS:
+        return POLICE_NEXT[rooms]
+    q = 1.0
+    for _ in range(rooms):
+        q *= 0.8
+    return 1.0 - q
+
+
 @njit(cache=True, _nrt=False)
 def _fade(rn, horizon):
     """Share of their value that lasting things keep with ``rn`` rounds of use left."""
@@ -447,26 +478,28 @@ def _fade(rn, horizon):
 @njit(cache=True, _nrt=False)
 def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
     """Own hand to ``S_A`` sorted by keep value (ascending), the values (x SCALE) to
-    ``KV``.  A card's keep value: ``card_value``, plus ``affinity_value`` if it returns
+    ``KV``, the best on-build cash of an annexable card in it to ``HCASH`` (-1: none).  A card's keep value: ``card_value``, plus ``affinity_value`` if it returns
     when paying for its action, plus half of what building it would bring now (cash,
     burial places, ``build_bias``) if that is positive."""
     m = st[P_HAND_N + p]
     if m > HMAX:
         m = HMAX
     ho = LISTS + (L_HAND + p) * MAXC
-    for i in range(m):
-        st[S_A + i] = st[ho + i]
     owned = st[P_KINDS_OWNED + p]
     unique = st[G_UNIQUE] != 0
+    hcash = -1
     n = 0
     for i in range(m):
-        c = st[S_A + i]
+        c = st[ho + i]
         v = card_v
         if st[C_AFF + c] >= 0:
             v += aff_v
         k = st[C_KIND + c]
-        if st[K_ANNEXABLE + k] != 0 and not (unique and (owned >> k) & 1):
-            v += _potential(st[K_BUILD_CASH + k], cap_v * st[C_RANK + c], build_b)
+        if st[K_ANNEXABLE + k] != 0:
+            if st[K_BUILD_CASH + k] > hcash:
+                hcash = st[K_BUILD_CASH + k]
+            if not (unique and (owned >> k) & 1):
+                v += _potential(st[K_BUILD_CASH + k], cap_v * st[C_RANK + c], build_b)
         iv = int(tau * v * SCALE)
         j = n
         while j > 0 and st[KV + j - 1] > iv:
@@ -476,6 +509,7 @@ def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
         st[KV + j] = iv
         st[S_A + j] = c
         n += 1
+    st[HCASH] = hcash
     return n
 
 
@@ -522,39 +556,18 @@ def _loss_tables(st, nh, chapel):
 
 @njit(cache=True, _nrt=False)
 def _table(st, p, disc_bury):
-    """Own corpses to ``S_B`` (with the 3 cheapest burial costs), free burial places (own
-    and others'; per opponent one destination in ``ODEST``) and a Bistro peasant."""
-    ncorp = 0
+    """Own corpses (how many, with the 3 cheapest burial costs), free burial places (own
+    and others', with a destination for each) and a Bistro peasant."""
     own_free = 1 - st[P_BARN_FILL + p]
     own_dest = BARN_SLOT - p if own_free > 0 else -1
     other_free = 0
-    b0 = 1 << 30
-    b1 = 1 << 30
-    b2 = 1 << 30
-    np_ = st[G_NP]
-    for q in range(np_):
-        st[ODEST + q] = 0
+    other_dest = -1
+    best = 1 << 30
+    for q in range(st[G_NP]):
+        dest = 0  # q's last place with room (its Barn, then its annexes)
         if q != p and st[P_BARN_FILL + q] < 1:
             other_free += 1
-            st[ODEST + q] = BARN_SLOT - q
-    co = LISTS + (L_CORPSE + p) * MAXC
-    ncorp = st[P_CORPSE_N + p]
-    if ncorp > 200:
-        ncorp = 200
-    for i in range(ncorp):
-        st[S_B + i] = st[co + i]
-    for i in range(ncorp):
-        c = st[S_B + i]
-        kb = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c] - disc_bury
-        if kb < 0:
-            kb = 0
-        if kb < b0:
-            b0, b1, b2 = kb, b0, b1
-        elif kb < b1:
-            b1, b2 = kb, b1
-        elif kb < b2:
-            b2 = kb
-    for q in range(np_):
+            dest = BARN_SLOT - q
         ao = LISTS + (L_ANNEX + q) * MAXC
         for i in range(st[P_ANNEX_N + q]):
             c = st[ao + i]
@@ -566,17 +579,32 @@ def _table(st, p, disc_bury):
                         own_dest = c
                 else:
                     other_free += free
-                    st[ODEST + q] = c
-    bistro_card = st[LISTS + L_BISTRO * MAXC] if st[G_BISTRO_N] > 0 else -1
-    # a burial under another player's annex feeds the poorest opponent, not the leader
-    other_dest = -1
-    best = 1 << 30
-    for q in range(np_):
-        if q != p and st[ODEST + q] != 0:
+                    dest = c
+        # a burial under another player's annex feeds the poorest opponent, not the leader
+        if q != p and dest != 0:
             sc = st[P_CASH + q] + 10 * st[P_CHEQUES + q]
             if sc < best:
                 best = sc
-                other_dest = st[ODEST + q]
+                other_dest = dest
+    b0 = 1 << 30
+    b1 = 1 << 30
+    b2 = 1 << 30
+    co = LISTS + (L_CORPSE + p) * MAXC
+    ncorp = st[P_CORPSE_N + p]
+    if ncorp > 200:
+        ncorp = 200
+    for i in range(ncorp):
+        c = st[co + i]
+        kb = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c] - disc_bury
+        if kb < 0:
+            kb = 0
+        if kb < b0:
+            b0, b1, b2 = kb, b0, b1
+        elif kb < b1:
+            b1, b2 = kb, b1
+        elif kb < b2:
+            b2 = kb
+    bistro_card = st[LISTS + L_BISTRO * MAXC] if st[G_BISTRO_N] > 0 else -1
     return ncorp, own_free, own_dest, other_free, other_dest, bistro_card, b0, b1, b2
 
 
@@ -653,28 +681,86 @@ def place(st, pr, p, card):
     return best
 
 
-@njit(cache=True, _nrt=False)
-def action(st, pr, p):
-    """BI-N1..N7: value every candidate action in francs, take the best (pass if none
-    beats it), fill the decision scratch."""
+#: What every candidate of one night action is valued with (``_seat``): the parameters,
+#: the clock, the player's sorted hand (``S_A``/``KV``), corpses, burial places
+#: and loss tables (``PFX``), read once per decision.
+Seat = namedtuple(
+    "Seat",
+    (
+        "p",
+        "card_v",
+        "aff_v",
+        "corpse_v",
+        "cap_v",
+        "wage_c",
+        "build_b",
+        "eff_w",
+        "end_w",
+        "laund_above",
+        "laund_w",
+        "kill_b",
+        "bribe_b",
+        "hand_t",
+        "share",
+        "rec",
+        "rn",
+        "tau",
+        "in_inn",
+        "police",
+        "my_left",
+        "last",
+        "pn",
+        "fine",
+        "prune",
+        "cash",
+        "cap",
+        "unlimited",
+        "room",
+        "disc_bribe",
+        "disc_build",
+        "disc_kill",
+        "disc_bury",
+        "crypt",
+        "chapel",
+        "owned",
+        "unique",
+        "nh",
+        "held",
+        "own_free",
+        "own_dest",
+        "other_dest",
+        "bistro_card",
+        "b0",
+        "b1",
+        "b2",
+        "ret_bribe",
+        "ret_build",
+        "ret_kill",
+        "ret_bury",
+        "k_bribe",
+        "k_build",
+        "k_kill",
+        "k_bury",
+        "slots",
+        "avail_own",
+        "avail_any",
+        "def_exp",
+    ),
+)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _seat(st, pr, p):
+    """Read the parameters, the clock and the player's table for one decision (``Seat``);
+    sort the hand, list the corpses and fill the loss tables in the scratch."""
     base = st[P_LINEUP + p] * MAXPARAM
     card_v = pr[base]
     aff_v = pr[base + 1]
     corpse_v = pr[base + 2]
     cap_v = pr[base + 3]
     risk_w = pr[base + 4]
-    wage_c = pr[base + 5]
     build_b = pr[base + 6]
-    eff_w = pr[base + 7]
-    end_w = pr[base + 8]
-    laund_above = pr[base + 9]
-    laund_w = pr[base + 10]
-    kill_b = pr[base + 11]
-    bribe_b = pr[base + 12]
-    hand_t = pr[base + 13]
-    share = pr[base + 14]
     horizon = pr[base + 15]
-
     np_ = st[G_NP]
     rec = st[G_REC]  # search: record every candidate (and prune nothing)
     if rec != 0:
@@ -692,12 +778,7 @@ def action(st, pr, p):
     # certain investigation if the next round is the last (BI-G1)
     pn = 1.0
     if rl >= 2.5:
-        for _ in range(st[G_OPEN_ROOMS]):
-            pn *= 0.8
-        pn = 1.0 - pn
-    disc_bribe = st[P_DISCOUNT + p * NACT + ACTION.bribe]
-    disc_build = st[P_DISCOUNT + p * NACT + ACTION.build]
-    disc_kill = st[P_DISCOUNT + p * NACT + ACTION.kill]
+        pn = _police_next(st[G_OPEN_ROOMS])
     disc_bury = st[P_DISCOUNT + p * NACT + ACTION.bury]
     crypt = st[P_MULTI + p * NACT + ACTION.bury] != 0
 
@@ -708,18 +789,91 @@ def action(st, pr, p):
     st[STAMP + 2] = nh
     chapel = st[P_CHAPEL + p] != 0
     ret_bribe, ret_build, ret_kill, ret_bury = _loss_tables(st, nh, chapel)
-    k_bribe = min(nh - ret_bribe, PSTRIDE - 2)  # non-returning cards per action
-    k_build = min(nh - ret_build, PSTRIDE - 2)
-    k_kill = min(nh - ret_kill, PSTRIDE - 2)
-    k_bury = min(nh - ret_bury, PSTRIDE - 2)
     slots = own_free + other_free
-    avail_own = own_free - held
-    avail_any = slots - held
-
-    # -- pass / launder (BI-N7): the baseline every action is compared with
-    def_exp = _exposed(
-        held, police, last, my_left, slots, _payable(b0, b1, b2, held, -1, -1, nh, ret_bury), crypt, pn
+    def_exp = 0.0  # no corpse held: none exposed (as _exposed says)
+    if held > 0:
+        def_exp = _exposed(
+            held, police, last, my_left, slots, _payable(b0, b1, b2, held, -1, -1, nh, ret_bury), crypt, pn
+        )
+    # with non-negative weights the fine and burial terms only lower a value, so a candidate
+    # whose value without them cannot beat the best is skipped (same choices, less work)
+    prune = corpse_v >= 0.0 and fine >= 0.0 and rec == 0
+    owned = st[P_KINDS_OWNED + p]
+    unique = st[G_UNIQUE] != 0
+    return Seat(
+        p,
+        card_v,
+        aff_v,
+        corpse_v,
+        cap_v,
+        pr[base + 5],
+        build_b,
+        pr[base + 7],
+        pr[base + 8],
+        pr[base + 9],
+        pr[base + 10],
+        pr[base + 11],
+        pr[base + 12],
+        pr[base + 13],
+        pr[base + 14],
+        rec,
+        rn,
+        tau,
+        in_inn,
+        police,
+        my_left,
+        last,
+        pn,
+        fine,
+        prune,
+        cash,
+        cap,
+        unlimited,
+        room,
+        st[P_DISCOUNT + p * NACT + ACTION.bribe],
+        st[P_DISCOUNT + p * NACT + ACTION.build],
+        st[P_DISCOUNT + p * NACT + ACTION.kill],
+        disc_bury,
+        crypt,
+        chapel,
+        owned,
+        unique,
+        nh,
+        held,
+        own_free,
+        own_dest,
+        other_dest,
+        bistro_card,
+        b0,
+        b1,
+        b2,
+        ret_bribe,
+        ret_build,
+        ret_kill,
+        ret_bury,
+        min(nh - ret_bribe, PSTRIDE - 2),  # non-returning cards per action
+        min(nh - ret_build, PSTRIDE - 2),
+        min(nh - ret_kill, PSTRIDE - 2),
+        min(nh - ret_bury, PSTRIDE - 2),
+        slots,
+        own_free - held,
+        slots - held,
+        def_exp,
     )
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _launder(st, s):
+    """BI-N7: the cheques a pass buys (> 0) or cashes (< 0), and what that is worth.
+
+    Tens above ``launder_above`` become cheques (keeping the next wages in cash); they are
+    worth the francs they save from the cap on the gains in sight (a corpse that survives
+    the night, a kill it can house, the best on-build cash in hand).  Short of the wages,
+    a cheque is cashed instead."""
+    p = s.p
+    nh = s.nh
+    cash = s.cash
+    cap = s.cap
     cash_out = st[P_CHEQUES + p]
     lim = (cap - cash) // 10
     if cash_out > lim:
@@ -729,102 +883,135 @@ def action(st, pr, p):
     buy = 0
     if not may(st, p, ACTION.passing):
         cash_out = 0  # restricted play: passes without laundering only
-    elif not unlimited and cash > laund_above:
+    elif not s.unlimited and cash > s.laund_above:
         buy = (cash - nh - 1) // 10  # keep the next wages in cash
         if buy > cash // 10:
             buy = cash // 10
         if buy < 0:
             buy = 0
-    # gains in sight that laundering protects from the cap: a corpse that survives the
-    # night, a kill it can house, the best on-build cash in hand
     pend = 0.0
-    if def_exp < 0.5 and slots > 0:
-        for j in range(held):
-            c = st[S_B + j]
-            g = st[C_POCKET + c] if own_free > 0 else st[C_POCKET + c] - st[C_POCKET + c] // 2
+    if s.def_exp < 0.5 and s.slots > 0:
+        co = LISTS + (L_CORPSE + p) * MAXC
+        for j in range(s.held):
+            c = st[co + j]
+            g = st[C_POCKET + c] if s.own_free > 0 else st[C_POCKET + c] - st[C_POCKET + c] // 2
             if g > pend:
                 pend = float(g)
-    best_a = ACTION.passing
-    best_t = -1
-    best_d = 0
-    best_launder = 0
-    v_pass = -fine * def_exp
     if buy > 0:
-        if avail_own > 0:
+        if s.avail_own > 0:
             for r in range(NROOMS):
                 c = st[R_CARD + r]
-                if c >= 0 and st[C_RANK + c] - disc_kill <= nh and st[C_POCKET + c] > pend:
+                if c >= 0 and st[C_RANK + c] - s.disc_kill <= nh and st[C_POCKET + c] > pend:
                     pend = float(st[C_POCKET + c])
-        for i in range(nh):
-            k = st[C_KIND + st[S_A + i]]
-            if st[K_ANNEXABLE + k] != 0 and st[K_BUILD_CASH + k] > pend:
-                pend = float(st[K_BUILD_CASH + k])
-        room_after = _room(cash - 10 * buy, cap, unlimited)
-        gain = (min(pend, room_after) - min(pend, room)) + 0.05 * (cash - laund_above)
-        v_pass += laund_w * gain
-        best_launder = buy
-    elif cash < nh and cash_out > 0 and not last:
-        best_launder = -((nh - cash + 9) // 10)  # cash a cheque to pay the wages
-        if -best_launder > cash_out:
-            best_launder = -cash_out
-        v_pass += 0.5 * card_v * tau * min(nh - cash, -10 * best_launder)
-    best_v = v_pass
-    _rec(st, v_pass, ACTION.passing, -1, best_launder)
+        if st[HCASH] > pend:  # the best on-build cash in hand (noted by ``_hand``)
+            pend = float(st[HCASH])
+        room_after = _room(cash - 10 * buy, cap, s.unlimited)
+        gain = (min(pend, room_after) - min(pend, s.room)) + 0.05 * (cash - s.laund_above)
+        return buy, s.laund_w * gain
+    if cash < nh and cash_out > 0 and not s.last:
+        launder = -((nh - cash + 9) // 10)  # cash a cheque to pay the wages
+        if -launder > cash_out:
+            launder = -cash_out
+        return launder, 0.5 * s.card_v * s.tau * min(nh - cash, -10 * launder)
+    return 0, 0.0
 
-    # -- bury (BI-N6): own slots first (all the pocket money), else half under another's
-    if held > 0 and slots > 0 and may(st, p, ACTION.bury):
-        for j in range(held):
-            c = st[S_B + j]
-            kb = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c] - disc_bury
-            if kb < 0:
-                kb = 0
-            if kb > nh:
-                continue
-            pocket = st[C_POCKET + c]
-            if own_free > 0:
-                d = own_dest
-                gain = min(float(pocket), room)
-            else:
-                d = other_dest
-                half = pocket // 2
-                gain = min(float(pocket - half), room) - share * half
-            need = kb - ret_bury
-            loss = _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(need, k_bury)], need, k_bury)
-            left = nh - (need if need > 0 else 0)
+
+@njit(cache=True, _nrt=False, inline="always")
+def _bury(st, s, best_v):
+    """BI-N6: each held corpse the hand can pay for, in its own burial place first (all
+    the pocket money), else half under another player's annex.  Returns the best that
+    beats ``best_v`` as (value, corpse, destination), corpse -1 if none does."""
+    best_t = -1
+    best_d = 0
+    if s.held <= 0 or s.slots <= 0 or not may(st, s.p, ACTION.bury):
+        return best_v, best_t, best_d
+    nh = s.nh
+    k_bury = s.k_bury
+    co = LISTS + (L_CORPSE + s.p) * MAXC
+    for j in range(s.held):
+        c = st[co + j]
+        kb = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c] - s.disc_bury
+        if kb < 0:
+            kb = 0
+        if kb > nh:
+            continue
+        pocket = st[C_POCKET + c]
+        if s.own_free > 0:
+            d = s.own_dest
+            gain = min(float(pocket), s.room)
+        else:
+            d = s.other_dest
+            half = pocket // 2
+            gain = min(float(pocket - half), s.room) - s.share * half
+        need = kb - s.ret_bury
+        loss = _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(need, k_bury)], need, k_bury)
+        left = nh - (need if need > 0 else 0)
+        exp = 0.0  # the last corpse held: none left exposed
+        if s.held > 1:
             exp = _exposed(
-                held - 1,
-                police,
-                last,
-                my_left,
-                slots - 1,
-                _payable(b0, b1, b2, held, kb, -1, left, ret_bury),
-                crypt,
-                pn,
+                s.held - 1,
+                s.police,
+                s.last,
+                s.my_left,
+                s.slots - 1,
+                _payable(s.b0, s.b1, s.b2, s.held, kb, -1, left, s.ret_bury),
+                s.crypt,
+                s.pn,
             )
-            v = gain - loss - fine * exp
-            _rec(st, v, ACTION.bury, c, d)
-            if v > best_v:
-                best_v, best_a, best_t, best_d = v, ACTION.bury, c, d
+        v = gain - loss - s.fine * exp
+        _rec(st, v, ACTION.bury, c, d)
+        if v > best_v:
+            best_v, best_t, best_d = v, c, d
+    return best_v, best_t, best_d
 
-    # -- build (BI-N4): cash now, burial places, lasting effects, end bonuses
+
+@njit(cache=True, _nrt=False, inline="always")
+def _effects(st, s, k, any_white):
+    """Francs of the lasting effects of an annex of kind ``k`` over the rounds left."""
+    rn = s.rn
+    e = 0.0
+    if st[K_DISCOUNT_ACT + k] >= 0:
+        e += 0.5 * st[K_DISCOUNT_AMT + k] * rn * s.card_v
+    if st[K_MULTI + k] >= 0:
+        e += 1.5 * (rn if rn < 6.0 else 6.0)
+    e += (st[K_WAGE_FREE + k] + st[K_LEAVE_INCOME + k]) * rn
+    if st[K_ROOM_SERVICE + k] != 0:
+        e += rn
+    if st[K_MONK + k] != 0 and any_white:
+        e += 0.6 * rn
+    if st[K_CHAPEL + k] != 0 and not s.chapel:
+        e += 0.4 * rn * s.card_v
+    if st[K_PEASANT_LIMIT + k] > st[P_PEAS_LIMIT + s.p]:
+        e += 0.3 * (rn if rn < 6.0 else 6.0)
+    return e
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _build(st, s, best_v):
+    """BI-N4: each card in hand that may become an annex: cash now, burial places, lasting
+    effects, end-of-game bonuses, less the accomplice and the cards paid.  Returns the best
+    that beats ``best_v`` as (value, card), card -1 if none does."""
+    best_t = -1
+    p = s.p
+    nh = s.nh
+    k_build = s.k_build
+    fine = s.fine
     any_white = False
     for r in range(NROOMS):
         if st[R_KEY + r] == WHITE:
             any_white = True
-    owned = st[P_KINDS_OWNED + p]
-    unique = st[G_UNIQUE] != 0
     cnt_nb = 0  # non-artisans before position i
     for i in range(nh):
         c = st[S_A + i]
         a = st[C_AFF + c]
         k = st[C_KIND + c]
-        if st[K_ANNEXABLE + k] != 0 and may_build_kind(st, p, k) and not (unique and (owned >> k) & 1):
+        if st[K_ANNEXABLE + k] != 0 and may_build_kind(st, p, k) and not (s.unique and (s.owned >> k) & 1):
             rank = st[C_RANK + c]
-            kc = rank - disc_build
+            kc = rank - s.disc_build
             if kc < 0:
                 kc = 0
             if kc <= nh - 1:
-                ret = ret_build - (1 if a == ACTION.build else 0)
+                ret = s.ret_build - (1 if a == ACTION.build else 0)
                 need = kc - ret
                 if need > 0 and a != ACTION.build and cnt_nb < need:
                     # the card itself is among the cheapest: the next one pays instead
@@ -842,182 +1029,194 @@ def action(st, pr, p):
                     if st[C_COLOUR + c] == col:
                         own_col += 1
                     now += st[K_PER_COLOUR_AMT + k] * own_col
-                v = min(float(now), room)
+                v = min(float(now), s.room)
                 for j in range(rank):
-                    v += _slot_value(cap_v, tau, avail_own + j)
-                if avail_own < 0:
-                    v += corpse_v * 6.0 * (rank if rank < -avail_own else -avail_own)
-                # lasting effects, in francs over the rounds left
-                e = 0.0
-                if st[K_DISCOUNT_ACT + k] >= 0:
-                    e += 0.5 * st[K_DISCOUNT_AMT + k] * rn * card_v
-                if st[K_MULTI + k] >= 0:
-                    e += 1.5 * (rn if rn < 6.0 else 6.0)
-                e += (st[K_WAGE_FREE + k] + st[K_LEAVE_INCOME + k]) * rn
-                if st[K_ROOM_SERVICE + k] != 0:
-                    e += rn
-                if st[K_MONK + k] != 0 and any_white:
-                    e += 0.6 * rn
-                if st[K_CHAPEL + k] != 0 and not chapel:
-                    e += 0.4 * rn * card_v
-                if st[K_PEASANT_LIMIT + k] > st[P_PEAS_LIMIT + p]:
-                    e += 0.3 * (rn if rn < 6.0 else 6.0)
-                v += eff_w * e
+                    v += _slot_value(s.cap_v, s.tau, s.avail_own + j)
+                if s.avail_own < 0:
+                    v += s.corpse_v * 6.0 * (rank if rank < -s.avail_own else -s.avail_own)
+                v += s.eff_w * _effects(st, s, k, any_white)
                 if st[K_END_COLOUR + k] >= 0 or st[K_END_CHEQUE + k] > 0:
-                    v += end_w * _end_francs(st, p, k, rn, in_inn)
-                v -= tau * (card_v + (aff_v if a >= 0 else 0.0))  # no longer an accomplice
-                v += build_b - loss
-                if held > 0 and (fine < 0.0 or v > best_v or rec != 0):
+                    v += s.end_w * _end_francs(st, p, k, s.rn, s.in_inn)
+                v -= s.tau * (s.card_v + (s.aff_v if a >= 0 else 0.0))  # no longer an accomplice
+                v += s.build_b - loss
+                if s.held > 0 and (fine < 0.0 or v > best_v or s.rec != 0):
                     left = nh - 1 - (need if need > 0 else 0)
                     v -= fine * _exposed(
-                        held,
-                        police,
-                        last,
-                        my_left,
-                        slots + rank,
-                        _payable(b0, b1, b2, held, -1, -1, left, ret_bury),
-                        crypt,
-                        pn,
+                        s.held,
+                        s.police,
+                        s.last,
+                        s.my_left,
+                        s.slots + rank,
+                        _payable(s.b0, s.b1, s.b2, s.held, -1, -1, left, s.ret_bury),
+                        s.crypt,
+                        s.pn,
                     )
                 _rec(st, v, ACTION.build, c, 0)
                 if v > best_v:
-                    best_v, best_a, best_t = v, ACTION.build, c
+                    best_v, best_t = v, c
         if a != ACTION.build:
             cnt_nb += 1
+    return best_v, best_t
 
-    # -- kill (BI-N5) and bribe (BI-N3) of travellers in the inn.  With non-negative
-    # weights the fine and burial terms only lower a value, so a candidate whose value
-    # without them cannot beat the best is skipped (same choices, less work).
-    prune = corpse_v >= 0.0 and fine >= 0.0 and rec == 0
-    may_kill = may(st, p, ACTION.kill)
-    may_bribe = may(st, p, ACTION.bribe)
-    marg = 1.0 if nh < hand_t else 0.5
-    for r in range(NROOMS):
-        c = st[R_CARD + r]
-        if c < 0:
-            continue
-        rank = st[C_RANK + c]
-        pocket = st[C_POCKET + c]
-        pol_after = police - 1 if st[C_TYPE + c] == CTYPE.police else police
-        # kill: a corpse worth its pocket money where it can be buried, less its burial
-        kk = rank - disc_kill
-        if kk < 0:
-            kk = 0
-        need = kk - ret_kill
-        loss = _loss_of(st[PFX + 2 * PSTRIDE + _clip_need(need, k_kill)], need, k_kill)
-        if kk <= nh and may_kill and (not prune or corpse_v * pocket + kill_b - loss > best_v):
-            left = nh - (need if need > 0 else 0)
-            kb = rank - disc_bury
-            if kb < 0:
-                kb = 0
-            exp_old = _exposed(
-                held,
-                pol_after,
-                last,
-                my_left,
-                slots,
-                _payable(b0, b1, b2, held, -1, -1, left, ret_bury),
-                crypt,
-                pn,
-            )
-            exp = _exposed(
-                held + 1,
-                pol_after,
-                last,
-                my_left,
-                slots,
-                _payable(b0, b1, b2, held, -1, kb, left, ret_bury),
-                crypt,
-                pn,
-            )
-            if avail_any <= 0:
-                v = -fine  # nowhere to bury it: a fine sooner or later
-            else:
-                if avail_own > 0:
-                    g = pocket - _slot_value(cap_v, tau, avail_own - 1)
-                else:
-                    half = pocket // 2
-                    g = (pocket - half) - share * half
-                nb = kb - ret_bury
-                g -= _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(nb, k_bury)], nb, k_bury)
-                lost = exp - exp_old  # chance this corpse is the one fined
-                v = corpse_v * g * (1.0 - (lost if lost < 1.0 else 1.0))
-            v += kill_b - loss - fine * exp
-            _rec(st, v, ACTION.kill, c, 0)
-            if v > best_v:
-                best_v, best_a, best_t = v, ACTION.kill, c
-        # bribe: one more accomplice (and, for the last officer, no investigation)
-        kr = rank - disc_bribe
-        if kr < 0:
-            kr = 0
-        if kr <= nh and may_bribe:
-            need = kr - ret_bribe
-            loss = _loss_of(st[PFX + _clip_need(need, k_bribe)], need, k_bribe)
-            kv = card_v
-            if st[C_AFF + c] >= 0:
-                kv += aff_v
-            k = st[C_KIND + c]
-            if st[K_ANNEXABLE + k] != 0 and may_build_kind(st, p, k) and not (unique and (owned >> k) & 1):
-                kv += _potential(st[K_BUILD_CASH + k], cap_v * rank, build_b)
-            v = marg * tau * kv - loss - wage_c + bribe_b
-            if held > 0 and (not prune or v > best_v):
-                left = nh - (need if need > 0 else 0) + 1
-                v -= fine * _exposed(
-                    held,
-                    pol_after,
-                    last,
-                    my_left,
-                    slots,
-                    _payable(b0, b1, b2, held, -1, -1, left, ret_bury),
-                    crypt,
-                    pn,
-                )
-            _rec(st, v, ACTION.bribe, c, 0)
-            if v > best_v:
-                best_v, best_a, best_t = v, ACTION.bribe, c
 
-    # -- the Bistro: a peasant corpse (rank 0, free) or free peasant accomplices
-    if bistro_card >= 0:
-        pocket = st[C_POCKET + bistro_card]
-        exp = _exposed(
-            held + 1, police, last, my_left, slots, _payable(b0, b1, b2, held, -1, 0, nh, ret_bury), crypt, pn
-        )
-        if avail_any <= 0:
-            v = -fine
+@njit(cache=True, _nrt=False, inline="always")
+def _kill(st, s, c, best_v):
+    """BI-N5: traveller ``c`` as a corpse worth its pocket money where it can be buried,
+    less its burial, the cards paid and the fine risk.  Returns (is a candidate, value);
+    with ``prune`` a candidate that cannot beat ``best_v`` is not valued."""
+    nh = s.nh
+    rank = st[C_RANK + c]
+    pocket = st[C_POCKET + c]
+    pol_after = s.police - 1 if st[C_TYPE + c] == CTYPE.police else s.police
+    kk = rank - s.disc_kill
+    if kk < 0:
+        kk = 0
+    need = kk - s.ret_kill
+    loss = _loss_of(st[PFX + 2 * PSTRIDE + _clip_need(need, s.k_kill)], need, s.k_kill)
+    if kk > nh or (s.prune and not s.corpse_v * pocket + s.kill_b - loss > best_v):
+        return False, 0.0
+    left = nh - (need if need > 0 else 0)
+    kb = rank - s.disc_bury
+    if kb < 0:
+        kb = 0
+    exp = _exposed(
+        s.held + 1,
+        pol_after,
+        s.last,
+        s.my_left,
+        s.slots,
+        _payable(s.b0, s.b1, s.b2, s.held, -1, kb, left, s.ret_bury),
+        s.crypt,
+        s.pn,
+    )
+    if s.avail_any <= 0:
+        v = -s.fine  # nowhere to bury it: a fine sooner or later
+    else:
+        if s.avail_own > 0:
+            g = pocket - _slot_value(s.cap_v, s.tau, s.avail_own - 1)
         else:
-            if avail_own > 0:
-                v = corpse_v * (pocket - _slot_value(cap_v, tau, avail_own - 1))
-            else:
-                half = pocket // 2
-                v = corpse_v * ((pocket - half) - share * half)
-            lost = exp - def_exp
-            v *= 1.0 - (lost if lost < 1.0 else 1.0)
-        v -= fine * exp
-        if may_kill:
-            _rec(st, v, ACTION.kill, -2, 0)
-        if v > best_v and may_kill:
-            best_v, best_a, best_t = v, ACTION.kill, -2
-        lim = st[P_PEAS_LIMIT + p]
-        if lim > st[G_BISTRO_N]:
-            lim = st[G_BISTRO_N]
-        v = 0.0
-        take = 0
-        for i in range(lim):
-            dv = (1.0 if nh + i < hand_t else 0.5) * card_v * tau - wage_c
-            if dv <= 0.0 and i > 0:
-                break
-            v += dv
-            take = i + 1
-        v -= fine * def_exp
-        if may_bribe:
-            _rec(st, v, ACTION.bribe, -2, take)
-        if v > best_v and may_bribe:
-            best_v, best_a, best_t = v, ACTION.bribe, -2
-            best_d = take
+            half = pocket // 2
+            g = (pocket - half) - s.share * half
+        exp_old = 0.0  # no corpse held: none exposed (as _exposed says)
+        if s.held > 0:
+            exp_old = _exposed(
+                s.held,
+                pol_after,
+                s.last,
+                s.my_left,
+                s.slots,
+                _payable(s.b0, s.b1, s.b2, s.held, -1, -1, left, s.ret_bury),
+                s.crypt,
+                s.pn,
+            )
+        nb = kb - s.ret_bury
+        g -= _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(nb, s.k_bury)], nb, s.k_bury)
+        lost = exp - exp_old  # chance this corpse is the one fined
+        v = s.corpse_v * g * (1.0 - (lost if lost < 1.0 else 1.0))
+    v += s.kill_b - loss - s.fine * exp
+    _rec(st, v, ACTION.kill, c, 0)
+    return True, v
 
+
+@njit(cache=True, _nrt=False, inline="always")
+def _kill_peasant(st, s):
+    """BI-N5: the Bistro's first peasant as a corpse (rank 0, free)."""
+    pocket = st[C_POCKET + s.bistro_card]
+    exp = _exposed(
+        s.held + 1,
+        s.police,
+        s.last,
+        s.my_left,
+        s.slots,
+        _payable(s.b0, s.b1, s.b2, s.held, -1, 0, s.nh, s.ret_bury),
+        s.crypt,
+        s.pn,
+    )
+    if s.avail_any <= 0:
+        v = -s.fine
+    else:
+        if s.avail_own > 0:
+            v = s.corpse_v * (pocket - _slot_value(s.cap_v, s.tau, s.avail_own - 1))
+        else:
+            half = pocket // 2
+            v = s.corpse_v * ((pocket - half) - s.share * half)
+        lost = exp - s.def_exp
+        v *= 1.0 - (lost if lost < 1.0 else 1.0)
+    v -= s.fine * exp
+    _rec(st, v, ACTION.kill, -2, 0)
+    return v
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _bribe(st, s, c, best_v):
+    """BI-N3: traveller ``c`` as one more accomplice (and, for the last officer, no
+    investigation), less the cards paid, its wages and the fine risk.  Returns (is a
+    candidate, value); with ``prune`` the fine risk of one that cannot beat ``best_v`` is
+    not valued."""
+    p = s.p
+    nh = s.nh
+    k_bribe = s.k_bribe
+    rank = st[C_RANK + c]
+    pol_after = s.police - 1 if st[C_TYPE + c] == CTYPE.police else s.police
+    kr = rank - s.disc_bribe
+    if kr < 0:
+        kr = 0
+    if kr > nh:
+        return False, 0.0
+    need = kr - s.ret_bribe
+    loss = _loss_of(st[PFX + _clip_need(need, k_bribe)], need, k_bribe)
+    kv = s.card_v
+    if st[C_AFF + c] >= 0:
+        kv += s.aff_v
+    k = st[C_KIND + c]
+    if st[K_ANNEXABLE + k] != 0 and may_build_kind(st, p, k) and not (s.unique and (s.owned >> k) & 1):
+        kv += _potential(st[K_BUILD_CASH + k], s.cap_v * rank, s.build_b)
+    marg = 1.0 if nh < s.hand_t else 0.5
+    v = marg * s.tau * kv - loss - s.wage_c + s.bribe_b
+    if s.held > 0 and (not s.prune or v > best_v):
+        left = nh - (need if need > 0 else 0) + 1
+        v -= s.fine * _exposed(
+            s.held,
+            pol_after,
+            s.last,
+            s.my_left,
+            s.slots,
+            _payable(s.b0, s.b1, s.b2, s.held, -1, -1, left, s.ret_bury),
+            s.crypt,
+            s.pn,
+        )
+    _rec(st, v, ACTION.bribe, c, 0)
+    return True, v
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _bribe_peasants(st, s):
+    """BI-N3: free peasant accomplices from the Bistro, as many as are each worth their
+    wages (at least one).  Returns (value, how many)."""
+    lim = st[P_PEAS_LIMIT + s.p]
+    if lim > st[G_BISTRO_N]:
+        lim = st[G_BISTRO_N]
+    v = 0.0
+    take = 0
+    for i in range(lim):
+        dv = (1.0 if s.nh + i < s.hand_t else 0.5) * s.card_v * s.tau - s.wage_c
+        if dv <= 0.0 and i > 0:
+            break
+        v += dv
+        take = i + 1
+    v -= s.fine * s.def_exp
+    _rec(st, v, ACTION.bribe, -2, take)
+    return v, take
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _decide(st, s, best_a, best_t, best_d, launder):
+    """Fill the decision scratch with the chosen action, extended to further targets where
+    a multi-target annex allows (Crypt, Butcher's Shop, Store)."""
+    p = s.p
     st[D_ACTION] = best_a
     if best_a == ACTION.passing:
-        st[D_LAUNDER] = best_launder
+        st[D_LAUNDER] = launder
         return
     if best_t == -2:
         st[D_PEASANTS] = 1
@@ -1026,49 +1225,94 @@ def action(st, pr, p):
     st[D_T] = best_t
     st[D_NT] = 1
     st[D_DEST] = best_d
-    if best_a == ACTION.bury and crypt:
-        _extend_bury(st, p, nh, ret_bury, k_bury, disc_bury, room, share)
+    if best_a == ACTION.bury and s.crypt:
+        _extend_bury(st, p, s.nh, s.ret_bury, s.k_bury, s.disc_bury, s.room, s.share)
     elif best_a == ACTION.kill and st[P_MULTI + p * NACT + ACTION.kill] != 0:
         _extend_kill(
             st,
             p,
-            nh,
-            ret_kill,
-            k_kill,
-            disc_kill,
-            corpse_v,
-            kill_b,
-            avail_own - 1,
-            avail_any - 1,
-            share,
-            fine,
-            police,
-            last,
-            my_left,
-            slots,
-            crypt,
-            held,
-            pn,
-            cap_v,
-            tau,
+            s.nh,
+            s.ret_kill,
+            s.k_kill,
+            s.disc_kill,
+            s.corpse_v,
+            s.kill_b,
+            s.avail_own - 1,
+            s.avail_any - 1,
+            s.share,
+            s.fine,
+            s.police,
+            s.last,
+            s.my_left,
+            s.slots,
+            s.crypt,
+            s.held,
+            s.pn,
+            s.cap_v,
+            s.tau,
         )
     elif best_a == ACTION.bribe and st[P_MULTI + p * NACT + ACTION.bribe] != 0:
         _extend_bribe(
             st,
             p,
-            nh,
-            ret_bribe,
-            k_bribe,
-            disc_bribe,
-            card_v,
-            aff_v,
-            cap_v,
-            build_b,
-            tau,
-            hand_t,
-            wage_c,
-            bribe_b,
+            s.nh,
+            s.ret_bribe,
+            s.k_bribe,
+            s.disc_bribe,
+            s.card_v,
+            s.aff_v,
+            s.cap_v,
+            s.build_b,
+            s.tau,
+            s.hand_t,
+            s.wage_c,
+            s.bribe_b,
         )
+
+
+@njit(cache=True, _nrt=False)
+def action(st, pr, p):
+    """BI-N1..N7: value every candidate action in francs, take the best (pass if none
+    beats it; ties go to the first candidate in the order pass, bury, build, then kill and
+    bribe of each room in turn, then the Bistro), fill the decision scratch."""
+    s = _seat(st, pr, p)
+    launder, gain = _launder(st, s)
+    best_v = -s.fine * s.def_exp  # the pass: the baseline every action is compared with
+    if launder != 0:
+        best_v += gain
+    _rec(st, best_v, ACTION.passing, -1, launder)
+    best_a = ACTION.passing
+    best_d = 0
+    best_v, best_t, best_d = _bury(st, s, best_v)
+    if best_t >= 0:
+        best_a = ACTION.bury
+    v, t = _build(st, s, best_v)
+    if t >= 0:
+        best_v, best_a, best_t = v, ACTION.build, t
+    may_kill = may(st, p, ACTION.kill)
+    may_bribe = may(st, p, ACTION.bribe)
+    for r in range(NROOMS):
+        c = st[R_CARD + r]
+        if c < 0:
+            continue
+        if may_kill:
+            ok, v = _kill(st, s, c, best_v)
+            if ok and v > best_v:
+                best_v, best_a, best_t = v, ACTION.kill, c
+        if may_bribe:
+            ok, v = _bribe(st, s, c, best_v)
+            if ok and v > best_v:
+                best_v, best_a, best_t = v, ACTION.bribe, c
+    if s.bistro_card >= 0:
+        if may_kill:
+            v = _kill_peasant(st, s)
+            if v > best_v:
+                best_v, best_a, best_t = v, ACTION.kill, -2
+        if may_bribe:
+            v, take = _bribe_peasants(st, s)
+            if v > best_v:
+                best_v, best_a, best_t, best_d = v, ACTION.bribe, -2, take
+    _decide(st, s, best_a, best_t, best_d, launder)
 
 
 # --- multi-target annexes (rare: one Crypt, one Butcher's Shop, one Store) ----------------
