@@ -413,6 +413,15 @@ def _exposed(held, police, last, my_left, slots, payable, crypt, p_next):
     return p_next * over if over > 0 else 0.0
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _exposure(s, held, police, slots, skip, extra, left):
+    """:func:`_exposed` of seat ``s`` holding ``held`` corpses with ``slots`` burial places,
+    its payable count from :func:`_payable` over the seat's hand (``skip``/``extra``/``left``
+    as there)."""
+    payable = _payable(s.b0, s.b1, s.b2, s.held, skip, extra, left, s.ret_bury)
+    return _exposed(held, police, s.last, s.my_left, slots, payable, s.crypt, s.pn)
+
+
 @njit(cache=True, _nrt=False)
 def _slot_value(cap_v, tau, spare):
     """Francs one more own burial place is worth with ``spare`` places already free and
@@ -948,16 +957,7 @@ def _bury(st, s, best_v):
         left = nh - (need if need > 0 else 0)
         exp = 0.0  # the last corpse held: none left exposed
         if s.held > 1:
-            exp = _exposed(
-                s.held - 1,
-                s.police,
-                s.last,
-                s.my_left,
-                s.slots - 1,
-                _payable(s.b0, s.b1, s.b2, s.held, kb, -1, left, s.ret_bury),
-                s.crypt,
-                s.pn,
-            )
+            exp = _exposure(s, s.held - 1, s.police, s.slots - 1, kb, -1, left)
         v = gain - loss - s.fine * exp
         _rec(st, v, ACTION.bury, c, d)
         if v > best_v:
@@ -1041,16 +1041,7 @@ def _build(st, s, best_v):
                 v += s.build_b - loss
                 if s.held > 0 and (fine < 0.0 or v > best_v or s.rec != 0):
                     left = nh - 1 - (need if need > 0 else 0)
-                    v -= fine * _exposed(
-                        s.held,
-                        s.police,
-                        s.last,
-                        s.my_left,
-                        s.slots + rank,
-                        _payable(s.b0, s.b1, s.b2, s.held, -1, -1, left, s.ret_bury),
-                        s.crypt,
-                        s.pn,
-                    )
+                    v -= fine * _exposure(s, s.held, s.police, s.slots + rank, -1, -1, left)
                 _rec(st, v, ACTION.build, c, 0)
                 if v > best_v:
                     best_v, best_t = v, c
@@ -1079,16 +1070,7 @@ def _kill(st, s, c, best_v):
     kb = rank - s.disc_bury
     if kb < 0:
         kb = 0
-    exp = _exposed(
-        s.held + 1,
-        pol_after,
-        s.last,
-        s.my_left,
-        s.slots,
-        _payable(s.b0, s.b1, s.b2, s.held, -1, kb, left, s.ret_bury),
-        s.crypt,
-        s.pn,
-    )
+    exp = _exposure(s, s.held + 1, pol_after, s.slots, -1, kb, left)
     if s.avail_any <= 0:
         v = -s.fine  # nowhere to bury it: a fine sooner or later
     else:
@@ -1099,16 +1081,7 @@ def _kill(st, s, c, best_v):
             g = (pocket - half) - s.share * half
         exp_old = 0.0  # no corpse held: none exposed (as _exposed says)
         if s.held > 0:
-            exp_old = _exposed(
-                s.held,
-                pol_after,
-                s.last,
-                s.my_left,
-                s.slots,
-                _payable(s.b0, s.b1, s.b2, s.held, -1, -1, left, s.ret_bury),
-                s.crypt,
-                s.pn,
-            )
+            exp_old = _exposure(s, s.held, pol_after, s.slots, -1, -1, left)
         nb = kb - s.ret_bury
         g -= _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(nb, s.k_bury)], nb, s.k_bury)
         lost = exp - exp_old  # chance this corpse is the one fined
@@ -1122,16 +1095,7 @@ def _kill(st, s, c, best_v):
 def _kill_peasant(st, s):
     """BI-N5: the Bistro's first peasant as a corpse (rank 0, free)."""
     pocket = st[C_POCKET + s.bistro_card]
-    exp = _exposed(
-        s.held + 1,
-        s.police,
-        s.last,
-        s.my_left,
-        s.slots,
-        _payable(s.b0, s.b1, s.b2, s.held, -1, 0, s.nh, s.ret_bury),
-        s.crypt,
-        s.pn,
-    )
+    exp = _exposure(s, s.held + 1, s.police, s.slots, -1, 0, s.nh)
     if s.avail_any <= 0:
         v = -s.fine
     else:
@@ -1175,16 +1139,7 @@ def _bribe(st, s, c, best_v):
     v = marg * s.tau * kv - loss - s.wage_c + s.bribe_b
     if s.held > 0 and (not s.prune or v > best_v):
         left = nh - (need if need > 0 else 0) + 1
-        v -= s.fine * _exposed(
-            s.held,
-            pol_after,
-            s.last,
-            s.my_left,
-            s.slots,
-            _payable(s.b0, s.b1, s.b2, s.held, -1, -1, left, s.ret_bury),
-            s.crypt,
-            s.pn,
-        )
+        v -= s.fine * _exposure(s, s.held, pol_after, s.slots, -1, -1, left)
     _rec(st, v, ACTION.bribe, c, 0)
     return True, v
 
