@@ -420,9 +420,11 @@ def run_arrays(resolved, start, count, *, events=False, check=False, threads=Non
     def _go(mode):
         play(tb, start, count, nblocks, mode, ev_at, ev, games, seats)
 
-    # compile (or load) the kernel first, one process at a time: a call that plays no game
-    empty = (alloc_columns(L.GameCols, 0), alloc_columns(L.SeatCols, 0))
-    compile_once(CACHE_DIR, ("cluedo.play",), lambda: play(tb, start, 0, 1, base, ev_at[:0], ev, *empty))
+    def _warm():  # a call that plays no game
+        play(tb, start, 0, 1, base, ev_at[:0], ev, alloc_columns(L.GameCols, 0), alloc_columns(L.SeatCols, 0))
+
+    # compile (or load) the kernel first, one process at a time
+    compile_once(CACHE_DIR, ("cluedo.play",), _warm)
 
     g, s = games._asdict(), seats._asdict()
     if not events:
