@@ -58,7 +58,7 @@ def test_a_planted_effect_is_found_and_a_null_one_is_not(tmp_path):
     for r in rows.values():
         assert r["power"] == pytest.approx(r["share_unrestricted"] - r["share_restricted"])
     text = " ".join(headlines(ds, results={"causal_power": t}))
-    assert "grocer has the largest causal power" in text
+    assert "Grocery has the largest causal power" in text  # the annex's name, not the card id
     assert "1 of 2 help" in text  # grocer helps, marquis is not told apart from 0
     assert "does murder pay?" in text and "murder pays" in text
 

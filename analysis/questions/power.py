@@ -272,6 +272,14 @@ def headlines(ds, results):
     t = results.get("causal_power")
     if t is None or t.is_empty():
         return []
+    # an annex arm reads by its annex's name (the card table as played), an action by its own
+    annex = {k["id"]: k["annex"] for k in annex_kinds(ds.config)}
+    t = t.with_columns(
+        pl.when(pl.col("kind") == "card")
+        .then(pl.col("target").replace_strict(annex, default=pl.col("target")))
+        .otherwise(pl.col("target"))
+        .alias("target")
+    )
     by = [c for c in t.columns if c not in _TABLE_COLS]
     out = []
     for key, grp in t.group_by(by, maintain_order=True) if by else [((), t)]:
