@@ -66,7 +66,8 @@ def plan(config, *, cards=None, actions=False, games=None, seed=None):
     """
     raw, source = load_run_config(config)
     base = api.resolve(config, games=games, seed=seed)
-    allowed = get_adapter(base["game"]).restrictions(base)
+    adapter = get_adapter(base["game"])
+    allowed = adapter.restrictions(base)
     if allowed is None:
         raise ConfigError(
             "game",
@@ -76,7 +77,12 @@ def plan(config, *, cards=None, actions=False, games=None, seed=None):
         )
     players = base["players"]
     if players < 2:
-        raise ConfigError("players", players, "2 to 4 (power compares a restricted seat with others)", source)
+        raise ConfigError(
+            "players",
+            players,
+            f"2 to {adapter.max_players} (power compares a restricted seat with others)",
+            source,
+        )
     raw["rotate"] = "duplicate"
     raw["games"] = -(-base["games"] // players) * players  # whole deals
     if seed is not None:
