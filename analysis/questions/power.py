@@ -185,6 +185,27 @@ def _sign(lo, hi):
     return 1 if lo > 0 else -1 if hi < 0 else 0
 
 
+#: the causal-power table's columns after the group keys, in order
+TABLE_COLS = (
+    "kind",
+    "target",
+    "units",
+    "share_unrestricted",
+    "share_restricted",
+    "power",
+    "power_lo",
+    "power_hi",
+    "lift",
+    "lift_lo",
+    "lift_hi",
+    "takers",
+    "signs",
+    "se",
+    "se_unpaired",
+    "variance_reduction",
+)
+
+
 @register("power")
 class CausalPower(Metric):
     """Causal power per arm (paired over deals) beside the associational lift."""
@@ -228,26 +249,7 @@ class CausalPower(Metric):
             else:
                 signs = "unclear"
             rows.append({**r, "kind": kind, "target": target, "signs": signs})
-        cols = [
-            *by,
-            "kind",
-            "target",
-            "units",
-            "share_unrestricted",
-            "share_restricted",
-            "power",
-            "power_lo",
-            "power_hi",
-            "lift",
-            "lift_lo",
-            "lift_hi",
-            "takers",
-            "signs",
-            "se",
-            "se_unpaired",
-            "variance_reduction",
-        ]
-        out = pl.DataFrame(rows, schema_overrides={**schema, "takers": pl.Int64}).select(cols)
+        out = pl.DataFrame(rows, schema_overrides={**schema, "takers": pl.Int64}).select([*by, *TABLE_COLS])
         return out.sort([*by, "power", "target"], descending=[False] * len(by) + [True, False])
 
 
@@ -280,7 +282,7 @@ def headlines(ds, results):
         .otherwise(pl.col("target"))
         .alias("target")
     )
-    by = [c for c in t.columns if c not in _TABLE_COLS]
+    by = [c for c in t.columns if c not in TABLE_COLS]
     out = []
     for key, grp in t.group_by(by, maintain_order=True) if by else [((), t)]:
         key = key if isinstance(key, tuple) else (key,)
@@ -352,25 +354,6 @@ def headlines(ds, results):
             )
     return out
 
-
-_TABLE_COLS = {
-    "kind",
-    "target",
-    "units",
-    "share_unrestricted",
-    "share_restricted",
-    "power",
-    "power_lo",
-    "power_hi",
-    "lift",
-    "lift_lo",
-    "lift_hi",
-    "takers",
-    "signs",
-    "se",
-    "se_unpaired",
-    "variance_reduction",
-}
 
 Q.headlines = headlines
 
