@@ -11,6 +11,10 @@ in a directory named after a hash of that package's sources, ``kernels/rng.py``,
 ``kernels/sigs.py`` and ``kernels/layout_tools.py``, and
 any edit there starts a fresh cache (an edit to another game's kernel does not).  Base
 directory: ``$BOARDSIM_CACHE_DIR``, else ``$NUMBA_CACHE_DIR``, else ``~/.cache/boardsim``.
+
+Cold compile.  The same call also makes numba skip the final module passes of libraries
+compiled as callees (:func:`_skip_module_passes_of_callees`): the entry point's passes
+optimise the whole linked game once instead of once per kernel level.
 """
 
 import fcntl
@@ -82,6 +86,50 @@ def _install_locator():
         CacheImpl._locator_classes.insert(0, _GameCacheLocator)
 
 
+class _CompileDepth:
+    """``numba:compile`` listener: how many dispatcher compiles are in progress (numba
+    compiles a callee inside its caller's compile, under one global lock)."""
+
+    depth = 0
+
+    def on_start(self, event):
+        _CompileDepth.depth += 1
+
+    def on_end(self, event):
+        _CompileDepth.depth -= 1
+
+
+def _skip_module_passes_of_callees():
+    """Cold start (issue 17): a library compiled as a callee skips numba's final module
+    passes; only the outermost compile (the entry point called from Python, e.g. the block
+    kernel) runs them, over everything linked in.
+
+    Numba links every callee's module into its caller's and optimises the linked module
+    again, so each kernel level re-optimised the whole game below it (about 4 s of a 28 s
+    cold start).  The entry point's own passes see all the code anyway (callees keep their
+    function passes), so its machine code is as fast (measured: CPU per game unchanged).
+    A callee later called from Python itself (tests) runs less optimised, nothing else;
+    ``BOARDSIM_CALLEE_MODULE_PASSES=1`` restores numba's default.
+    """
+    from numba.core import codegen, event
+
+    lib = codegen.CPUCodeLibrary
+    if getattr(lib, "_boardsim_callee_skip", False) or os.environ.get("BOARDSIM_CALLEE_MODULE_PASSES"):
+        return
+    if not hasattr(lib, "_optimize_final_module"):  # another numba: keep its default
+        return
+    listener = type("CompileDepth", (_CompileDepth, event.Listener), {})()
+    event.register("numba:compile", listener)
+    full = lib._optimize_final_module
+
+    def optimize_final_module(self):
+        if _CompileDepth.depth <= 1:
+            full(self)
+
+    lib._optimize_final_module = optimize_final_module
+    lib._boardsim_callee_skip = True
+
+
 def use_source_keyed_cache(package_file):
     """Point numba's cache for the package's functions at a directory keyed by the package's
     source hash.
@@ -91,6 +139,7 @@ def use_source_keyed_cache(package_file):
     functions always cache there (:class:`_GameCacheLocator`); numba's global ``CACHE_DIR``
     is pointed there too, for the shared ``kernels/*.py`` helpers (in every game's hash).
     """
+    _skip_module_passes_of_callees()
     package_dir = Path(package_file).resolve().parent
     base = os.environ.get("BOARDSIM_CACHE_DIR") or os.environ.get("NUMBA_CACHE_DIR")
     base = Path(base) if base else Path.home() / ".cache" / "boardsim"

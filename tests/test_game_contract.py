@@ -14,6 +14,7 @@ Game counts are small: this is a contract test, the rules tests live per game.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -285,7 +286,7 @@ def test_a_bloody_inn_run_compiles_no_search_or_checks_it_does_not_use():
         "api.simulate({'game': 'bloody_inn', 'games': 2, 'seed': 1}, threads=1)\n"
         "from kernels.bloody_inn import play\n"
         "print(json.dumps({'mods': sorted(sys.modules), "
-        "'sigs': [[str(t) for t in s[-2:]] for s in play._play_block.signatures]}))"
+        "'sigs': [[str(t) for t in s[-3:-1]] for s in play._play_block.signatures]}))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     got = json.loads(out.stdout.splitlines()[-1])
@@ -293,6 +294,47 @@ def test_a_bloody_inn_run_compiles_no_search_or_checks_it_does_not_use():
     assert "kernels.bloody_inn.strat_search" not in got["mods"]
     assert "kernels.bloody_inn.rollout" not in got["mods"]
     assert got["sigs"] == [["none", "none"]]  # (search, checks): both pruned
+
+
+def test_a_bloody_inn_run_compiles_only_the_policies_its_lineup_plays(tmp_path):
+    """Cold start (issue 17): the block kernel gets the lineup's policies as None-or-int64
+    arguments, and the rules pass them down to every ``decide_*``, so an all-``expert``
+    lineup compiles no ``greedy`` or ``random`` function (not even their typed helpers,
+    which compile on first use) and a ``greedy`` lineup not the heuristic.  Compiled in an
+    empty cache: a warm one would load the callers without compiling any callee."""
+    code = (
+        "import json\n"
+        "import numpy as np\n"
+        "from numba import types\n"
+        "from numba.core.registry import CPUDispatcher\n"
+        "from kernels.sigs import PR, ST\n"
+        "from kernels.bloody_inn import morning, play, strat_greedy, strat_heuristic, strat_random\n"
+        "from kernels.bloody_inn.strategies import GREEDY, HEURISTIC, lineup_strategies\n"
+        "def compiled(mod):\n"
+        "    return sorted(n for n, f in vars(mod).items() if isinstance(f, CPUDispatcher)\n"
+        "                  and f.__module__ == mod.__name__ and f.signatures)\n"
+        "out = {'expert': [str(t) for t in lineup_strategies(np.array([HEURISTIC]))],\n"
+        "       'mixed': [str(t) for t in lineup_strategies(np.array([GREEDY, 0, 3]))]}\n"
+        "flags = [types.Tuple((types.int64, types.none, types.none)),\n"
+        "         types.Tuple((types.none, types.int64, types.none))]\n"
+        "for name, ty in zip(('heuristic only', 'greedy only'), flags):\n"
+        "    morning.morning.compile((ST, PR, ty))\n"
+        "    out[name] = {m.__name__.rsplit('.', 1)[1]: compiled(m)\n"
+        "                 for m in (strat_heuristic, strat_greedy, strat_random)}\n"
+        "print(json.dumps(out))"
+    )
+    env = {**os.environ, "BOARDSIM_CACHE_DIR": str(tmp_path), "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    got = json.loads(out.stdout.splitlines()[-1])
+    assert got["expert"] == ["1", "None", "None"]
+    assert got["mixed"] == ["1", "1", "1"]  # greedy, random (0) and search (3, a heuristic)
+    after_heur = got["heuristic only"]
+    assert "wages" in after_heur["strat_heuristic"] and "fine" in after_heur["strat_heuristic"]
+    assert after_heur["strat_greedy"] == [] and after_heur["strat_random"] == []
+    after_greedy = got["greedy only"]
+    assert "wages" in after_greedy["strat_greedy"] and "fine" in after_greedy["strat_greedy"]
+    assert after_greedy["strat_random"] == []
+    assert after_greedy["strat_heuristic"] == after_heur["strat_heuristic"]  # nothing new
 
 
 def test_the_analyses_import_no_kernel():

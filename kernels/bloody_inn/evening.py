@@ -33,7 +33,7 @@ from .layout import (
 from .legal import copy_list
 from .policy_tools import shuffle_prefix
 from .state import gain_cash, log_event, move_card
-from .strategies import decide_placement
+from .strategies import ALL, decide_placement
 
 
 @njit(cache=True, _nrt=False)
@@ -75,8 +75,9 @@ def place_traveller(st, c, r):
 
 
 @njit(cache=True, _nrt=False)
-def evening(st, pr):
+def evening(st, pr, strats=ALL):
     """BI-E1..E4.  Returns True if the round is played, False if the game ends now.
+    ``strats``: the lineup's policies (``strategies.lineup_strategies``; by default all).
 
     BI-E3: the first time the Entrance runs out (with 2 seasons), the Exit is shuffled into
     a new Entrance in the Evening the last card is drawn, right after it is placed; placing
@@ -103,7 +104,7 @@ def evening(st, pr):
                 break
         c = st[ENT + st[G_ENT_POS]]
         st[G_ENT_POS] += 1
-        r = decide_placement(st, pr, fp, c)
+        r = decide_placement(st, pr, fp, c, *strats)
         k = -1
         for i in range(st[G_N_EMPTY]):
             if st[R_EMPTY + i] == r:

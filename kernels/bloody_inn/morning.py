@@ -32,11 +32,11 @@ from .layout import (
 )
 from .legal import police_in_inn
 from .state import discard_card, fine_range, gain_cash, list_card, log_event, move_card, pay_fine
-from .strategies import decide_fine, decide_wages
+from .strategies import ALL, decide_fine, decide_wages
 
 
 @njit(cache=True, _nrt=False)
-def investigate(st, pr, p, kind):
+def investigate(st, pr, p, kind, strats=ALL):
     """Fine ``p`` 10 F per unburied corpse and box the corpses.  BI-M1: cash or cheques is
     the player's choice (``decide_fine``; a short player pays what they can).
     Solo (BI-X2): an unburied corpse at an investigation loses the game at once."""
@@ -51,7 +51,7 @@ def investigate(st, pr, p, kind):
     lo, hi = fine_range(st, p, n)
     k = lo
     if hi > lo:  # a choice only when there is one (no draw from the stream otherwise)
-        k = decide_fine(st, pr, p, n, lo, hi, 1 if kind == EVENT.final_investigation else 0)
+        k = decide_fine(st, pr, p, n, lo, hi, 1 if kind == EVENT.final_investigation else 0, *strats)
         if k < lo or k > hi:  # not a legal split: a strategy bug
             if st[G_ERR] == 0:
                 st[G_ERR] = 41
@@ -92,7 +92,7 @@ def travellers_leave(st):
 
 
 @njit(cache=True, _nrt=False)
-def pay_wages(st, pr, p):
+def pay_wages(st, pr, p, strats=ALL):
     """BI-M3: 1 F cash per accomplice (never cheques; Distillery: some free).  Unpaid
     accomplices leave; with BI-V5 the player may also dismiss ones they could pay."""
     h = st[P_HAND_N + p]
@@ -103,7 +103,7 @@ def pay_wages(st, pr, p):
     if max_keep > h:
         max_keep = h
     st[D_NT] = 0
-    decide_wages(st, pr, p, max_keep)
+    decide_wages(st, pr, p, max_keep, *strats)
     n = st[D_NT]
     must = h - max_keep
     ok = n >= must and (st[G_VOLUNTARY] != 0 or n == must) and n <= h
@@ -142,16 +142,17 @@ def pay_wages(st, pr, p):
 
 
 @njit(cache=True, _nrt=False)
-def morning(st, pr):
-    """BI-M1..M4.  Sets ``G_OVER`` if a solo player is caught (BI-X2)."""
+def morning(st, pr, strats=ALL):
+    """BI-M1..M4.  Sets ``G_OVER`` if a solo player is caught (BI-X2).  ``strats``: the
+    lineup's policies (``strategies.lineup_strategies``; by default all)."""
     np_ = st[G_NP]
     if police_in_inn(st):
         for i in range(np_):
-            investigate(st, pr, (st[G_FIRST] + i) % np_, EVENT.investigation)
+            investigate(st, pr, (st[G_FIRST] + i) % np_, EVENT.investigation, strats)
         if st[G_OVER] != 0:
             return
     travellers_leave(st)
     for i in range(np_):
-        pay_wages(st, pr, (st[G_FIRST] + i) % np_)
+        pay_wages(st, pr, (st[G_FIRST] + i) % np_, strats)
     st[G_FIRST] = (st[G_FIRST] + 1) % np_
     log_event(st, EVENT.first_player, st[G_FIRST], -1, 0, 0, 0)

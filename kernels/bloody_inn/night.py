@@ -5,9 +5,10 @@ decision against the rules and applies it.  An illegal decision is a strategy bu
 recorded in ``G_ERR`` (the invariant tests require zero) and the player passes instead.
 """
 
+import numpy as np
 from numba import njit
 
-from kernels.sigs import PR, ST, I, sig
+from kernels.sigs import ST, I, sig
 
 from .layout import (
     ACTION,
@@ -97,7 +98,13 @@ from .layout import (
 )
 from .legal import can_build, dest_owner, discounted, launder_range, list_token_rooms, may, token_room_ok
 from .state import discard_card, gain_cash, list_card, log_event, move_card
-from .strategies import decide_action, decide_monk_room, decide_payment, decide_token_room
+from .strategies import ALL, ON, decide_action, decide_monk_room, decide_payment, decide_token_room
+
+#: int64 constants for the arguments of ``_pay`` (no explicit signature: it takes the
+#: lineup's policies, whose types vary; a plain ``int`` constant would be typed as a
+#: literal and compile a version of its own, kernels/sigs.py)
+NO_CARD = np.int64(-1)
+ONE = np.int64(1)
 
 
 @njit(sig(ST, I), cache=True, _nrt=False)
@@ -143,16 +150,19 @@ def _targets_cost(st, p, action):
     return discounted(st, p, action, raw)
 
 
-@njit(sig(ST, PR, I, I, I, I, I), cache=True, _nrt=False)
-def _pay(st, pr, p, action, cost, exclude, nt):
+@njit(cache=True, _nrt=False)
+def _pay(st, pr, p, action, cost, exclude, nt, strats):
     """BI-N2: ask for ``cost`` cards, check them, return matching affinities to hand and
     discard the others.  Returns False (nothing paid, nothing logged) if the choice is
-    illegal; otherwise the action's ``action`` event is logged before its payments."""
+    illegal; otherwise the action's ``action`` event is logged before its payments.
+    ``strats``: the lineup's policies (``strategies.lineup_strategies``), as in every rules
+    function that asks for a decision; ``exclude`` and ``nt`` int64 (no literal constants:
+    one compiled version)."""
     if cost == 0:
         log_event(st, EVENT.action, p, exclude, action, nt, 0)
         return True
     st[D_NPAY] = 0
-    decide_payment(st, pr, p, action, cost, exclude)
+    decide_payment(st, pr, p, action, cost, exclude, *strats)
     if st[D_NPAY] != cost:
         return False
     for i in range(cost):
@@ -174,13 +184,13 @@ def _pay(st, pr, p, action, cost, exclude, nt):
 
 
 @njit(cache=True, _nrt=False)
-def _take_from_inn(st, pr, p, action):
+def _take_from_inn(st, pr, p, action, strats):
     """Bribe (BI-N3) or kill (BI-N5) the travellers ``D_T``: check, pay, then each leaves
     its room for the player's hand (bribe) or the player's unburied corpses (kill)."""
     cost = _targets_cost(st, p, action)
     if cost < 0 or cost > st[P_HAND_N + p]:
         return False
-    if not _pay(st, pr, p, action, cost, -1, st[D_NT]):
+    if not _pay(st, pr, p, action, cost, NO_CARD, st[D_NT], strats):
         return False
     bribing = action == ACTION.bribe
     for i in range(st[D_NT]):
@@ -222,7 +232,7 @@ def _take_from_bistro(st, p, action, n):
 
 
 @njit(cache=True, _nrt=False)
-def bribe(st, pr, p):
+def bribe(st, pr, p, strats=ALL):
     """BI-N3: a traveller (or several with the Store) into hand, or 1-2 peasants (up to the
     Brewery's limit) from the Bistro for free."""
     if st[D_PEASANTS] != 0:
@@ -231,11 +241,11 @@ def bribe(st, pr, p):
             return False
         _take_from_bistro(st, p, ACTION.bribe, n)
         return True
-    return _take_from_inn(st, pr, p, ACTION.bribe)
+    return _take_from_inn(st, pr, p, ACTION.bribe, strats)
 
 
 @njit(cache=True, _nrt=False)
-def kill(st, pr, p):
+def kill(st, pr, p, strats=ALL):
     """BI-N5: a traveller (several with the Butcher's Shop) or a Bistro peasant (cost 0)
     becomes an unburied corpse in front of the player."""
     if st[D_PEASANTS] != 0:
@@ -243,11 +253,11 @@ def kill(st, pr, p):
             return False
         _take_from_bistro(st, p, ACTION.kill, 1)
         return True
-    return _take_from_inn(st, pr, p, ACTION.kill)
+    return _take_from_inn(st, pr, p, ACTION.kill, strats)
 
 
 @njit(cache=True, _nrt=False)
-def bury(st, pr, p):
+def bury(st, pr, p, strats=ALL):
     """BI-N6: own corpses (several with the Crypt) under annexes with free capacity, own or
     another player's; pocket money to the burier, or split with the annex's owner."""
     nt = st[D_NT]
@@ -280,7 +290,7 @@ def bury(st, pr, p):
             st[S_BARNCAP + q] -= 1
             if st[S_BARNCAP + q] < 0:
                 return False
-    if not _pay(st, pr, p, ACTION.bury, cost, -1, nt):
+    if not _pay(st, pr, p, ACTION.bury, cost, NO_CARD, nt, strats):
         return False
     for i in range(nt):
         c = st[D_T + i]
@@ -313,7 +323,7 @@ def bury(st, pr, p):
 
 
 @njit(cache=True, _nrt=False)
-def build(st, pr, p):
+def build(st, pr, p, strats=ALL):
     """BI-N4: a card from hand becomes an annex; its rank is paid with other cards; an
     "immediately" effect fires now, a "from now on" effect is registered (BI-C5)."""
     if st[D_NT] != 1:
@@ -322,7 +332,7 @@ def build(st, pr, p):
     if c < 0 or c >= st[G_NCARDS] or not can_build(st, p, c):
         return False
     cost = discounted(st, p, ACTION.build, st[C_RANK + c])
-    if not _pay(st, pr, p, ACTION.build, cost, c, 1):
+    if not _pay(st, pr, p, ACTION.build, cost, c, ONE, strats):
         return False
     move_card(st, c, LOC.annex + p, 0)
     st[C_FILL + c] = 0
@@ -363,7 +373,7 @@ def build(st, pr, p):
         log_event(st, EVENT.effect_cash, p, c, got, amount, 0)
     if st[K_ROOM_SERVICE + k] != 0 and list_token_rooms(st, S_A) > 0:
         # BI-V12: with one token per room and every open room taken, the token is lost
-        r = decide_token_room(st, pr, p)
+        r = decide_token_room(st, pr, p, *strats)
         if not token_room_ok(st, r):
             _illegal(st, 21)
         else:
@@ -375,7 +385,7 @@ def build(st, pr, p):
             if st[R_KEY + r] == WHITE:
                 any_white = True
         if any_white:
-            r = decide_monk_room(st, pr, p)
+            r = decide_monk_room(st, pr, p, *strats)
             if r < 0 or r >= NROOMS or st[R_KEY + r] != WHITE:
                 _illegal(st, 22)
             else:
@@ -403,23 +413,26 @@ def launder(st, pr, p):
 
 # inline: one library less that re-optimises the whole game at cold compile (issue 17)
 @njit(cache=True, _nrt=False, inline="always")
-def take_action(st, pr, p):
-    """One night action of player ``p`` (BI-N1): ask the strategy, check, apply."""
+def take_action(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
+    """One night action of player ``p`` (BI-N1): ask the strategy, check, apply.
+    ``with_*``: the lineup's policies (``strategies.lineup_strategies``; by default all),
+    as three arguments (see ``play.play_one``)."""
+    strats = (with_heur, with_greedy, with_random)
     st[D_NT] = 0
     st[D_PEASANTS] = 0
     st[D_LAUNDER] = 0
-    decide_action(st, pr, p)
+    decide_action(st, pr, p, with_heur, with_greedy, with_random)
     a = st[D_ACTION]
     if 0 <= a < ACTION.passing and not may(st, p, a):
         ok = False  # restricted play: the strategy took a forbidden action (a bug)
     elif a == ACTION.bribe:
-        ok = bribe(st, pr, p)
+        ok = bribe(st, pr, p, strats)
     elif a == ACTION.build:
-        ok = build(st, pr, p)
+        ok = build(st, pr, p, strats)
     elif a == ACTION.kill:
-        ok = kill(st, pr, p)
+        ok = kill(st, pr, p, strats)
     elif a == ACTION.bury:
-        ok = bury(st, pr, p)
+        ok = bury(st, pr, p, strats)
     elif a == ACTION.passing:
         ok = launder(st, pr, p)
     else:

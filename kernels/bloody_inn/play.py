@@ -78,7 +78,7 @@ from .night import take_action
 from .scoring import end_game
 from .setup import setup_game
 from .state import log_event
-from .strategies import SEARCH
+from .strategies import ON, SEARCH, lineup_strategies
 
 #: The search seat's hook (``strat_search.search_action``), bound by :func:`load_search` only
 #: for a lineup with a search seat: importing strat_search compiles the search and its
@@ -109,15 +109,20 @@ def _check(st, checks):
 
 # inline: one library less that re-optimises the whole game at cold compile (issue 17)
 @njit(cache=True, _nrt=False, inline="always")
-def play_one(st, pr, search=None, checks=1):
+def play_one(st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_random=ON):
     """Play the game set up in ``st`` to its end (BI-S .. BI-G).
 
     ``search`` is None unless the lineup has a ``search`` seat (then :func:`load_search`
     first); ``checks`` None when the rules do not ask for invariant checks (by default they
-    are run when ``G_CHECK`` says so).  A None-typed argument prunes its ``is not None``
-    branch at compile time, so a run without search seats never compiles the search and
-    its rollouts, nor a run without checks the invariants.
+    are run when ``G_CHECK`` says so); ``with_*`` the policies the lineup plays
+    (``strategies.lineup_strategies``; by default all).  A None-typed argument prunes its
+    ``is not None`` branch at compile time, so a run without search seats never compiles
+    the search and its rollouts, nor a run without checks the invariants, nor an
+    all-``expert`` run the ``greedy`` and ``random`` policies.  (Three arguments, not the
+    ``strats`` tuple the rules take: inlined, their branches are pruned on the block
+    kernel's own arguments, which a tuple's items are not.)
     """
+    strats = (with_heur, with_greedy, with_random)
     setup_game(st)
     _check(st, checks)
     while True:
@@ -128,7 +133,7 @@ def play_one(st, pr, search=None, checks=1):
         st[G_ROUND] += 1
         st[G_PHASE] = 0
         log_event(st, EVENT.round, st[G_FIRST], -1, st[G_ROUND], st[G_SEASON], 0)
-        played = evening(st, pr)
+        played = evening(st, pr, strats)
         _check(st, checks)
         if not played:
             st[G_ROUND] -= 1  # the trigger round is not played
@@ -141,15 +146,15 @@ def play_one(st, pr, search=None, checks=1):
                 if search is not None:
                     if st[P_STRAT + seat] == SEARCH:
                         search_action(st, pr, seat)  # decided ahead: take_action plays it
-                take_action(st, pr, seat)
+                take_action(st, pr, seat, with_heur, with_greedy, with_random)
                 _check(st, checks)
         st[G_PHASE] = 2
-        morning(st, pr)
+        morning(st, pr, strats)
         _check(st, checks)
         if st[G_OVER] != 0 or st[G_LAST_ROUND] != 0:
             break
     st[G_PHASE] = 3
-    end_game(st, pr)
+    end_game(st, pr, strats)
     _check(st, checks)
 
 
@@ -264,6 +269,7 @@ def play_games(
         load_search()
         search = np.int64(SEARCH_SCRATCH)
     checks = np.int64(1) if template[G_CHECK] != 0 else None
+    strats = lineup_strategies(lineup)
     per = (n_games + n_blocks - 1) // n_blocks
     ev_cap = ev_game_cap if template[G_LOG] != 0 else 0
     scratch = SEARCH_SCRATCH if search is not None else 0
@@ -290,10 +296,12 @@ def play_games(
             ev_count,
             search,
             checks,
+            *strats,
         )
 
     # compile (or load) this variant first, one process at a time: a block of no games
-    compile_once(CACHE_DIR, ("play", search is None, checks is None), lambda: play_block(0, 0, 0))
+    key = ("play", search is None, checks is None) + tuple(s is None for s in strats)
+    compile_once(CACHE_DIR, key, lambda: play_block(0, 0, 0))
     run_blocks(n_blocks, play_block)
 
 
@@ -347,10 +355,14 @@ def _play_block(
     ev_count,
     search,
     checks,
+    with_heur,
+    with_greedy,
+    with_random,
 ):
     """Block ``b`` of :func:`play_games`: games ``lo .. hi-1`` of the chunk (game id
     ``first_game + g``) on the block's own state ``st`` and parameters ``pr``; ``search`` is
-    None or the search scratch size, ``checks`` 1 or None (see :func:`play_one`)."""
+    None or the search scratch size, ``checks`` 1 or None, ``with_*`` the lineup's
+    policies (see :func:`play_one`)."""
     log = st[G_LOG] != 0
     base = b * ev_rows_per_block
     used = 0
@@ -361,7 +373,7 @@ def _play_block(
         # the stream, so the shuffle, keys and first seat are the same in each
         deal = gid // st[G_NLINEUP] if st[G_ROTATE] == ROTATE_DUPLICATE else gid
         st[G_RNG] = stream_key(seed, deal)
-        play_one(st, pr, search, checks)
+        play_one(st, pr, search, checks, with_heur, with_greedy, with_random)
         _write_rows(st, g, games, seats)
         if log:
             n = st[G_EV_N]

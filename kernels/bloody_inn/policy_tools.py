@@ -8,7 +8,7 @@ Bistro, Exit) and the top Entrance card (BI rules: the Entrance is face up).
 from numba import njit
 
 from kernels.rng import randint
-from kernels.sigs import ST, I, sig
+from kernels.sigs import ST, I, on_first_use, sig
 
 from .layout import (
     C_RANK,
@@ -77,7 +77,8 @@ def bury_raw_cost(st):
     return raw
 
 
-@njit(sig(ST, I, I), cache=True, _nrt=False)
+@on_first_use(ST, I, I)
+@njit(cache=True, _nrt=False)
 def dest_room_left(st, d, upto):
     """Free places of destination ``d`` after the first ``upto`` choices of this action."""
     left = free_space(st, d)

@@ -33,6 +33,7 @@ from .layout import (
 )
 from .morning import investigate
 from .state import gain_cash, list_card, log_event, move_card
+from .strategies import ALL
 
 
 @njit(cache=True, _nrt=False)
@@ -47,8 +48,9 @@ def _bonus(st, p, amount):
 
 
 @njit(cache=True, _nrt=False)
-def end_game(st, pr):
-    """BI-G1..G3 (and BI-X2 for the final investigation of a solo game)."""
+def end_game(st, pr, strats=ALL):
+    """BI-G1..G3 (and BI-X2 for the final investigation of a solo game).  ``strats``: the
+    lineup's policies (``strategies.lineup_strategies``; by default all)."""
     np_ = st[G_NP]
     # BI-G1: travellers still in rooms go to the Exit; investigation regardless of police
     for r in range(NROOMS):
@@ -59,7 +61,7 @@ def end_game(st, pr):
             log_event(st, EVENT.discard, -1, c, r, 0, 0)
     if st[G_OVER] == 0:
         for p in range(np_):
-            investigate(st, pr, p, EVENT.final_investigation)
+            investigate(st, pr, p, EVENT.final_investigation, strats)
     # BI-G2: colour bonuses count the Exit; the Greenhouse counts the cheques held before
     # the end bonuses (BI-V10: with unlimited wealth a bonus above the cap turns into
     # cheques, and those do not count, whatever order the annexes were built in)

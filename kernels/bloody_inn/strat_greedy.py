@@ -9,7 +9,7 @@ tonight.  Ties are broken at random from the game's stream.  Parameters (``pr`` 
 
 from numba import njit
 
-from kernels.sigs import PR, ST, I, sig
+from kernels.sigs import PR, ST, I, on_first_use
 
 from .layout import (
     ACTION,
@@ -89,7 +89,8 @@ PARAMS = (
 _NEG = -1e18
 
 
-@njit(sig(ST, PR, I, I), cache=True, _nrt=False)
+@on_first_use(ST, PR, I, I)
+@njit(cache=True, _nrt=False)
 def _prm(st, pr, p, i):
     return pr[st[P_LINEUP + p] * MAXPARAM + i]
 
@@ -104,7 +105,8 @@ def _loss(st, pr, p, c, action):
     return _prm(st, pr, p, 0) + 0.01 * st[C_RANK + c]
 
 
-@njit(sig(ST, PR, I, I, I, I), cache=True, _nrt=False)
+@on_first_use(ST, PR, I, I, I, I)
+@njit(cache=True, _nrt=False)
 def _pay_loss(st, pr, p, action, cost, exclude):
     """Loss of the ``cost`` cheapest cards of the hand (selection, hands are small)."""
     if cost <= 0:
@@ -145,7 +147,8 @@ def _police_count(st):
     return n
 
 
-@njit(sig(ST, I, I), cache=True, _nrt=False)
+@on_first_use(ST, I, I)
+@njit(cache=True, _nrt=False)
 def _best_dest(st, p, upto):
     """Best burial place for a corpse: own (full pocket money) before others' (half)."""
     n = list_burial_places(st, S_B)
@@ -372,7 +375,8 @@ def _extend_kill(st, pr, p):
             raw += st[C_RANK + c]
 
 
-@njit(sig(ST, PR, I, I, I, I), cache=True, _nrt=False)
+@on_first_use(ST, PR, I, I, I, I)
+@njit(cache=True, _nrt=False)
 def payment(st, pr, p, action_id, cost, exclude):
     """The ``cost`` cheapest cards: returning affinities, then peasants, then low ranks."""
     h = list_hand(st, p, S_B)
@@ -402,7 +406,8 @@ def token_room(st, pr, p):
     return st[S_A]
 
 
-@njit(sig(ST, PR, I, I, I, I, I), cache=True, _nrt=False)
+@on_first_use(ST, PR, I, I, I, I, I)
+@njit(cache=True, _nrt=False)
 def fine(st, pr, p, corpses, lo, hi, final):
     """BI-M1: the split that keeps cash for the income cap and the wages (``strat_fines``)."""
     return best_fine_cheques(st, p, corpses, lo, hi, final)
