@@ -13,8 +13,8 @@ any edit there starts a fresh cache (an edit to another game's kernel does not).
 directory: ``$BOARDSIM_CACHE_DIR``, else ``$NUMBA_CACHE_DIR``, else ``~/.cache/boardsim``.
 
 Cold compile.  The same call also makes numba skip the final module passes of libraries
-compiled as callees (:func:`_skip_module_passes_of_callees`): the entry point's passes
-optimise the whole linked game once instead of once per kernel level.
+compiled as callees, and the unused C-ABI wrappers (:func:`_cheaper_cold_compile`): the
+entry point's passes optimise the whole linked game once instead of once per kernel level.
 """
 
 import fcntl
@@ -99,25 +99,29 @@ class _CompileDepth:
         _CompileDepth.depth -= 1
 
 
-def _skip_module_passes_of_callees():
-    """Cold start (issue 17): a library compiled as a callee skips numba's final module
-    passes; only the outermost compile (the entry point called from Python, e.g. the block
-    kernel) runs them, over everything linked in.
+def _cheaper_cold_compile():
+    """Cold start (issue 17): two numba defaults that cost compile time and buy these
+    kernels nothing; ``BOARDSIM_NUMBA_DEFAULT_COMPILE=1`` keeps numba's defaults.
 
-    Numba links every callee's module into its caller's and optimises the linked module
-    again, so each kernel level re-optimised the whole game below it (about 4 s of a 28 s
-    cold start).  The entry point's own passes see all the code anyway (callees keep their
-    function passes), so its machine code is as fast (measured: CPU per game unchanged).
-    A callee later called from Python itself (tests) runs less optimised, nothing else;
-    ``BOARDSIM_CALLEE_MODULE_PASSES=1`` restores numba's default.
+    * A library compiled as a callee skips numba's final module passes; only the outermost
+      compile (the entry point called from Python, e.g. the block kernel) runs them, over
+      everything linked in.  Numba links every callee's module into its caller's and
+      optimises the linked module again, so each kernel level re-optimised the whole game
+      below it (~9 % of the cold start).  The entry point's passes see all the code anyway
+      (callees keep their function passes), so its machine code is as fast (CPU per game
+      measured unchanged); a callee later called from Python itself (tests) runs less
+      optimised, nothing else.
+    * No C-ABI wrapper (``cfunc``-style, for first-class function use, which no kernel
+      makes) is built for an njit function unless its flags ask for one (~4 %).
     """
-    from numba.core import codegen, event
+    from numba.core import codegen, cpu, event
 
     lib = codegen.CPUCodeLibrary
-    if getattr(lib, "_boardsim_callee_skip", False) or os.environ.get("BOARDSIM_CALLEE_MODULE_PASSES"):
+    opts = cpu.CPUTargetOptions
+    if getattr(lib, "_boardsim_cheaper", False) or os.environ.get("BOARDSIM_NUMBA_DEFAULT_COMPILE"):
         return
-    if not hasattr(lib, "_optimize_final_module"):  # another numba: keep its default
-        return
+    if not hasattr(lib, "_optimize_final_module") or not hasattr(opts, "finalize"):
+        return  # another numba: keep its defaults
     listener = type("CompileDepth", (_CompileDepth, event.Listener), {})()
     event.register("numba:compile", listener)
     full = lib._optimize_final_module
@@ -126,8 +130,16 @@ def _skip_module_passes_of_callees():
         if _CompileDepth.depth <= 1:
             full(self)
 
+    finalize = opts.finalize
+
+    def finalize_flags(self, flags, options):
+        finalize(self, flags, options)
+        if not flags.is_set("no_cfunc_wrapper"):
+            flags.no_cfunc_wrapper = True
+
     lib._optimize_final_module = optimize_final_module
-    lib._boardsim_callee_skip = True
+    opts.finalize = finalize_flags
+    lib._boardsim_cheaper = True
 
 
 def use_source_keyed_cache(package_file):
@@ -139,7 +151,7 @@ def use_source_keyed_cache(package_file):
     functions always cache there (:class:`_GameCacheLocator`); numba's global ``CACHE_DIR``
     is pointed there too, for the shared ``kernels/*.py`` helpers (in every game's hash).
     """
-    _skip_module_passes_of_callees()
+    _cheaper_cold_compile()
     package_dir = Path(package_file).resolve().parent
     base = os.environ.get("BOARDSIM_CACHE_DIR") or os.environ.get("NUMBA_CACHE_DIR")
     base = Path(base) if base else Path.home() / ".cache" / "boardsim"

@@ -158,12 +158,14 @@ def play_one(st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_r
     _check(st, checks)
 
 
-@njit(cache=True, _nrt=False)
+# inline (issue 17): its own library would link and optimise it once more, and build a
+# Python wrapper unboxing the two named tuples of ~40 arrays, which nothing calls
+@njit(cache=True, _nrt=False, inline="always")
 def _write_rows(st, g, games, seats):
     """Row ``g`` of the games columns and rows ``g * players + seat`` of the seat columns
     (``layout.GameCols`` / ``layout.SeatCols``, each a typed 1-D array: a store narrows).
     A function of its own: Numba loses stores made through a named tuple's field in a
-    ``prange`` body itself (kernels/layout_tools.py)."""
+    ``prange`` body itself (kernels/layout_tools.py); the block kernel has no ``prange``."""
     np_ = st[G_NP]
     n_win = 0
     winner = -1
