@@ -228,7 +228,7 @@ def test_placement_search_is_legal_and_does_not_depend_on_threads_or_chunks(play
 def test_placement_search_changes_the_rooms_it_should():
     """With ``placement`` 1 a solo search seat (always the first player) plays other games
     than with 0 on the same deals: the search does choose other rooms than the heuristic."""
-    base = cfg(1, [seat("search", determinizations=3, candidates=3)], 12, seed=9)
+    base = cfg(1, [seat("search", determinizations=3, candidates=3, placement=0)], 12, seed=9)
     on = cfg(1, [seat("search", **FAST)], 12, seed=9)
     a = pl.from_arrow(api.simulate(base).seats)["score"].to_numpy()
     b = pl.from_arrow(api.simulate(on).seats)["score"].to_numpy()

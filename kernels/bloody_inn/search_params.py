@@ -37,7 +37,7 @@ SEARCH_PARAMS = (
     ("gap", 30.0, "candidates valued more than this many francs below the heuristic's best are not searched"),
     (
         "placement",
-        0.0,
+        1.0,
         "1: as first player, also search where each drawn traveller goes (BI-E1): the heuristic's "
         "best rooms of distinct value, played forward like a night action; 0: the heuristic places",
     ),
