@@ -35,6 +35,12 @@ SEARCH_PARAMS = (
         "margin over the best opponent / 100",
     ),
     ("gap", 30.0, "candidates valued more than this many francs below the heuristic's best are not searched"),
+    (
+        "placement",
+        1.0,
+        "1: as first player, also search where each drawn traveller goes (BI-E1): the heuristic's "
+        "best rooms of distinct value, played forward like a night action; 0: the heuristic places",
+    ),
 )
 
 SEARCH_BOUNDS = {
@@ -46,4 +52,10 @@ SEARCH_BOUNDS = {
     "budget": (1.0, 4096.0),
     "margin_weight": (0.0, 5.0),
     "gap": (0.0, 1000.0),
+    "placement": (0.0, 1.0),
 }
+
+
+def search_index(name):
+    """Index of the search parameter ``name`` in a seat's parameter block."""
+    return SEARCH_BASE + [n for n, _, _ in SEARCH_PARAMS].index(name)

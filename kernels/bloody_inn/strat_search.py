@@ -45,6 +45,7 @@ from . import strat_heuristic as heur
 from .layout import (
     ACTION,
     C_LOC,
+    C_RANK,
     C_SLOT,
     D_ACTION,
     D_DEST,
@@ -74,11 +75,14 @@ from .layout import (
     LOC,
     MAXP,
     MAXPARAM,
+    NROOMS,
     P_LINEUP,
     P_SCORE,
     P_SOLO_LOST,
     P_STRAT,
     P_WINNER,
+    R_CARD,
+    R_KEY,
     S_A,
     S_B,
     S_C,
@@ -86,8 +90,8 @@ from .layout import (
     STATE_END,
     TABLES_END,
 )
-from .rollout import NO_STOP, copy_game, play_from
-from .search_params import SEARCH_BASE
+from .rollout import NO_STOP, copy_game, play_from, play_from_placement
+from .search_params import SEARCH_BASE, search_index
 from .state import move_card
 from .strat_heuristic import REC, REC_N, REC_W, SCALE, STAMP
 
@@ -108,6 +112,8 @@ C_FIRST_D = C_FIRST_T + TMAX  # ... and destinations
 C_SUM = C_FIRST_D + TMAX  # outcome sums x 2**20 per candidate
 C_CHOSEN = C_SUM + KMAX  # index of the candidate taken
 OUT_SCALE = 1048576.0
+SP_PLACEMENT = search_index("placement")
+PLACE_SALT = 1 << 20  # sample streams of placement decisions: d + PLACE_SALT x (Entrance position + 1)
 
 
 @njit(sig(ST, I, I), cache=True, _nrt=False)
@@ -305,10 +311,11 @@ def _rollout_params(pr, base, policy):
             pr[off + e * MAXPARAM + j] = v
 
 
-@njit(sig(ST, PR, I, I, I, I, I, I, F), cache=True, _nrt=False)
-def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w):
+@njit(sig(ST, PR, I, I, I, I, I, I, F, I), cache=True, _nrt=False)
+def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w, card):
     """Play every candidate on ``n_det`` samples x ``n_roll`` streams; leave the index
-    of the best mean in ``C_CHOSEN``."""
+    of the best mean in ``C_CHOSEN``.  ``card`` -1: the candidates are night actions; else
+    they are rooms for the drawn traveller ``card`` (placement, BI-E1)."""
     at = st[G_SEARCH_AT]
     det = st[at : at + STATE_END]
     work = st[at + STATE_END : at + 2 * STATE_END]
@@ -318,6 +325,7 @@ def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w):
     np_ = st[G_NP]
     stop = st[G_ROUND] + horizon if horizon > 0 else NO_STOP
     sid = POLICY_ID[policy if 0 <= policy <= 2 else 2]
+    salt = 0 if card < 0 else PLACE_SALT * (st[G_ENT_POS] + 1)
     for k in range(nc):
         st[C_SUM + k] = 0
     for d in range(n_det):
@@ -329,7 +337,7 @@ def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w):
         for q in range(np_):
             det[P_STRAT + q] = sid
             det[P_LINEUP + q] = MAXP  # the rollout parameters (second half of pr)
-        det[G_RNG] = sample_key(st, p, d)
+        det[G_RNG] = sample_key(st, p, d + salt)
         redeal(det, p)
         for r in range(n_roll):
             key = stream_key(det[G_RNG], r)
@@ -337,8 +345,11 @@ def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w):
                 copy_game(work, det)
                 work[G_RNG] = key
                 work[STAMP] = -1
-                _set_candidate(work, st, p, k)
-                play_from(work, pr, stop)
+                if card < 0:
+                    _set_candidate(work, st, p, k)
+                    play_from(work, pr, stop)
+                else:
+                    play_from_placement(work, pr, card, st[C_TAB + k * C_W], stop)
                 st[C_SUM + k] += int(outcome(work, p, margin_w) * OUT_SCALE)
     best = 0
     for k in range(1, nc):
@@ -367,6 +378,63 @@ def search_action(st, pr, p):
         if n_det * n_roll * nc > budget:
             n_det = max(1, budget // (n_roll * nc))
         _rollout_params(pr, base, policy)
-        _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[sb + 6])
+        _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[sb + 6], -1)
     _set_candidate(st, st, p, st[C_CHOSEN])
     st[D_ACTION] = st[G_STASH_ACTION]
+
+
+@njit(sig(ST, PR, I, I, I, F), cache=True, _nrt=False)
+def place_candidates(st, pr, p, card, kmax, gap):
+    """Rooms for the drawn ``card``: the heuristic's own (the first of the best value), then
+    the first room of each next lower value within ``gap`` francs, at most ``kmax``; rooms
+    of equal value are one candidate.  Returns how many (rooms at ``C_TAB``)."""
+    share = pr[st[P_LINEUP + p] * MAXPARAM + 14]
+    rank = st[C_RANK + card]
+    k = 0
+    last = 1e300
+    top = 0.0
+    while k < kmax:
+        best = -1
+        bv = -1e300
+        for r in range(NROOMS):
+            if st[R_KEY + r] < 0 or st[R_CARD + r] >= 0:
+                continue
+            v = heur.room_value(st, p, share, rank, r)
+            if v < last and v > bv:
+                bv = v
+                best = r
+        if best < 0 or (k > 0 and bv < top - gap):
+            break
+        if k == 0:
+            top = bv
+        st[C_TAB + k * C_W] = best
+        last = bv
+        k += 1
+    return k
+
+
+@njit(sig(ST, PR, I, I), cache=True, _nrt=False)
+def search_placement(st, pr, p, card):
+    """The room where search seat ``p``, first player, puts the drawn ``card`` (BI-E1), or
+    -1 to leave it to the heuristic (``placement`` 0, or no work states).  Rooms the
+    heuristic values alike are one candidate; each is played forward like a night action
+    (same samples of the hidden cards for every room, common random numbers)."""
+    base = st[P_LINEUP + p] * MAXPARAM
+    sb = base + SEARCH_BASE
+    if pr[base + SP_PLACEMENT] < 0.5 or st[G_SEARCH_AT] == 0:
+        return -1
+    kmax = int(pr[sb])
+    kmax = 1 if kmax < 1 else (KMAX if kmax > KMAX else kmax)
+    n_det = max(1, int(pr[sb + 1]))
+    n_roll = max(1, int(pr[sb + 2]))
+    horizon = int(pr[sb + 3])
+    policy = int(pr[sb + 4])
+    budget = max(1, int(pr[sb + 5]))
+    nc = place_candidates(st, pr, p, card, kmax, pr[sb + 7])
+    if nc == 1:
+        return st[C_TAB]
+    if n_det * n_roll * nc > budget:
+        n_det = max(1, budget // (n_roll * nc))
+    _rollout_params(pr, base, policy)
+    _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[sb + 6], card)
+    return st[C_TAB + st[C_CHOSEN] * C_W]
