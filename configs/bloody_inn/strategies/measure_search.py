@@ -19,6 +19,8 @@ process's, so they hold on a shared machine where wall time does not):
   ``search`` heads-up, 600 games, seats rotated;
 - ``place``: search at placement on and off (and the same extra CPU on more night samples),
   solo on the same 2,000 deals, then on against off heads-up (1,000 games);
+- ``s64``: the quarter-budget players of the 20,000-game first-player runs against
+  ``expert`` and the default ``search``, heads-up, 1,000 games each;
 - ``selfcost``: CPU per game with ``search`` at every seat at 2-4 players (1 thread);
 - ``brexpert``: the best response to ``search`` (best-response-search-2p.toml) against
   ``expert``, 40,000 games on the tuner's validation seed;
@@ -274,7 +276,25 @@ def cell_place():
     }
 
 
+def cell_s64():
+    """The players of the 20,000-game first-player runs (search64-self-*.toml: 4 candidates x
+    16 samples, the heuristic places) against ``expert`` and against the default ``search``,
+    heads-up, 1,000 games each, seats rotated."""
+    s64 = {"strategy": "search", "params": {"determinizations": 16, "budget": 64, "placement": 0}}
+    for other in ("expert", "search"):
+        g, s, cpu = run(2, [s64, other], 1000, 808)
+        m = s.filter(pl.col("lineup") == 0)
+        yield {
+            "cell": "search64 heads-up",
+            "against": other,
+            "games": g.height,
+            "win": share_ci(m["win"]),
+            "cpu_s": round(cpu, 1),
+        }
+
+
 CELLS = {
+    "s64": cell_s64,
     "place": cell_place,
     "solo": cell_solo,
     "hu": cell_hu,
