@@ -35,6 +35,18 @@ SEARCH_PARAMS = (
         "margin over the best opponent / 100",
     ),
     ("gap", 30.0, "candidates valued more than this many francs below the heuristic's best are not searched"),
+    (
+        "method",
+        0.0,
+        "0: determinized Monte Carlo at one ply (DMC); 1: information-set MCTS (SO-ISMCTS) over "
+        "the seat's own next tree_depth night actions, as many iterations as DMC plays rollouts",
+    ),
+    (
+        "exploration",
+        0.7,
+        "ISMCTS: UCB1 constant (outcomes in win share + margin, or solo score / 100)",
+    ),
+    ("tree_depth", 2.0, "ISMCTS: own night actions in the tree (1: the root's choice only)"),
 )
 
 SEARCH_BOUNDS = {
@@ -46,4 +58,13 @@ SEARCH_BOUNDS = {
     "budget": (1.0, 4096.0),
     "margin_weight": (0.0, 5.0),
     "gap": (0.0, 1000.0),
+    "method": (0.0, 1.0),
+    "exploration": (0.0, 10.0),
+    "tree_depth": (1.0, 8.0),
 }
+
+
+def search_index(name):
+    """Index of search parameter ``name`` in a seat's parameter block (kernels use these
+    constants, never literal offsets: the tuple may grow)."""
+    return SEARCH_BASE + [n for n, _, _ in SEARCH_PARAMS].index(name)
