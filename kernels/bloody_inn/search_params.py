@@ -44,7 +44,7 @@ SEARCH_PARAMS = (
     (
         "exploration",
         0.7,
-        "ISMCTS: UCB1 constant (outcomes in win share + margin, or solo score / 100)",
+        "ISMCTS: UCB1 constant on the outcome (win share + margin_weight x margin / 100; solo: the score / 40)",
     ),
     ("tree_depth", 2.0, "ISMCTS: own night actions in the tree (1: the root's choice only)"),
 )

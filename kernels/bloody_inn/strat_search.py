@@ -530,7 +530,9 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
     own = st[P_LINEUP + p]
     stop = st[G_ROUND] + horizon if horizon > 0 else NO_STOP
     sid = POLICY_ID[policy if 0 <= policy <= 2 else 2]
-    vscale = 0.01 if np_ == 1 else 1.0  # solo scores in hundreds, like a win share
+    # UCB sees solo scores / 40: their spread over rollouts is then about that of a
+    # heads-up outcome, and one ``exploration`` is best in both (docs/strategies.md)
+    vscale = 0.025 if np_ == 1 else 1.0
     st[C_NODES] = 0
     root = _new_node(st, t0)
     st[C_PATH] = root
