@@ -19,9 +19,17 @@ At each of its night actions (BI-N1) a search seat
    margin over the best opponent / 100.  Ties go to the earlier candidate (the heuristic's
    order).
 
-This is determinized ("perfect-information") Monte Carlo at one ply: the choice is made
-on means over samples, so there is no tree to fuse strategies across samples; the
-rollout policy's own moves are the known weakness (docs/strategies.md).
+This is determinized ("perfect-information") Monte Carlo at one ply (DMC, ``method`` 0,
+the default): the choice is made on means over samples, so there is no tree to fuse
+strategies across samples; the rollout policy's own moves are the known weakness.
+
+With ``method`` 1 the same candidates and samples feed information-set MCTS instead
+(single-observer SO-ISMCTS, Cowling, Powley and Whitehouse 2012; ``_ismcts``): a tree over
+the seat's own next ``tree_depth`` night actions, the other seats played by the rollout
+policy in between (the environment), one fresh sample per iteration, UCB1 over the
+actions available in that sample (``exploration``), as many iterations as DMC would play
+rollouts, and the root's most visited action taken.  DMC or ISMCTS: measured in
+docs/strategies.md.
 
 Randomness: every sample draws from a stream keyed by the game's own stream state, the
 turn, the seat and the sample index, so rows do not depend on threads or chunking and the

@@ -18,7 +18,8 @@ Cells:
 - ``solo``: ISMCTS and DMC solo on the same ``--games`` deals (seed 808): means and the
   paired difference;
 - ``hu``: ISMCTS against DMC heads-up, ``--games`` games, every deal played once with each
-  seating (rotate = "duplicate", seed ``--hu-seed``, 909): ISMCTS's win share (ties split).
+  seating (rotate = "duplicate", seed ``--hu-seed``, 909): ISMCTS's win share (ties split),
+  with a Wilson interval over games and a normal one over deals (the paired unit).
 
 Every line printed (and appended to ``--out``) is one JSON record with 95% intervals
 (Wilson for shares, normal for means).
@@ -80,7 +81,7 @@ def solo_scores(seat, games, seed):
 def cell_cost(a):
     run(1, [ismcts(a)], 2, 1)  # load both kernels first
     out = {("solo", "dmc"): 0.0, ("solo", "ismcts"): 0.0, ("hu", "dmc"): 0.0, ("hu", "ismcts"): 0.0}
-    n = {"solo": 60, "hu": 30}
+    n = {"solo": 120, "hu": 60}
     for r in range(3):
         for name, seat in (("dmc", DMC), ("ismcts", ismcts(a))):
             out["solo", name] += solo_scores(seat, n["solo"], 1000 + r)[1]
@@ -129,10 +130,16 @@ def cell_hu(a):
     g, s, cpu = run(2, [ismcts(a), DMC], a.games, a.hu_seed, rotate="duplicate")
     m = s.filter(pl.col("lineup") == 0)
     o = s.filter(pl.col("lineup") == 1)
+    # the two games of a deal are not independent: the deal is the unit of the paired interval
+    by_deal = (
+        m.with_columns((pl.col("game_id") // 2).alias("deal")).group_by("deal").agg(pl.col("win").mean())
+    )
     yield {
         "cell": "heads-up ismcts vs dmc",
         "games": g.height,
         "ismcts_win": share_ci(m["win"]),
+        "ismcts_win_by_deal": mean_ci(by_deal["win"]),
+        "deals": by_deal.height,
         "ismcts_win_as_first": share_ci(m.filter(pl.col("seat") == 0)["win"]),
         "ismcts_win_as_second": share_ci(m.filter(pl.col("seat") == 1)["win"]),
         "ismcts_score": mean_ci(m["score"]),
