@@ -12,6 +12,7 @@ from numba import types
 ST = types.int64[::1]  # a game's flat state array
 PR = types.float64[::1]  # strategy parameters
 I = types.int64
+F = types.float64
 B = types.boolean
 
 

@@ -24,6 +24,7 @@ from .layout import (
     LOC,
     MAXP,
     NROOMS,
+    P_STRAT,
     R_CARD,
     R_EMPTY,
     R_KEY,
@@ -33,7 +34,7 @@ from .layout import (
 from .legal import copy_list
 from .policy_tools import shuffle_prefix
 from .state import gain_cash, log_event, move_card
-from .strategies import decide_placement
+from .strategies import SEARCH, decide_placement
 
 
 @njit(cache=True, _nrt=False)
@@ -74,8 +75,80 @@ def place_traveller(st, c, r):
             log_event(st, EVENT.room_service, q, c, got, r, t)
 
 
+#: The search seat's placement hook (``strat_search.search_placement``), bound by
+#: ``play.load_search`` for a lineup with a search seat; only ``fill_inn`` with ``search``
+#: not None reads it (numba takes a global's value when it compiles), so rollouts and runs
+#: without search seats never compile it.
+search_placement = None
+
+
 @njit(cache=True, _nrt=False)
-def evening(st, pr):
+def open_empty_rooms(st):
+    """The open rooms that are empty at nightfall (BI-E1), in ``R_EMPTY``."""
+    n_empty = 0
+    for r in range(NROOMS):
+        if st[R_KEY + r] != CLOSED and st[R_CARD + r] < 0:
+            st[R_EMPTY + n_empty] = r
+            n_empty += 1
+    st[G_N_EMPTY] = n_empty
+
+
+@njit(cache=True, _nrt=False)
+def put_traveller(st, c, r):
+    """Put the drawn traveller ``c`` in the empty room ``r`` the first player chose (BI-E1);
+    BI-E3: the Exit becomes the Entrance right after the last card is placed."""
+    k = -1
+    for i in range(st[G_N_EMPTY]):
+        if st[R_EMPTY + i] == r:
+            k = i
+    if k < 0:  # not an empty open room: a strategy bug
+        if st[G_ERR] == 0:
+            st[G_ERR] = 30
+            st[G_ERR_ROUND] = st[G_ROUND]
+        k = 0  # keep the game going
+        r = st[R_EMPTY]
+    st[G_N_EMPTY] -= 1
+    st[R_EMPTY + k] = st[R_EMPTY + st[G_N_EMPTY]]
+    place_traveller(st, c, r)
+    if st[G_ENT_POS] == st[G_ENT_N] and st[G_SEASON] < st[G_SEASONS] and st[G_SEASON_ON_DRAW] == 0:
+        season_change(st)  # BI-E3: the last card is drawn
+
+
+@njit(cache=True, _nrt=False)
+def fill_inn(st, pr, search=None):
+    """Draw and place travellers until the inn is full (BI-E1), then BI-E4.  Returns True if
+    the round is played (see :func:`evening`).  Continues a placement in progress: a
+    rollout from a placement decision puts its traveller, then calls this.
+
+    ``search`` is None unless the lineup has a ``search`` seat, whose placements then go
+    through :data:`search_placement` (pruned at compile time otherwise)."""
+    fp = st[G_FIRST]
+    while st[G_N_EMPTY] > 0:
+        if st[G_ENT_POS] == st[G_ENT_N]:
+            if st[G_SEASON] < st[G_SEASONS]:
+                season_change(st)
+            if st[G_ENT_POS] == st[G_ENT_N]:
+                st[G_LAST_ROUND] = 1
+                break
+        c = st[ENT + st[G_ENT_POS]]
+        st[G_ENT_POS] += 1
+        r = -1
+        if search is not None:
+            if st[P_STRAT + fp] == SEARCH:
+                r = search_placement(st, pr, fp, c)
+        if r < 0:
+            r = decide_placement(st, pr, fp, c)
+        put_traveller(st, c, r)
+    if st[G_LAST_ROUND] != 0:
+        n = travellers_in_inn(st)
+        played = st[G_STRICT] == 0 and n >= st[G_NP]
+        log_event(st, EVENT.last_round, -1, -1, n, 1 if played else 0, 0)
+        return played
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def evening(st, pr, search=None):
     """BI-E1..E4.  Returns True if the round is played, False if the game ends now.
 
     BI-E3: the first time the Entrance runs out (with 2 seasons), the Exit is shuffled into
@@ -87,41 +160,5 @@ def evening(st, pr):
     empty, the current round is the last: it is played unless fewer travellers than
     players are in the inn, or never with ``final_round = strict`` (BI-V6).
     """
-    fp = st[G_FIRST]
-    n_empty = 0  # the inn is empty at nightfall
-    for r in range(NROOMS):
-        if st[R_KEY + r] != CLOSED and st[R_CARD + r] < 0:
-            st[R_EMPTY + n_empty] = r
-            n_empty += 1
-    st[G_N_EMPTY] = n_empty
-    while st[G_N_EMPTY] > 0:
-        if st[G_ENT_POS] == st[G_ENT_N]:
-            if st[G_SEASON] < st[G_SEASONS]:
-                season_change(st)
-            if st[G_ENT_POS] == st[G_ENT_N]:
-                st[G_LAST_ROUND] = 1
-                break
-        c = st[ENT + st[G_ENT_POS]]
-        st[G_ENT_POS] += 1
-        r = decide_placement(st, pr, fp, c)
-        k = -1
-        for i in range(st[G_N_EMPTY]):
-            if st[R_EMPTY + i] == r:
-                k = i
-        if k < 0:  # not an empty open room: a strategy bug
-            if st[G_ERR] == 0:
-                st[G_ERR] = 30
-                st[G_ERR_ROUND] = st[G_ROUND]
-            k = 0  # keep the game going
-            r = st[R_EMPTY]
-        st[G_N_EMPTY] -= 1
-        st[R_EMPTY + k] = st[R_EMPTY + st[G_N_EMPTY]]
-        place_traveller(st, c, r)
-        if st[G_ENT_POS] == st[G_ENT_N] and st[G_SEASON] < st[G_SEASONS] and st[G_SEASON_ON_DRAW] == 0:
-            season_change(st)  # BI-E3: the last card is drawn
-    if st[G_LAST_ROUND] != 0:
-        n = travellers_in_inn(st)
-        played = st[G_STRICT] == 0 and n >= st[G_NP]
-        log_event(st, EVENT.last_round, -1, -1, n, 1 if played else 0, 0)
-        return played
-    return True
+    open_empty_rooms(st)
+    return fill_inn(st, pr, search)

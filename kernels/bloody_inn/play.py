@@ -93,8 +93,11 @@ def load_search():
     ``search`` argument is first called or compiled."""
     global search_action
     if search_action is None:
+        from . import evening as evening_module
         from .strat_search import search_action as hook
+        from .strat_search import search_placement
 
+        evening_module.search_placement = search_placement
         search_action = hook
 
 
@@ -128,7 +131,7 @@ def play_one(st, pr, search=None, checks=1):
         st[G_ROUND] += 1
         st[G_PHASE] = 0
         log_event(st, EVENT.round, st[G_FIRST], -1, st[G_ROUND], st[G_SEASON], 0)
-        played = evening(st, pr)
+        played = evening(st, pr, search)
         _check(st, checks)
         if not played:
             st[G_ROUND] -= 1  # the trigger round is not played

@@ -17,7 +17,7 @@ from numba import njit
 
 from kernels.sigs import PR, ST, I, sig
 
-from .evening import evening
+from .evening import evening, fill_inn, put_traveller
 from .invariants import check_now
 from .layout import (
     C_FILL,
@@ -130,6 +130,27 @@ def play_from(st, pr, stop_round):
 def play_to_end(st, pr):
     """``play_from`` without a stop."""
     return play_from(st, pr, NO_STOP)
+
+
+@njit(sig(ST, PR, I, I, I), cache=True, _nrt=False)
+def play_from_placement(st, pr, card, room, stop_round):
+    """``play_from`` a placement decision (BI-E1): the first player has drawn ``card``;
+    put it in ``room``, fill the rest of the inn with the seats' own strategies, then play
+    on as ``play_from`` does (the round the Evening belongs to is played unless BI-E4 ends
+    the game here)."""
+    put_traveller(st, card, room)
+    played = fill_inn(st, pr)
+    if st[G_CHECK] != 0:
+        check_now(st)
+    if not played:
+        st[G_ROUND] -= 1  # the trigger round is not played
+        st[G_PHASE] = 3
+        end_game(st, pr)
+        if st[G_CHECK] != 0:
+            check_now(st)
+        return True
+    st[G_PHASE] = 1
+    return play_from(st, pr, stop_round)
 
 
 # --- a rollout that stops at a seat's next night action (ISMCTS, strat_search) -------------

@@ -36,6 +36,12 @@ SEARCH_PARAMS = (
     ),
     ("gap", 30.0, "candidates valued more than this many francs below the heuristic's best are not searched"),
     (
+        "placement",
+        1.0,
+        "1: as first player, also search where each drawn traveller goes (BI-E1): the heuristic's "
+        "best rooms of distinct value, played forward like a night action; 0: the heuristic places",
+    ),
+    (
         "method",
         0.0,
         "0: determinized Monte Carlo at one ply (DMC); 1: information-set MCTS (SO-ISMCTS) over "
@@ -58,6 +64,7 @@ SEARCH_BOUNDS = {
     "budget": (1.0, 4096.0),
     "margin_weight": (0.0, 5.0),
     "gap": (0.0, 1000.0),
+    "placement": (0.0, 1.0),
     "method": (0.0, 1.0),
     "exploration": (0.0, 10.0),
     "tree_depth": (1.0, 8.0),

@@ -30,7 +30,7 @@ from collections import namedtuple
 
 from numba import njit
 
-from kernels.sigs import PR, ST, B, I, sig
+from kernels.sigs import PR, ST, B, F, I, sig
 
 from .layout import (
     ACTION,
@@ -667,27 +667,34 @@ def place(st, pr, p, card):
     """BI-E1: Room-Service income for self, little for opponents; own keys for the rest."""
     share = pr[st[P_LINEUP + p] * MAXPARAM + 14]
     rank = st[C_RANK + card]
-    np_ = st[G_NP]
     best = -1
     bv = _NEG
     for r in range(NROOMS):
-        key = st[R_KEY + r]
-        if key < 0 or st[R_CARD + r] >= 0:
+        if st[R_KEY + r] < 0 or st[R_CARD + r] >= 0:
             continue
-        v = 0.0
-        if rank > 0:
-            for q in range(np_):
-                t = st[R_TOKENS + r * MAXP + q]
-                if t > 0:
-                    v += t * rank if q == p else -share * t * rank
-        if key == p:
-            v += 0.5  # 1 F in the morning if the traveller is still there (BI-M2)
-        elif key != WHITE:
-            v -= 0.5 * share
+        v = room_value(st, p, share, rank, r)
         if v > bv:
             bv = v
             best = r
     return best
+
+
+@njit(sig(ST, I, F, I, I), cache=True, _nrt=False)
+def room_value(st, p, share, rank, r):
+    """What putting a traveller of ``rank`` in the open empty room ``r`` is worth to the
+    placing seat ``p`` (:func:`place`; the search ranks its placement candidates by it)."""
+    v = 0.0
+    if rank > 0:
+        for q in range(st[G_NP]):
+            t = st[R_TOKENS + r * MAXP + q]
+            if t > 0:
+                v += t * rank if q == p else -share * t * rank
+    key = st[R_KEY + r]
+    if key == p:
+        v += 0.5  # 1 F in the morning if the traveller is still there (BI-M2)
+    elif key != WHITE:
+        v -= 0.5 * share
+    return v
 
 
 #: What every candidate of one night action is valued with (``_seat``): the parameters,

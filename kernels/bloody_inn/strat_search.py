@@ -55,6 +55,7 @@ from . import strat_heuristic as heur
 from .layout import (
     ACTION,
     C_LOC,
+    C_RANK,
     C_SLOT,
     D_ACTION,
     D_DEST,
@@ -85,11 +86,14 @@ from .layout import (
     MAXP,
     MAXPARAM,
     NODE_W,
+    NROOMS,
     P_LINEUP,
     P_SCORE,
     P_SOLO_LOST,
     P_STRAT,
     P_WINNER,
+    R_CARD,
+    R_KEY,
     S_A,
     S_B,
     S_C,
@@ -98,7 +102,7 @@ from .layout import (
     TABLES_END,
     TREE_NODES,
 )
-from .rollout import NO_STOP, copy_game, play_from, play_to_seat
+from .rollout import NO_STOP, copy_game, play_from, play_from_placement, play_to_seat
 from .search_params import search_index
 from .state import move_card
 from .strat_heuristic import REC, REC_N, REC_W, SCALE, STAMP
@@ -120,6 +124,8 @@ C_FIRST_D = C_FIRST_T + TMAX  # ... and destinations
 C_SUM = C_FIRST_D + TMAX  # outcome sums x 2**20 per candidate
 C_CHOSEN = C_SUM + KMAX  # index of the candidate taken
 OUT_SCALE = 1048576.0
+SP_PLACEMENT = search_index("placement")
+PLACE_SALT = 1 << 20  # sample streams of placement decisions: d + PLACE_SALT x (Entrance position + 1)
 
 # The search parameters' indices in a seat's block, by name (the tuple may grow).
 SP_CANDIDATES = search_index("candidates")
@@ -344,10 +350,11 @@ def _rollout_params(pr, base, policy):
             pr[off + e * MAXPARAM + j] = v
 
 
-@njit(sig(ST, PR, I, I, I, I, I, I, F), cache=True, _nrt=False)
-def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w):
+@njit(sig(ST, PR, I, I, I, I, I, I, F, I), cache=True, _nrt=False)
+def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w, card):
     """Play every candidate on ``n_det`` samples x ``n_roll`` streams; leave the index
-    of the best mean in ``C_CHOSEN``."""
+    of the best mean in ``C_CHOSEN``.  ``card`` -1: the candidates are night actions; else
+    they are rooms for the drawn traveller ``card`` (placement, BI-E1)."""
     at = st[G_SEARCH_AT]
     det = st[at : at + STATE_END]
     work = st[at + STATE_END : at + 2 * STATE_END]
@@ -357,6 +364,7 @@ def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w):
     np_ = st[G_NP]
     stop = st[G_ROUND] + horizon if horizon > 0 else NO_STOP
     sid = POLICY_ID[policy if 0 <= policy <= 2 else 2]
+    salt = 0 if card < 0 else PLACE_SALT * (st[G_ENT_POS] + 1)
     for k in range(nc):
         st[C_SUM + k] = 0
     for d in range(n_det):
@@ -368,7 +376,7 @@ def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w):
         for q in range(np_):
             det[P_STRAT + q] = sid
             det[P_LINEUP + q] = MAXP  # the rollout parameters (second half of pr)
-        det[G_RNG] = sample_key(st, p, d)
+        det[G_RNG] = sample_key(st, p, d + salt)
         redeal(det, p)
         for r in range(n_roll):
             key = stream_key(det[G_RNG], r)
@@ -376,8 +384,11 @@ def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w):
                 copy_game(work, det)
                 work[G_RNG] = key
                 work[STAMP] = -1
-                _set_candidate(work, st, p, k)
-                play_from(work, pr, stop)
+                if card < 0:
+                    _set_candidate(work, st, p, k)
+                    play_from(work, pr, stop)
+                else:
+                    play_from_placement(work, pr, card, st[C_TAB + k * C_W], stop)
                 st[C_SUM + k] += int(outcome(work, p, margin_w) * OUT_SCALE)
     best = 0
     for k in range(1, nc):
@@ -629,6 +640,62 @@ def search_action(st, pr, p):
                 depth,
             )
         else:
-            _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[base + SP_MARGIN_WEIGHT])
+            _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[base + SP_MARGIN_WEIGHT], -1)
     _set_candidate(st, st, p, st[C_CHOSEN])
     st[D_ACTION] = st[G_STASH_ACTION]
+
+
+@njit(sig(ST, PR, I, I, I, F), cache=True, _nrt=False)
+def place_candidates(st, pr, p, card, kmax, gap):
+    """Rooms for the drawn ``card``: the heuristic's own (the first of the best value), then
+    the first room of each next lower value within ``gap`` francs, at most ``kmax``; rooms
+    of equal value are one candidate.  Returns how many (rooms at ``C_TAB``)."""
+    share = pr[st[P_LINEUP + p] * MAXPARAM + 14]
+    rank = st[C_RANK + card]
+    k = 0
+    last = 1e300
+    top = 0.0
+    while k < kmax:
+        best = -1
+        bv = -1e300
+        for r in range(NROOMS):
+            if st[R_KEY + r] < 0 or st[R_CARD + r] >= 0:
+                continue
+            v = heur.room_value(st, p, share, rank, r)
+            if v < last and v > bv:
+                bv = v
+                best = r
+        if best < 0 or (k > 0 and bv < top - gap):
+            break
+        if k == 0:
+            top = bv
+        st[C_TAB + k * C_W] = best
+        last = bv
+        k += 1
+    return k
+
+
+@njit(sig(ST, PR, I, I), cache=True, _nrt=False)
+def search_placement(st, pr, p, card):
+    """The room where search seat ``p``, first player, puts the drawn ``card`` (BI-E1), or
+    -1 to leave it to the heuristic (``placement`` 0, or no work states).  Rooms the
+    heuristic values alike are one candidate; each is played forward like a night action
+    (same samples of the hidden cards for every room, common random numbers)."""
+    base = st[P_LINEUP + p] * MAXPARAM
+    if pr[base + SP_PLACEMENT] < 0.5 or st[G_SEARCH_AT] == 0:
+        return -1
+    kmax = int(pr[base + SP_CANDIDATES])
+    kmax = 1 if kmax < 1 else (KMAX if kmax > KMAX else kmax)
+    n_det = max(1, int(pr[base + SP_DETERMINIZATIONS]))
+    n_roll = max(1, int(pr[base + SP_ROLLOUTS]))
+    horizon = int(pr[base + SP_ROLLOUT_ROUNDS])
+    policy = int(pr[base + SP_ROLLOUT_POLICY])
+    budget = max(1, int(pr[base + SP_BUDGET]))
+    nc = place_candidates(st, pr, p, card, kmax, pr[base + SP_GAP])
+    if nc == 1:
+        return st[C_TAB]
+    if n_det * n_roll * nc > budget:
+        n_det = max(1, budget // (n_roll * nc))
+    _rollout_params(pr, base, policy)
+    _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[base + SP_MARGIN_WEIGHT], card)
+    return st[C_TAB + st[C_CHOSEN] * C_W]

@@ -17,6 +17,8 @@ process's, so they hold on a shared machine where wall time does not):
   mean score and its paired difference from the default (4 candidates x 64 samples x 1);
 - ``wide``: 8 candidates x 32 samples (the best split of ``budget``) against the default
   ``search`` heads-up, 600 games, seats rotated;
+- ``place``: search at placement on and off (and the same extra CPU on more night samples),
+  solo on the same 2,000 deals, then on against off heads-up (1,000 games);
 - ``selfcost``: CPU per game with ``search`` at every seat at 2-4 players (1 thread);
 - ``brexpert``: the best response to ``search`` (best-response-search-2p.toml) against
   ``expert``, 40,000 games on the tuner's validation seed;
@@ -235,7 +237,45 @@ def cell_brexpert():
     }
 
 
+def cell_place():
+    """Search at placement (BI-E1) on and off, and the same extra CPU spent on more samples
+    of the night actions instead: solo on the same 2,000 deals (paired differences from
+    placement off), then placement on against off heads-up."""
+    arms = (
+        ("placement off", {"placement": 0}),
+        ("placement on", {"placement": 1}),
+        ("placement off, 96 samples (budget 384)", {"placement": 0, "determinizations": 96, "budget": 384}),
+    )
+    base = None
+    for name, params in arms:
+        g, s, cpu = run(1, [{"strategy": "search", "params": params}], 2000, 11)
+        s = s.sort("game_id")
+        x = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)
+        if base is None:
+            base = x
+        yield {
+            "cell": "placement, solo",
+            "arm": name,
+            "games": len(x),
+            "mean_lost_as_0": mean_ci(x),
+            "minus_off": mean_ci(x - base) if x is not base else None,
+            "cpu_s": round(cpu, 1),
+        }
+    on = {"strategy": "search", "params": {"placement": 1}}
+    off = {"strategy": "search", "params": {"placement": 0}}
+    g, s, cpu = run(2, [on, off], 1000, 12)
+    m = s.filter(pl.col("lineup") == 0)
+    yield {
+        "cell": "placement on vs off, heads-up",
+        "games": g.height,
+        "win": share_ci(m["win"]),
+        "margin": mean_ci(m["score"].to_numpy() - s.filter(pl.col("lineup") == 1)["score"].to_numpy()),
+        "cpu_s": round(cpu, 1),
+    }
+
+
 CELLS = {
+    "place": cell_place,
     "solo": cell_solo,
     "hu": cell_hu,
     "4p": cell_4p,
