@@ -187,7 +187,7 @@ def test_depth_one_trees_agree_with_dmc_where_its_means_are_clearly_apart():
     it settles faster and can settle wrong on a single decision)."""
     clear = 0
     for gid, st, pr in _solo_states(200):
-        dmc = _decide(st, pr, determinizations=128, budget=4096)
+        dmc = _decide(st, pr, determinizations=128, budget=4096, method=0)
         nc = S.candidates(st.copy(), pr.copy(), 0, 4, 30.0)
         means = np.sort(dmc[S.C_SUM : S.C_SUM + nc] / S.OUT_SCALE / 128)
         if nc < 2 or means[-1] - means[-2] < 10:

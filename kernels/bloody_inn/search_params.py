@@ -43,7 +43,7 @@ SEARCH_PARAMS = (
     ),
     (
         "method",
-        0.0,
+        1.0,
         "0: determinized Monte Carlo at one ply (DMC); 1: information-set MCTS (SO-ISMCTS) over "
         "the seat's own next tree_depth night actions, as many iterations as DMC plays rollouts",
     ),

@@ -6,7 +6,7 @@
 
 ``ISMCTS`` below is ``search`` with ``method = 1``, ``tree_depth`` K, ``exploration`` C and
 ``determinizations`` D (its iterations: D x candidates per decision, capped by ``budget``);
-``DMC`` is ``search`` at its defaults.  Long games, invariant checks on, 2 threads; CPU
+``DMC`` is ``search`` with ``method = 0`` (its default when these runs were made).  Long games, invariant checks on, 2 threads; CPU
 seconds are the process's (both threads), so they hold on a shared machine.
 
 Cells:
@@ -66,10 +66,13 @@ def run(players, seats, games, seed, rotate=True, threads=2):
 
 def ismcts(a, **over):
     params = {"method": 1, "tree_depth": a.depth, "exploration": a.exploration, "determinizations": a.dets}
-    return {"strategy": "search", "params": {**params, **over}}
+    return {"strategy": "search", "params": {**params, "placement": a.placement, **over}}
 
 
-DMC = {"strategy": "search"}
+def dmc(a):
+    """DMC (``method`` 0; its default when these runs were made, ISMCTS's since).  ``--placement``:
+    the runs were made before search at placement existed (0) and once after (1, seed 919)."""
+    return {"strategy": "search", "params": {"method": 0, "placement": a.placement}}
 
 
 def solo_scores(seat, games, seed):
@@ -83,7 +86,7 @@ def cell_cost(a):
     out = {("solo", "dmc"): 0.0, ("solo", "ismcts"): 0.0, ("hu", "dmc"): 0.0, ("hu", "ismcts"): 0.0}
     n = {"solo": 120, "hu": 60}
     for r in range(3):
-        for name, seat in (("dmc", DMC), ("ismcts", ismcts(a))):
+        for name, seat in (("dmc", dmc(a)), ("ismcts", ismcts(a))):
             out["solo", name] += solo_scores(seat, n["solo"], 1000 + r)[1]
             out["hu", name] += run(2, [seat, {"strategy": "expert"}], n["hu"], 2000 + r)[2]
     for (cell, name), cpu in out.items():
@@ -98,7 +101,7 @@ def cell_cost(a):
 
 
 def cell_tune(a):
-    base, cpu0 = solo_scores(DMC, a.games, 101)
+    base, cpu0 = solo_scores(dmc(a), a.games, 101)
     yield {"cell": "tune", "arm": "dmc", "mean_lost_as_0": mean_ci(base), "cpu_s": round(cpu0, 1)}
     for depth, c in a.arms:
         x, cpu = solo_scores(ismcts(a, tree_depth=depth, exploration=c), a.games, 101)
@@ -113,7 +116,7 @@ def cell_tune(a):
 
 
 def cell_solo(a):
-    base, cpu0 = solo_scores(DMC, a.games, 808)
+    base, cpu0 = solo_scores(dmc(a), a.games, 808)
     x, cpu = solo_scores(ismcts(a), a.games, 808)
     yield {
         "cell": "solo",
@@ -127,7 +130,7 @@ def cell_solo(a):
 
 
 def cell_hu(a):
-    g, s, cpu = run(2, [ismcts(a), DMC], a.games, a.hu_seed, rotate="duplicate")
+    g, s, cpu = run(2, [ismcts(a), dmc(a)], a.games, a.hu_seed, rotate="duplicate")
     m = s.filter(pl.col("lineup") == 0)
     o = s.filter(pl.col("lineup") == 1)
     # the two games of a deal are not independent: the deal is the unit of the paired interval
@@ -167,6 +170,7 @@ def main(argv=None):
         help="tune arms, depth:exploration,... (default: depths 1-3 x 0.25, 0.7)",
     )
     ap.add_argument("--hu-seed", type=int, default=909)
+    ap.add_argument("--placement", type=int, default=0, choices=(0, 1))
     a = ap.parse_args(argv)
     for name in a.cells:
         for rec in CELLS[name](a):
