@@ -22,7 +22,7 @@ from kernels.bloody_inn.morning import morning
 from kernels.bloody_inn.night import take_action
 from kernels.bloody_inn.play import play_one
 from kernels.bloody_inn.rollout import NO_STOP, copy_game, play_from
-from kernels.bloody_inn.search_params import SEARCH_BASE, SEARCH_BOUNDS, SEARCH_PARAMS
+from kernels.bloody_inn.search_params import SEARCH_BASE, SEARCH_BOUNDS, SEARCH_PARAMS, search_index
 from kernels.bloody_inn.setup import setup_game
 from kernels.bloody_inn.state import move_card
 from kernels.bloody_inn.strat_heuristic import STAMP
@@ -32,7 +32,11 @@ from kernels.rng import stream_key
 from sim import api
 from sim.games.bloody_inn import ADAPTER
 
-FAST = {"determinizations": 3, "candidates": 3}  # a light search for the batches
+FAST = {
+    "determinizations": 3,
+    "candidates": 3,
+    "method": 0,
+}  # a light DMC search (ISMCTS: test_bloody_inn_ismcts.py)
 
 
 def seat(name, **params):
@@ -243,6 +247,7 @@ def test_search_decisions_ignore_hidden_information(entrance_only):
         p = st[L.G_FIRST]  # the seat about to act
         st[L.P_STRAT + p] = SEARCH
         st[L.P_LINEUP + p] = 0  # the search's parameter block
+        pr[search_index("method")] = 0  # DMC here; ISMCTS: test_bloody_inn_ismcts.py
         twins = [_hide_and_shuffle(st, p, rng, entrance_only) for _ in range(2)]
         differs += any(
             (t[L.C_LOC : L.C_LOC + 300] != st[L.C_LOC : L.C_LOC + 300]).any()

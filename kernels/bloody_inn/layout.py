@@ -257,7 +257,11 @@ S_CAP = _region(MAXC)  # free capacity per annex card during a multi-bury
 S_BARNCAP = _region(MAXP)
 
 STATE_END = _region.n
-SEARCH_SCRATCH = 2 * STATE_END  # a search seat's two work states (a sample, a rollout)
+# the search's ISMCTS tree (strat_search): at most one node per iteration plus the root, and an
+# iteration count never above the largest ``budget`` (4096, search_params.SEARCH_BOUNDS)
+TREE_NODES = 4097
+NODE_W = 9  # ints per tree node (strat_search.N_*)
+SEARCH_SCRATCH = 2 * STATE_END + TREE_NODES * NODE_W  # two work states (a sample, a rollout), the tree
 EV_FIELDS = 10  # seq is the row index; see EV_* below
 EV_BASE = STATE_END  # event rows follow; buffer size chosen at run time
 EV_ROUND, EV_KIND, EV_SEAT, EV_CARD, EV_A, EV_B, EV_C, EV_CASH, EV_CHEQUES, EV_PHASE = range(10)

@@ -151,3 +151,68 @@ def play_from_placement(st, pr, card, room, stop_round):
         return True
     st[G_PHASE] = 1
     return play_from(st, pr, stop_round)
+
+
+# --- a rollout that stops at a seat's next night action (ISMCTS, strat_search) -------------
+
+
+@njit(sig(ST, PR, I, I), cache=True, _nrt=False)
+def _night_to_seat(st, pr, p, skip):
+    """``_rest_of_night`` that stops before seat ``p``'s night action (not the one at the
+    current turn when ``skip`` is 1: it is being played).  Returns 1 if it stopped."""
+    check = st[G_CHECK] != 0
+    np_ = st[G_NP]
+    for k in range(st[G_TURNS] % (2 * np_), 2 * np_):
+        seat = (st[G_FIRST] + k % np_) % np_
+        if seat == p and skip == 0:
+            return 1
+        skip = 0
+        take_action(st, pr, seat)
+        if check:
+            check_now(st)
+    st[G_PHASE] = 2
+    morning(st, pr)
+    if check:
+        check_now(st)
+    return 0
+
+
+@njit(sig(ST, PR, I, I), cache=True, _nrt=False)
+def play_to_seat(st, pr, p, stop_round):
+    """``play_from`` that stops before seat ``p``'s next night action (BI-N1), the state
+    left inside the night just before it; the action at the current turn (a decision stashed
+    for ``p``, or another seat's) is played first.  Returns 1 if it stopped there, 0 if the
+    game ended or reached ``stop_round`` and was scored (``end_game``) as ``play_from`` does."""
+    check = st[G_CHECK] != 0
+    ended = False
+    if st[G_PHASE] == 1:
+        if _night_to_seat(st, pr, p, 1):
+            return 1
+        ended = st[G_OVER] != 0 or st[G_LAST_ROUND] != 0
+    elif st[G_PHASE] == 3:
+        return 0
+    while not ended:
+        if st[G_ROUND] >= stop_round:
+            break
+        if st[G_ROUND] >= st[G_MAX_ROUNDS]:
+            st[G_TRUNC] = 1  # BI-G4
+            log_event(st, EVENT.truncated, -1, -1, st[G_ROUND], 0, 0)
+            break
+        st[G_ROUND] += 1
+        st[G_PHASE] = 0
+        log_event(st, EVENT.round, st[G_FIRST], -1, st[G_ROUND], st[G_SEASON], 0)
+        played = evening(st, pr)
+        if check:
+            check_now(st)
+        if not played:
+            st[G_ROUND] -= 1  # the trigger round is not played
+            break
+        st[G_PHASE] = 1
+        if _night_to_seat(st, pr, p, 0):
+            return 1
+        ended = st[G_OVER] != 0 or st[G_LAST_ROUND] != 0
+    st[G_PHASE] = 3
+    end_game(st, pr)
+    if check:
+        check_now(st)
+    return 0

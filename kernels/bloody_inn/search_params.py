@@ -41,6 +41,18 @@ SEARCH_PARAMS = (
         "1: as first player, also search where each drawn traveller goes (BI-E1): the heuristic's "
         "best rooms of distinct value, played forward like a night action; 0: the heuristic places",
     ),
+    (
+        "method",
+        1.0,
+        "0: determinized Monte Carlo at one ply (DMC); 1: information-set MCTS (SO-ISMCTS) over "
+        "the seat's own next tree_depth night actions, as many iterations as DMC plays rollouts",
+    ),
+    (
+        "exploration",
+        0.7,
+        "ISMCTS: UCB1 constant on the outcome (win share + margin_weight x margin / 100; solo: the score / 40)",
+    ),
+    ("tree_depth", 2.0, "ISMCTS: own night actions in the tree (1: the root's choice only)"),
 )
 
 SEARCH_BOUNDS = {
@@ -53,9 +65,13 @@ SEARCH_BOUNDS = {
     "margin_weight": (0.0, 5.0),
     "gap": (0.0, 1000.0),
     "placement": (0.0, 1.0),
+    "method": (0.0, 1.0),
+    "exploration": (0.0, 10.0),
+    "tree_depth": (1.0, 8.0),
 }
 
 
 def search_index(name):
-    """Index of the search parameter ``name`` in a seat's parameter block."""
+    """Index of search parameter ``name`` in a seat's parameter block (kernels use these
+    constants, never literal offsets: the tuple may grow)."""
     return SEARCH_BASE + [n for n, _, _ in SEARCH_PARAMS].index(name)

@@ -19,9 +19,17 @@ At each of its night actions (BI-N1) a search seat
    margin over the best opponent / 100.  Ties go to the earlier candidate (the heuristic's
    order).
 
-This is determinized ("perfect-information") Monte Carlo at one ply: the choice is made
-on means over samples, so there is no tree to fuse strategies across samples; the
-rollout policy's own moves are the known weakness (docs/strategies.md).
+This is determinized ("perfect-information") Monte Carlo at one ply (DMC, ``method`` 0,
+the default): the choice is made on means over samples, so there is no tree to fuse
+strategies across samples; the rollout policy's own moves are the known weakness.
+
+With ``method`` 1 the same candidates and samples feed information-set MCTS instead
+(single-observer SO-ISMCTS, Cowling, Powley and Whitehouse 2012; ``_ismcts``): a tree over
+the seat's own next ``tree_depth`` night actions, the other seats played by the rollout
+policy in between (the environment), one fresh sample per iteration, UCB1 over the
+actions available in that sample (``exploration``), as many iterations as DMC would play
+rollouts, and the root's most visited action taken.  DMC or ISMCTS: measured in
+docs/strategies.md.
 
 Randomness: every sample draws from a stream keyed by the game's own stream state, the
 turn, the seat and the sample index, so rows do not depend on threads or chunking and the
@@ -33,6 +41,8 @@ The decision is left in ``D_T`` / ``D_DEST`` and ``G_STASH_*``; ``decide_action`
 when ``take_action`` asks (layout ``G_STASH``).  The work states live in ``st`` itself
 (``G_SEARCH_AT``), the rollout parameters in the second half of ``pr``.
 """
+
+import math
 
 import numpy as np
 from numba import njit, types
@@ -75,6 +85,7 @@ from .layout import (
     LOC,
     MAXP,
     MAXPARAM,
+    NODE_W,
     NROOMS,
     P_LINEUP,
     P_SCORE,
@@ -89,9 +100,10 @@ from .layout import (
     S_E,
     STATE_END,
     TABLES_END,
+    TREE_NODES,
 )
-from .rollout import NO_STOP, copy_game, play_from, play_from_placement
-from .search_params import SEARCH_BASE, search_index
+from .rollout import NO_STOP, copy_game, play_from, play_from_placement, play_to_seat
+from .search_params import search_index
 from .state import move_card
 from .strat_heuristic import REC, REC_N, REC_W, SCALE, STAMP
 
@@ -114,6 +126,33 @@ C_CHOSEN = C_SUM + KMAX  # index of the candidate taken
 OUT_SCALE = 1048576.0
 SP_PLACEMENT = search_index("placement")
 PLACE_SALT = 1 << 20  # sample streams of placement decisions: d + PLACE_SALT x (Entrance position + 1)
+
+# The search parameters' indices in a seat's block, by name (the tuple may grow).
+SP_CANDIDATES = search_index("candidates")
+SP_DETERMINIZATIONS = search_index("determinizations")
+SP_ROLLOUTS = search_index("rollouts")
+SP_ROLLOUT_ROUNDS = search_index("rollout_rounds")
+SP_ROLLOUT_POLICY = search_index("rollout_policy")
+SP_BUDGET = search_index("budget")
+SP_MARGIN_WEIGHT = search_index("margin_weight")
+SP_GAP = search_index("gap")
+SP_METHOD = search_index("method")
+SP_EXPLORATION = search_index("exploration")
+SP_TREE_DEPTH = search_index("tree_depth")
+
+# ISMCTS scratch, after the DMC table in ``S_E``
+DMAX = 8  # most own decisions in the tree (``tree_depth``)
+C_NODES = C_CHOSEN + 1  # tree nodes in use
+C_PICK = C_NODES + 1  # the child ``_select`` chose (-1: the tree is full)
+C_EXPANDED = C_PICK + 1  # 1 if ``_select`` created it now
+C_SIG = C_EXPANDED + 1  # an action signature (4 ints)
+C_PATH = C_SIG + 4  # the nodes of this iteration, root first (DMAX + 1)
+C_MATCH = C_PATH + DMAX + 1  # per candidate at the current node: its child, or -1
+# A tree node: visits, availability (times it could be chosen), outcome sum x OUT_SCALE, first
+# child, next sibling, then its action's signature (``_signature``).  Node v is NODE_W ints
+# at ``G_SEARCH_AT + 2 * STATE_END + v * NODE_W``, at most TREE_NODES of them (layout).
+N_VISITS, N_AVAIL, N_SUM, N_CHILD, N_NEXT, N_A, N_T, N_NT, N_X = range(9)
+assert NODE_W == 9
 
 
 @njit(sig(ST, I, I), cache=True, _nrt=False)
@@ -358,27 +397,250 @@ def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w, card):
     st[C_CHOSEN] = best
 
 
+@njit(sig(ST, I, ST, I), cache=True, _nrt=False)
+def _signature(src, k, dst, o):
+    """Write the signature of candidate ``k`` of ``src``'s table at ``dst[o : o + 4]``: the
+    action, its target card (-1 a pass, -2 the Bistro's peasants), the number of targets, and
+    the launder amount / the burial destination / a hash of every target and destination
+    of a multi-target choice.  An ISMCTS node is one signature: the same action in every
+    determinization where it is available."""
+    c = C_TAB + k * C_W
+    a = src[c]
+    nt = src[c + 1]
+    x = 0
+    if a == ACTION.passing:
+        t = -1
+        x = src[c + 3]
+    elif src[c + 2] != 0:
+        t = -2
+    elif k == 0:
+        t = src[C_FIRST_T] if nt > 0 else -1
+        if nt == 1 and a == ACTION.bury:
+            x = src[C_FIRST_D]
+        elif nt > 1:
+            for j in range(nt):
+                dest = src[C_FIRST_D + j] if a == ACTION.bury else 0
+                x = stream_key(x, src[C_FIRST_T + j] * 4096 + dest + 64)
+    else:
+        t = src[c + 4]
+        x = src[c + 5]  # 0 unless a burial
+    dst[o] = a
+    dst[o + 1] = t
+    dst[o + 2] = nt
+    dst[o + 3] = x
+
+
+@njit(sig(ST, I), cache=True, _nrt=False)
+def _new_node(st, t0):
+    """A fresh tree node (no visits, no children); -1 if the tree is full."""
+    v = st[C_NODES]
+    if v >= TREE_NODES:
+        return -1
+    st[C_NODES] = v + 1
+    o = t0 + v * NODE_W
+    for j in range(NODE_W):
+        st[o + j] = 0
+    st[o + N_CHILD] = -1
+    st[o + N_NEXT] = -1
+    return v
+
+
+@njit(sig(ST, I, I, ST, I, F, F), cache=True, _nrt=False)
+def _select(st, t0, v, src, m, c_ucb, vscale):
+    """Choose among the ``m`` candidates of ``src``'s table (the actions available in this
+    determinization) at node ``v``: each is matched to a child by its signature and every
+    matched child's availability counted; the first candidate without a child (heuristic
+    order) is expanded; else UCB1 over availability, mean + c sqrt(ln(availability) /
+    visits) (the subset-armed bandit of SO-ISMCTS).  Returns the candidate; its child in
+    ``C_PICK`` (-1 if the tree is full) and ``C_EXPANDED`` 1 if it was created now."""
+    ov = t0 + v * NODE_W
+    for k in range(m):
+        _signature(src, k, st, C_SIG)
+        found = -1
+        ch = st[ov + N_CHILD]
+        while ch >= 0:
+            oc = t0 + ch * NODE_W
+            if (
+                st[oc + N_A] == st[C_SIG]
+                and st[oc + N_T] == st[C_SIG + 1]
+                and st[oc + N_NT] == st[C_SIG + 2]
+                and st[oc + N_X] == st[C_SIG + 3]
+            ):
+                found = ch
+                break
+            ch = st[oc + N_NEXT]
+        st[C_MATCH + k] = found
+        if found >= 0:
+            st[t0 + found * NODE_W + N_AVAIL] += 1
+    for k in range(m):
+        if st[C_MATCH + k] < 0:
+            c = _new_node(st, t0)
+            if c >= 0:
+                oc = t0 + c * NODE_W
+                _signature(src, k, st, oc + N_A)
+                st[oc + N_AVAIL] = 1
+                st[oc + N_NEXT] = st[ov + N_CHILD]
+                st[ov + N_CHILD] = c
+            st[C_PICK] = c
+            st[C_EXPANDED] = 1
+            return k
+    best = 0
+    bu = -1e300
+    for k in range(m):
+        oc = t0 + st[C_MATCH + k] * NODE_W
+        n = float(st[oc + N_VISITS])
+        u = st[oc + N_SUM] / OUT_SCALE * vscale / n + c_ucb * math.sqrt(math.log(st[oc + N_AVAIL]) / n)
+        if u > bu:
+            bu = u
+            best = k
+    st[C_PICK] = st[C_MATCH + best]
+    st[C_EXPANDED] = 0
+    return best
+
+
+@njit(sig(ST, I, I), cache=True, _nrt=False)
+def _most_visited(st, t0, nc):
+    """The root candidate whose child has the most visits (ties: the better mean, then the
+    heuristic's order)."""
+    best = 0
+    bn = -1
+    bm = -1e300
+    for k in range(nc):
+        _signature(st, k, st, C_SIG)
+        ch = st[t0 + N_CHILD]  # the root is node 0
+        while ch >= 0:
+            oc = t0 + ch * NODE_W
+            if (
+                st[oc + N_A] == st[C_SIG]
+                and st[oc + N_T] == st[C_SIG + 1]
+                and st[oc + N_NT] == st[C_SIG + 2]
+                and st[oc + N_X] == st[C_SIG + 3]
+            ):
+                n = st[oc + N_VISITS]
+                mean = st[oc + N_SUM] / n if n > 0 else -1e300
+                if n > bn or (n == bn and mean > bm):
+                    best = k
+                    bn = n
+                    bm = mean
+                break
+            ch = st[oc + N_NEXT]
+    return best
+
+
+@njit(sig(ST, PR, I, I, I, I, I, I, F, F, F, I), cache=True, _nrt=False)
+def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, depth_max):
+    """SO-ISMCTS over seat ``p``'s next ``depth_max`` night actions, ``n_iter`` iterations;
+    leave the root's most visited candidate in ``C_CHOSEN``.
+
+    Each iteration deals a fresh determinization (``redeal``, stream keyed by the iteration
+    like a DMC sample) and descends the tree: at the root among ``st``'s candidates, deeper
+    among the heuristic's candidates in the determinized state (``candidates``, with the
+    seat's own parameters), each step played and the game played on with the rollout policy
+    (the other seats are the environment) to ``p``'s next night action (``play_to_seat``).
+    The first node not yet in the tree is expanded, the game played to its end (or the
+    horizon) with the rollout policy, and the outcome added to every node of the path.
+    """
+    at = st[G_SEARCH_AT]
+    det = st[at : at + STATE_END]
+    t0 = at + 2 * STATE_END
+    for i in range(TABLES_END):
+        det[i] = st[i]
+    np_ = st[G_NP]
+    own = st[P_LINEUP + p]
+    stop = st[G_ROUND] + horizon if horizon > 0 else NO_STOP
+    sid = POLICY_ID[policy if 0 <= policy <= 2 else 2]
+    # UCB sees solo scores / 40: their spread over rollouts is then about that of a
+    # heads-up outcome, and one ``exploration`` is best in both (docs/strategies.md)
+    vscale = 0.025 if np_ == 1 else 1.0
+    st[C_NODES] = 0
+    root = _new_node(st, t0)
+    st[C_PATH] = root
+    for it in range(n_iter):
+        copy_game(det, st)
+        det[G_LOG] = 0
+        det[G_CHECK] = 0
+        det[G_REC] = 0
+        det[G_SEARCH_AT] = 0  # rollouts never search
+        for q in range(np_):
+            det[P_STRAT + q] = sid
+            det[P_LINEUP + q] = MAXP  # the rollout parameters (second half of pr)
+        det[G_RNG] = sample_key(st, p, it)
+        redeal(det, p)
+        det[STAMP] = -1
+        v = root
+        npath = 1
+        while True:
+            if npath > depth_max:
+                play_from(det, pr, stop)
+                break
+            if npath == 1:
+                k = _select(st, t0, v, st, nc, c_ucb, vscale)
+                _set_candidate(det, st, p, k)
+            else:
+                det[P_LINEUP + p] = own  # the seat's own candidates, whatever the rollout policy
+                m = candidates(det, pr, p, kmax, gap)
+                det[P_LINEUP + p] = MAXP
+                det[STAMP] = -1
+                k = _select(st, t0, v, det, m, c_ucb, vscale)
+                _set_candidate(det, det, p, k)
+            v = st[C_PICK]
+            if v < 0:  # the tree is full: play on without a node
+                play_from(det, pr, stop)
+                break
+            st[C_PATH + npath] = v
+            npath += 1
+            if st[C_EXPANDED] != 0:
+                play_from(det, pr, stop)
+                break
+            if play_to_seat(det, pr, p, stop) == 0:
+                break
+        value = int(outcome(det, p, margin_w) * OUT_SCALE)
+        for j in range(npath):
+            o = t0 + st[C_PATH + j] * NODE_W
+            st[o + N_VISITS] += 1
+            st[o + N_SUM] += value
+    st[C_CHOSEN] = _most_visited(st, t0, nc)
+
+
 @njit(sig(ST, PR, I), cache=True, _nrt=False)
 def search_action(st, pr, p):
     """Decide seat ``p``'s night action ahead of ``take_action``, which plays it (module
     docstring).  Without work states (``G_SEARCH_AT`` = 0) it is the heuristic's choice."""
     base = st[P_LINEUP + p] * MAXPARAM
-    sb = base + SEARCH_BASE
-    kmax = int(pr[sb])
+    kmax = int(pr[base + SP_CANDIDATES])
     kmax = 1 if kmax < 1 else (KMAX if kmax > KMAX else kmax)
-    n_det = max(1, int(pr[sb + 1]))
-    n_roll = max(1, int(pr[sb + 2]))
-    horizon = int(pr[sb + 3])
-    policy = int(pr[sb + 4])
-    budget = max(1, int(pr[sb + 5]))
-    nc = candidates(st, pr, p, kmax if st[G_SEARCH_AT] > 0 else 1, pr[sb + 7])
+    n_det = max(1, int(pr[base + SP_DETERMINIZATIONS]))
+    n_roll = max(1, int(pr[base + SP_ROLLOUTS]))
+    horizon = int(pr[base + SP_ROLLOUT_ROUNDS])
+    policy = int(pr[base + SP_ROLLOUT_POLICY])
+    budget = max(1, int(pr[base + SP_BUDGET]))
+    gap = pr[base + SP_GAP]
+    nc = candidates(st, pr, p, kmax if st[G_SEARCH_AT] > 0 else 1, gap)
     st[STAMP] = -1  # the payment sorts the hand again
     st[C_CHOSEN] = 0
     if nc > 1:
         if n_det * n_roll * nc > budget:
             n_det = max(1, budget // (n_roll * nc))
         _rollout_params(pr, base, policy)
-        _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[sb + 6], -1)
+        if int(pr[base + SP_METHOD]) == 1:  # as many iterations as DMC plays rollouts
+            depth = int(pr[base + SP_TREE_DEPTH])
+            depth = 1 if depth < 1 else (DMAX if depth > DMAX else depth)
+            _ismcts(
+                st,
+                pr,
+                p,
+                nc,
+                n_det * n_roll * nc,
+                horizon,
+                policy,
+                kmax,
+                gap,
+                pr[base + SP_MARGIN_WEIGHT],
+                pr[base + SP_EXPLORATION],
+                depth,
+            )
+        else:
+            _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[base + SP_MARGIN_WEIGHT], -1)
     _set_candidate(st, st, p, st[C_CHOSEN])
     st[D_ACTION] = st[G_STASH_ACTION]
 
@@ -420,21 +682,20 @@ def search_placement(st, pr, p, card):
     heuristic values alike are one candidate; each is played forward like a night action
     (same samples of the hidden cards for every room, common random numbers)."""
     base = st[P_LINEUP + p] * MAXPARAM
-    sb = base + SEARCH_BASE
     if pr[base + SP_PLACEMENT] < 0.5 or st[G_SEARCH_AT] == 0:
         return -1
-    kmax = int(pr[sb])
+    kmax = int(pr[base + SP_CANDIDATES])
     kmax = 1 if kmax < 1 else (KMAX if kmax > KMAX else kmax)
-    n_det = max(1, int(pr[sb + 1]))
-    n_roll = max(1, int(pr[sb + 2]))
-    horizon = int(pr[sb + 3])
-    policy = int(pr[sb + 4])
-    budget = max(1, int(pr[sb + 5]))
-    nc = place_candidates(st, pr, p, card, kmax, pr[sb + 7])
+    n_det = max(1, int(pr[base + SP_DETERMINIZATIONS]))
+    n_roll = max(1, int(pr[base + SP_ROLLOUTS]))
+    horizon = int(pr[base + SP_ROLLOUT_ROUNDS])
+    policy = int(pr[base + SP_ROLLOUT_POLICY])
+    budget = max(1, int(pr[base + SP_BUDGET]))
+    nc = place_candidates(st, pr, p, card, kmax, pr[base + SP_GAP])
     if nc == 1:
         return st[C_TAB]
     if n_det * n_roll * nc > budget:
         n_det = max(1, budget // (n_roll * nc))
     _rollout_params(pr, base, policy)
-    _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[sb + 6], card)
+    _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[base + SP_MARGIN_WEIGHT], card)
     return st[C_TAB + st[C_CHOSEN] * C_W]

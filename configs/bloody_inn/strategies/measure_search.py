@@ -19,6 +19,8 @@ process's, so they hold on a shared machine where wall time does not):
   ``search`` heads-up, 600 games, seats rotated;
 - ``place``: search at placement on and off (and the same extra CPU on more night samples),
   solo on the same 2,000 deals, then on against off heads-up (1,000 games);
+- ``s64``: the quarter-budget players of the 20,000-game first-player runs against
+  ``expert`` and the default ``search``, heads-up, 1,000 games each;
 - ``selfcost``: CPU per game with ``search`` at every seat at 2-4 players (1 thread);
 - ``brexpert``: the best response to ``search`` (best-response-search-2p.toml) against
   ``expert``, 40,000 games on the tuner's validation seed;
@@ -180,6 +182,7 @@ def cell_budget():
     base = None
     for nc, nd, nr in BUDGET_ARMS:
         params = {"candidates": nc, "determinizations": nd, "rollouts": nr, "budget": 256}
+        params.update(placement=0, method=0)  # measured before either existed
         g, s, cpu = run(1, [{"strategy": "search", "params": params}], 400, 101)
         s = s.sort("game_id")
         x = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)
@@ -198,8 +201,9 @@ def cell_budget():
 
 
 def cell_wide():
-    wide = {"strategy": "search", "params": {"candidates": 8, "determinizations": 32}}
-    g, s, cpu = run(2, [wide, "search"], 600, 707)
+    dmc = {"placement": 0, "method": 0}  # measured before either existed
+    wide = {"strategy": "search", "params": {"candidates": 8, "determinizations": 32, **dmc}}
+    g, s, cpu = run(2, [wide, {"strategy": "search", "params": dmc}], 600, 707)
     m = s.filter(pl.col("lineup") == 0)
     yield {
         "cell": "8 x 32 vs default search",
@@ -242,9 +246,12 @@ def cell_place():
     of the night actions instead: solo on the same 2,000 deals (paired differences from
     placement off), then placement on against off heads-up."""
     arms = (
-        ("placement off", {"placement": 0}),
-        ("placement on", {"placement": 1}),
-        ("placement off, 96 samples (budget 384)", {"placement": 0, "determinizations": 96, "budget": 384}),
+        ("placement off", {"placement": 0, "method": 0}),
+        ("placement on", {"placement": 1, "method": 0}),
+        (
+            "placement off, 96 samples (budget 384)",
+            {"placement": 0, "method": 0, "determinizations": 96, "budget": 384},
+        ),
     )
     base = None
     for name, params in arms:
@@ -261,8 +268,8 @@ def cell_place():
             "minus_off": mean_ci(x - base) if x is not base else None,
             "cpu_s": round(cpu, 1),
         }
-    on = {"strategy": "search", "params": {"placement": 1}}
-    off = {"strategy": "search", "params": {"placement": 0}}
+    on = {"strategy": "search", "params": {"placement": 1, "method": 0}}
+    off = {"strategy": "search", "params": {"placement": 0, "method": 0}}
     g, s, cpu = run(2, [on, off], 1000, 12)
     m = s.filter(pl.col("lineup") == 0)
     yield {
@@ -274,7 +281,28 @@ def cell_place():
     }
 
 
+def cell_s64():
+    """The players of the 20,000-game first-player runs (search64-self-*.toml: 4 candidates x
+    16 samples, the heuristic places) against ``expert`` and against the default ``search``,
+    heads-up, 1,000 games each, seats rotated."""
+    s64 = {
+        "strategy": "search",
+        "params": {"determinizations": 16, "budget": 64, "placement": 0, "method": 0},
+    }
+    for other in ("expert", "search"):
+        g, s, cpu = run(2, [s64, other], 1000, 808)
+        m = s.filter(pl.col("lineup") == 0)
+        yield {
+            "cell": "search64 heads-up",
+            "against": other,
+            "games": g.height,
+            "win": share_ci(m["win"]),
+            "cpu_s": round(cpu, 1),
+        }
+
+
 CELLS = {
+    "s64": cell_s64,
     "place": cell_place,
     "solo": cell_solo,
     "hu": cell_hu,
