@@ -36,6 +36,8 @@ def on_first_use(*args):
     argtypes = tuple(args)
 
     def decorate(disp):
+        if not hasattr(disp, "get_call_template"):
+            return disp  # NUMBA_DISABLE_JIT: a plain Python function (sim bench's pure-Python row)
         typed_call = disp.get_call_template
         python_call = disp._compile_for_args
 

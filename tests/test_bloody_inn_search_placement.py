@@ -12,7 +12,13 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
-from test_bloody_inn_search import _hide_and_shuffle  # the twins of the night-action test
+from test_bloody_inn_search import (  # the night-action tests' helpers and twins
+    _hide_and_shuffle,
+    cfg,
+    fresh,
+    seat,
+    template,
+)
 
 from kernels.bloody_inn import layout as L
 from kernels.bloody_inn.evening import open_empty_rooms, put_traveller
@@ -25,44 +31,11 @@ from kernels.bloody_inn.setup import setup_game
 from kernels.bloody_inn.strat_heuristic import place, room_value
 from kernels.bloody_inn.strat_search import C_TAB, C_W, place_candidates, search_placement
 from kernels.bloody_inn.strategies import SEARCH, decide_placement
-from kernels.rng import stream_key
 from sim import api
 from sim.games.bloody_inn import ADAPTER
 
 FAST = {"determinizations": 3, "candidates": 3, "placement": 1}
 PLACEMENT = search_index("placement")
-
-
-def seat(name, **params):
-    return {"strategy": name, "params": params} if params else {"strategy": name}
-
-
-def cfg(players, seats, games, seed=3, rules=None):
-    return {
-        "game": "bloody_inn",
-        "players": players,
-        "games": games,
-        "seed": seed,
-        "rotate": True,
-        "rules": {"check_invariants": True, **(rules or {})},
-        "seats": seats,
-    }
-
-
-def template(players, lineup, seed, search=False):
-    resolved = api.resolve(cfg(players, [seat(n) for n in lineup], 1, seed))
-    tmpl, params, _, _ = ADAPTER.build_template(resolved, events=False)
-    extra = L.SEARCH_SCRATCH if search else 0
-    st = np.zeros(L.STATE_END + extra, dtype=np.int64)
-    st[: L.STATE_END] = tmpl
-    st[L.G_SEARCH_AT] = L.STATE_END if search else 0
-    return st, params.copy()
-
-
-def fresh(st, seed, gid):
-    st[L.G_GAME_ID] = gid
-    st[L.G_RNG] = stream_key(seed, gid)
-    return st
 
 
 def _to_placement(st, pr, rounds, placed):

@@ -225,6 +225,24 @@ def redeal(w, p):
             k += 1
 
 
+@njit(sig(ST, ST, I, I, I), cache=True, _nrt=False)
+def determinize(det, st, p, d, sid):
+    """``det`` := the game in ``st`` as sample ``d`` of seat ``p``'s decision: the cards it
+    cannot see dealt again (:func:`redeal`, from the stream :func:`sample_key`), every seat
+    played by strategy ``sid`` with the rollout parameters, no log, no checks; rollouts
+    never search."""
+    copy_game(det, st)
+    det[G_LOG] = 0
+    det[G_CHECK] = 0
+    det[G_REC] = 0
+    det[G_SEARCH_AT] = 0
+    for q in range(st[G_NP]):
+        det[P_STRAT + q] = sid
+        det[P_LINEUP + q] = MAXP  # the rollout parameters (second half of pr)
+    det[G_RNG] = sample_key(st, p, d)
+    redeal(det, p)
+
+
 @njit(sig(ST, I, I, I, I, I, I, I), cache=True, _nrt=False)
 def _add(st, k, a, nt, peas, laund, t, d):
     o = C_TAB + k * C_W
@@ -361,23 +379,13 @@ def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w, card):
     for i in range(TABLES_END):
         det[i] = st[i]
         work[i] = st[i]
-    np_ = st[G_NP]
     stop = st[G_ROUND] + horizon if horizon > 0 else NO_STOP
     sid = POLICY_ID[policy if 0 <= policy <= 2 else 2]
     salt = 0 if card < 0 else PLACE_SALT * (st[G_ENT_POS] + 1)
     for k in range(nc):
         st[C_SUM + k] = 0
     for d in range(n_det):
-        copy_game(det, st)
-        det[G_LOG] = 0
-        det[G_CHECK] = 0
-        det[G_REC] = 0
-        det[G_SEARCH_AT] = 0  # rollouts never search
-        for q in range(np_):
-            det[P_STRAT + q] = sid
-            det[P_LINEUP + q] = MAXP  # the rollout parameters (second half of pr)
-        det[G_RNG] = sample_key(st, p, d + salt)
-        redeal(det, p)
+        determinize(det, st, p, d + salt, sid)
         for r in range(n_roll):
             key = stream_key(det[G_RNG], r)
             for k in range(nc):
@@ -556,16 +564,7 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
     root = _new_node(st, t0)
     st[C_PATH] = root
     for it in range(n_iter):
-        copy_game(det, st)
-        det[G_LOG] = 0
-        det[G_CHECK] = 0
-        det[G_REC] = 0
-        det[G_SEARCH_AT] = 0  # rollouts never search
-        for q in range(np_):
-            det[P_STRAT + q] = sid
-            det[P_LINEUP + q] = MAXP  # the rollout parameters (second half of pr)
-        det[G_RNG] = sample_key(st, p, it)
-        redeal(det, p)
+        determinize(det, st, p, it, sid)
         det[STAMP] = -1
         v = root
         npath = 1
