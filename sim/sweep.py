@@ -346,7 +346,7 @@ def _run_points(sweep, out, *, progress, **kwargs):
         else:
             for resolved, point_out, kw in runs:
                 runner.run_resolved(resolved, point_out, **kw)
-    except runner.RunInterrupted:
+    except KeyboardInterrupt:  # RunInterrupted from a point, or Ctrl-C between the points' steps
         try:
             _write_json(out / SWEEP_MANIFEST, _sweep_manifest(sweep, "interrupted"))
         except OSError:
