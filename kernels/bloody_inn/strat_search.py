@@ -453,6 +453,24 @@ def _new_node(st, t0):
     return v
 
 
+@njit(sig(ST, I, I), cache=True, _nrt=False)
+def _child_of(st, t0, v):
+    """The child of node ``v`` whose action signature is the one at ``C_SIG``, or -1 (the
+    signatures under one parent are distinct)."""
+    ch = st[t0 + v * NODE_W + N_CHILD]
+    while ch >= 0:
+        oc = t0 + ch * NODE_W
+        if (
+            st[oc + N_A] == st[C_SIG]
+            and st[oc + N_T] == st[C_SIG + 1]
+            and st[oc + N_NT] == st[C_SIG + 2]
+            and st[oc + N_X] == st[C_SIG + 3]
+        ):
+            return ch
+        ch = st[oc + N_NEXT]
+    return -1
+
+
 @njit(sig(ST, I, I, ST, I, F, F), cache=True, _nrt=False)
 def _select(st, t0, v, src, m, c_ucb, vscale):
     """Choose among the ``m`` candidates of ``src``'s table (the actions available in this
@@ -464,19 +482,7 @@ def _select(st, t0, v, src, m, c_ucb, vscale):
     ov = t0 + v * NODE_W
     for k in range(m):
         _signature(src, k, st, C_SIG)
-        found = -1
-        ch = st[ov + N_CHILD]
-        while ch >= 0:
-            oc = t0 + ch * NODE_W
-            if (
-                st[oc + N_A] == st[C_SIG]
-                and st[oc + N_T] == st[C_SIG + 1]
-                and st[oc + N_NT] == st[C_SIG + 2]
-                and st[oc + N_X] == st[C_SIG + 3]
-            ):
-                found = ch
-                break
-            ch = st[oc + N_NEXT]
+        found = _child_of(st, t0, v)
         st[C_MATCH + k] = found
         if found >= 0:
             st[t0 + found * NODE_W + N_AVAIL] += 1
@@ -515,23 +521,15 @@ def _most_visited(st, t0, nc):
     bm = -1e300
     for k in range(nc):
         _signature(st, k, st, C_SIG)
-        ch = st[t0 + N_CHILD]  # the root is node 0
-        while ch >= 0:
+        ch = _child_of(st, t0, 0)  # the root is node 0
+        if ch >= 0:
             oc = t0 + ch * NODE_W
-            if (
-                st[oc + N_A] == st[C_SIG]
-                and st[oc + N_T] == st[C_SIG + 1]
-                and st[oc + N_NT] == st[C_SIG + 2]
-                and st[oc + N_X] == st[C_SIG + 3]
-            ):
-                n = st[oc + N_VISITS]
-                mean = st[oc + N_SUM] / n if n > 0 else -1e300
-                if n > bn or (n == bn and mean > bm):
-                    best = k
-                    bn = n
-                    bm = mean
-                break
-            ch = st[oc + N_NEXT]
+            n = st[oc + N_VISITS]
+            mean = st[oc + N_SUM] / n if n > 0 else -1e300
+            if n > bn or (n == bn and mean > bm):
+                best = k
+                bn = n
+                bm = mean
     return best
 
 
