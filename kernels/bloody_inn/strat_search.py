@@ -599,25 +599,40 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
     st[C_CHOSEN] = _most_visited(st, t0, nc)
 
 
+@njit(sig(PR, I), cache=True, _nrt=False)
+def _kmax(pr, base):
+    """Most candidates searched: ``candidates`` within 1 .. KMAX."""
+    kmax = int(pr[base + SP_CANDIDATES])
+    return 1 if kmax < 1 else (KMAX if kmax > KMAX else kmax)
+
+
+@njit(sig(PR, I, I), cache=True, _nrt=False)
+def _samples(pr, base, nc):
+    """Samples of the hidden cards for ``nc`` candidates: ``determinizations``, cut so that
+    samples x ``rollouts`` x candidates stays within ``budget``."""
+    n_det = max(1, int(pr[base + SP_DETERMINIZATIONS]))
+    n_roll = max(1, int(pr[base + SP_ROLLOUTS]))
+    budget = max(1, int(pr[base + SP_BUDGET]))
+    if n_det * n_roll * nc > budget:
+        n_det = max(1, budget // (n_roll * nc))
+    return n_det
+
+
 @njit(sig(ST, PR, I), cache=True, _nrt=False)
 def search_action(st, pr, p):
     """Decide seat ``p``'s night action ahead of ``take_action``, which plays it (module
     docstring).  Without work states (``G_SEARCH_AT`` = 0) it is the heuristic's choice."""
     base = st[P_LINEUP + p] * MAXPARAM
-    kmax = int(pr[base + SP_CANDIDATES])
-    kmax = 1 if kmax < 1 else (KMAX if kmax > KMAX else kmax)
-    n_det = max(1, int(pr[base + SP_DETERMINIZATIONS]))
+    kmax = _kmax(pr, base)
     n_roll = max(1, int(pr[base + SP_ROLLOUTS]))
     horizon = int(pr[base + SP_ROLLOUT_ROUNDS])
     policy = int(pr[base + SP_ROLLOUT_POLICY])
-    budget = max(1, int(pr[base + SP_BUDGET]))
     gap = pr[base + SP_GAP]
     nc = candidates(st, pr, p, kmax if st[G_SEARCH_AT] > 0 else 1, gap)
     st[STAMP] = -1  # the payment sorts the hand again
     st[C_CHOSEN] = 0
     if nc > 1:
-        if n_det * n_roll * nc > budget:
-            n_det = max(1, budget // (n_roll * nc))
+        n_det = _samples(pr, base, nc)
         _rollout_params(pr, base, policy)
         if int(pr[base + SP_METHOD]) == 1:  # as many iterations as DMC plays rollouts
             depth = int(pr[base + SP_TREE_DEPTH])
@@ -681,18 +696,13 @@ def search_placement(st, pr, p, card):
     base = st[P_LINEUP + p] * MAXPARAM
     if pr[base + SP_PLACEMENT] < 0.5 or st[G_SEARCH_AT] == 0:
         return -1
-    kmax = int(pr[base + SP_CANDIDATES])
-    kmax = 1 if kmax < 1 else (KMAX if kmax > KMAX else kmax)
-    n_det = max(1, int(pr[base + SP_DETERMINIZATIONS]))
-    n_roll = max(1, int(pr[base + SP_ROLLOUTS]))
-    horizon = int(pr[base + SP_ROLLOUT_ROUNDS])
-    policy = int(pr[base + SP_ROLLOUT_POLICY])
-    budget = max(1, int(pr[base + SP_BUDGET]))
-    nc = place_candidates(st, pr, p, card, kmax, pr[base + SP_GAP])
+    nc = place_candidates(st, pr, p, card, _kmax(pr, base), pr[base + SP_GAP])
     if nc == 1:
         return st[C_TAB]
-    if n_det * n_roll * nc > budget:
-        n_det = max(1, budget // (n_roll * nc))
+    n_roll = max(1, int(pr[base + SP_ROLLOUTS]))
+    policy = int(pr[base + SP_ROLLOUT_POLICY])
     _rollout_params(pr, base, policy)
-    _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[base + SP_MARGIN_WEIGHT], card)
+    horizon = int(pr[base + SP_ROLLOUT_ROUNDS])
+    margin_w = pr[base + SP_MARGIN_WEIGHT]
+    _search(st, pr, p, nc, _samples(pr, base, nc), n_roll, horizon, policy, margin_w, card)
     return st[C_TAB + st[C_CHOSEN] * C_W]
