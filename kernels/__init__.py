@@ -12,9 +12,9 @@ in a directory named after a hash of that package's sources, ``kernels/rng.py``,
 any edit there starts a fresh cache (an edit to another game's kernel does not).  Base
 directory: ``$BOARDSIM_CACHE_DIR``, else ``$NUMBA_CACHE_DIR``, else ``~/.cache/boardsim``.
 
-Cold compile.  The same call also makes numba skip the final module passes of libraries
-compiled as callees, and the unused C-ABI wrappers (:func:`_cheaper_cold_compile`): the
-entry point's passes optimise the whole linked game once instead of once per kernel level.
+Cold compile.  The same call also trims numba's compile work that these kernels do not
+need (``kernels/cold_compile.py``): final module passes of callees, unused C-ABI wrappers,
+the inliner's repeated front end and copies, the compile flags' hash.
 """
 
 import fcntl
@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numba
 from numba.core.caching import CacheImpl, UserProvidedCacheLocator
+
+from kernels.cold_compile import cheaper_cold_compile
 
 _ROOT = Path(__file__).resolve().parent
 
@@ -86,62 +88,6 @@ def _install_locator():
         CacheImpl._locator_classes.insert(0, _GameCacheLocator)
 
 
-class _CompileDepth:
-    """``numba:compile`` listener: how many dispatcher compiles are in progress (numba
-    compiles a callee inside its caller's compile, under one global lock)."""
-
-    depth = 0
-
-    def on_start(self, event):
-        _CompileDepth.depth += 1
-
-    def on_end(self, event):
-        _CompileDepth.depth -= 1
-
-
-def _cheaper_cold_compile():
-    """Cold start (issue 17): two numba defaults that cost compile time and buy these
-    kernels nothing; ``BOARDSIM_NUMBA_DEFAULT_COMPILE=1`` keeps numba's defaults.
-
-    * A library compiled as a callee skips numba's final module passes; only the outermost
-      compile (the entry point called from Python, e.g. the block kernel) runs them, over
-      everything linked in.  Numba links every callee's module into its caller's and
-      optimises the linked module again, so each kernel level re-optimised the whole game
-      below it (~9 % of the cold start).  The entry point's passes see all the code anyway
-      (callees keep their function passes), so its machine code is as fast (CPU per game
-      measured unchanged); a callee later called from Python itself (tests) runs less
-      optimised, nothing else.
-    * No C-ABI wrapper (``cfunc``-style, for first-class function use, which no kernel
-      makes) is built for an njit function unless its flags ask for one (~4 %).
-    """
-    from numba.core import codegen, cpu, event
-
-    lib = codegen.CPUCodeLibrary
-    opts = cpu.CPUTargetOptions
-    if getattr(lib, "_boardsim_cheaper", False) or os.environ.get("BOARDSIM_NUMBA_DEFAULT_COMPILE"):
-        return
-    if not hasattr(lib, "_optimize_final_module") or not hasattr(opts, "finalize"):
-        return  # another numba: keep its defaults
-    listener = type("CompileDepth", (_CompileDepth, event.Listener), {})()
-    event.register("numba:compile", listener)
-    full = lib._optimize_final_module
-
-    def optimize_final_module(self):
-        if _CompileDepth.depth <= 1:
-            full(self)
-
-    finalize = opts.finalize
-
-    def finalize_flags(self, flags, options):
-        finalize(self, flags, options)
-        if not flags.is_set("no_cfunc_wrapper"):
-            flags.no_cfunc_wrapper = True
-
-    lib._optimize_final_module = optimize_final_module
-    opts.finalize = finalize_flags
-    lib._boardsim_cheaper = True
-
-
 def use_source_keyed_cache(package_file):
     """Point numba's cache for the package's functions at a directory keyed by the package's
     source hash.
@@ -151,7 +97,7 @@ def use_source_keyed_cache(package_file):
     functions always cache there (:class:`_GameCacheLocator`); numba's global ``CACHE_DIR``
     is pointed there too, for the shared ``kernels/*.py`` helpers (in every game's hash).
     """
-    _cheaper_cold_compile()
+    cheaper_cold_compile()
     package_dir = Path(package_file).resolve().parent
     base = os.environ.get("BOARDSIM_CACHE_DIR") or os.environ.get("NUMBA_CACHE_DIR")
     base = Path(base) if base else Path.home() / ".cache" / "boardsim"

@@ -230,6 +230,12 @@ def tune(
             x0[names.index(k)] = float(v)
     lo, hi = _bounds(resolved["game"], strategy, names, x0)
     x0 = np.clip(x0, lo, hi)
+    whole_of = getattr(registry.get_adapter(resolved["game"]), "whole_params", lambda s: set())
+    whole = np.array([n in whole_of(strategy) for n in names])  # counts and switches
+
+    def rounded(x):
+        return np.where(whole, np.round(x), np.round(x, 4))
+
     free = np.ones(len(names), dtype=bool)
     if only:
         for k in only:
@@ -249,7 +255,7 @@ def tune(
         cands = [mean.copy()]
         for _ in range(population - 1):
             cands.append(np.clip(mean + sd * rng.standard_normal(len(names)), lo, hi))
-        cands = [np.round(c, 4) for c in cands]
+        cands = [rounded(c) for c in cands]
         evals = [ev.run(as_dict(c), gseed, games) for c in cands]
         order = sorted(range(len(cands)), key=lambda i: -evals[i].value)
         elites = np.array([cands[i] for i in order[:n_elite]])
@@ -264,7 +270,7 @@ def tune(
         mean = smoothing * elites.mean(axis=0) + (1 - smoothing) * mean
         sd = np.maximum(smoothing * elites.std(axis=0) + (1 - smoothing) * sd, floor)
         mean = np.where(free, mean, x0)
-    finalists.append(np.round(mean, 4))
+    finalists.append(rounded(mean))
     vgames = validation_games or 4 * games
     vseed = seed * 1000 + 999
     scored = [(ev.run(as_dict(c), vseed, vgames), c) for c in finalists]

@@ -30,6 +30,7 @@ from kernels.bloody_inn.strat_search import C_CHOSEN, candidates, search_action
 from kernels.bloody_inn.strategies import BOUNDS, REGISTRY, SEARCH
 from kernels.rng import stream_key
 from sim import api
+from sim.errors import ConfigError
 from sim.games.bloody_inn import ADAPTER
 
 FAST = {
@@ -304,6 +305,44 @@ def test_search_parameters_are_listed_with_bounds():
         "budget",
         "horizon",
     }
+
+
+@pytest.mark.parametrize(
+    "param, value, allowed",
+    [
+        ("placement", 5, "0 or 1"),
+        ("method", 0.5, "0 or 1"),
+        ("budget", 100_000, "a whole number from 1 to 4096"),
+        ("candidates", 2.5, "a whole number from 1 to 12"),
+        ("rollout_policy", 3, "a whole number from 0 to 2"),
+        ("exploration", -1, "a number from 0 to 10"),
+    ],
+)
+def test_a_search_parameter_outside_its_limits_is_refused(param, value, allowed):
+    """Counts and switches of the search are whole numbers within ``SEARCH_BOUNDS`` (the
+    kernels size their scratch by them); the message names the key, the value, the limits."""
+    cfg = {"game": "bloody_inn", "players": 2, "seats": [{"strategy": "search", "params": {param: value}}]}
+    with pytest.raises(ConfigError) as err:
+        api.resolve(cfg)
+    assert err.value.key == f"seats.0.params.{param}" and err.value.value == value
+    assert err.value.allowed == allowed
+    ok = {param: SEARCH_BOUNDS[param][1]}  # the upper limit itself is allowed
+    assert (
+        api.resolve({**cfg, "seats": [{"strategy": "search", "params": ok}]})["seats"][0]["params"][param]
+        == ok[param]
+    )
+
+
+def test_the_heuristic_weights_have_no_limits_but_the_config_range():
+    """Tuning ranges are not limits: a negative weight is a real choice (issue 13)."""
+    cfg = {"game": "bloody_inn", "players": 2, "seats": [{"strategy": "expert", "params": {"card_value": -50.0}}]}
+    assert api.resolve(cfg)["seats"][0]["params"]["card_value"] == -50.0
+
+
+def test_tune_rounds_the_whole_parameters():
+    assert ADAPTER.whole_params("search") >= {"placement", "method", "candidates", "budget"}
+    assert "exploration" not in ADAPTER.whole_params("search")
+    assert ADAPTER.whole_params("expert") == set()
 
 
 def test_budget_and_candidates_bound_the_work():

@@ -14,9 +14,11 @@ import numpy as np
 from numba import njit
 
 from kernels import compile_once
+from kernels.cold_compile import help_compile
 from kernels.rng import stream_key
 
 from . import CACHE_DIR
+from .compile_plan import helper_targets
 from .evening import evening
 from .invariants import check_now
 from .layout import (
@@ -395,3 +397,7 @@ def _play_block(
                     ev_out[base + used + i, 1 + f] = st[o + f]
             used += n
     ev_count[b] = used
+
+
+if CACHE_DIR is not None:  # a helper process shares the cold compile (issue 17)
+    help_compile(_play_block, helper_targets)

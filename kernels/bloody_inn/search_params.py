@@ -70,6 +70,14 @@ SEARCH_BOUNDS = {
     "tree_depth": (1.0, 8.0),
 }
 
+#: parameters that count something or pick one of a few settings: whole numbers only.  A
+#: config outside ``SEARCH_BOUNDS`` or not whole here is refused (the kernels size their
+#: scratch by these bounds, and ``placement = 0.5`` would mean nothing)
+SEARCH_WHOLE = frozenset(
+    ("candidates", "determinizations", "rollouts", "rollout_rounds", "rollout_policy", "budget")
+    + ("placement", "method", "tree_depth")
+)
+
 
 def search_index(name):
     """Index of search parameter ``name`` in a seat's parameter block (kernels use these

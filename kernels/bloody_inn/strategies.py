@@ -28,7 +28,7 @@ from .layout import (
     G_TURNS,
     P_STRAT,
 )
-from .search_params import SEARCH_BOUNDS, SEARCH_PARAMS
+from .search_params import SEARCH_BOUNDS, SEARCH_PARAMS, SEARCH_WHOLE
 
 RANDOM = 0
 GREEDY = 1
@@ -236,3 +236,8 @@ def decide_fine(st, pr, p, corpses, lo, hi, final, with_heur=ON, with_greedy=ON,
 #: Search ranges of the tunable parameters (``sim tune``), per registry name.
 BOUNDS = {name: heur.BOUNDS for name, (sid, _, _) in REGISTRY.items() if sid == HEURISTIC}
 BOUNDS["search"] = {**heur.BOUNDS, **SEARCH_BOUNDS}
+
+#: Hard limits a config is checked against, per registry name: ``(lo, hi, whole)``.  The
+#: heuristic's weights have none (their tuning ranges are not limits: negative weights are
+#: allowed on purpose); the search's own parameters are counts and switches.
+LIMITS = {"search": {n: (lo, hi, n in SEARCH_WHOLE) for n, (lo, hi) in SEARCH_BOUNDS.items()}}

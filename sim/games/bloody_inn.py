@@ -160,6 +160,19 @@ def _resolve_rules(raw, players, n_travellers_one_copy):
     return out
 
 
+def _check_limits(strategy, resolved, given, prefix):
+    """Refuse a parameter outside its strategy's hard limits (``strategies.LIMITS``)."""
+    for pname, (lo, hi, whole) in getattr(_STRATEGIES, "LIMITS", {}).get(strategy, {}).items():
+        v = resolved[pname]
+        if lo <= v <= hi and (not whole or v == int(v)):
+            continue
+        if whole and hi - lo == 1:
+            allowed = f"{lo:g} or {hi:g}"
+        else:
+            allowed = f"{'a whole number' if whole else 'a number'} from {lo:g} to {hi:g}"
+        raise ConfigError(prefix + pname, given.get(pname, v), allowed)
+
+
 def _resolve_seats(raw, players, table):
     seats = raw.get("seats", [{"strategy": "random"}])
     if isinstance(seats, dict):
@@ -207,6 +220,7 @@ def _resolve_seats(raw, players, table):
         resolved = {}
         for pname, default, _ in spec:
             resolved[pname] = get_float(params, pname, default, -1e6, 1e6, prefix + "params.")
+        _check_limits(name, resolved, params, prefix + "params.")
         seat = {"strategy": name, "params": resolved}
         restrict = _resolve_restrict(s.get("restrict", {}), prefix + "restrict.", table)
         if restrict:  # absent = unrestricted, so unrestricted configs keep their config_id
@@ -332,6 +346,11 @@ class BloodyInnAdapter:
 
     def tuning_bounds(self, strategy):
         return dict(getattr(_STRATEGIES, "BOUNDS", {}).get(strategy, {}))
+
+    def whole_params(self, strategy):
+        """Parameters of ``strategy`` that only take whole numbers (``sim tune`` rounds them)."""
+        limits = getattr(_STRATEGIES, "LIMITS", {}).get(strategy, {})
+        return {n for n, (_, _, whole) in limits.items() if whole}
 
     def bench_config(self, players, lineup):
         return {"players": players, "rules": {"length": "long"}, "seats": [{"strategy": s} for s in lineup]}

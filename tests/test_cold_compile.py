@@ -1,0 +1,257 @@
+"""The cold-compile trims and the helper process (issue 17, ``kernels/cold_compile.py``).
+
+The trims must not change what numba generates, and the helper must compile exactly the
+kernels the block kernel's compile asks for (``kernels/bloody_inn/compile_plan.py``): both are
+checked in fresh processes with empty caches, so what is measured is a real cold compile.
+"""
+
+import difflib
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pyarrow as pa
+
+from sim import api
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TOY = """
+from numba import njit
+
+
+@njit(inline="always")
+def _add(a, b):
+    c = a + b
+    if c > 10:
+        c -= 3
+    return c
+
+
+@njit(inline="always")
+def _twice(a):
+    return _add(a, a) + _add(a, 1)
+
+
+@njit
+def leaf(x):
+    return min(x, 7) + max(x, 2)
+
+
+@njit
+def kernel(arr):
+    s = 0
+    for i in range(arr.size):
+        s += _twice(arr[i]) + _add(s, i) + leaf(arr[i])
+    return s
+
+
+@njit
+def other_kernel(arr):  # the same inlined callees in a second caller
+    return _twice(arr[0]) - _add(arr[1], 4)
+"""
+
+RUN_TOY = """
+import sys
+import numpy as np
+if sys.argv[1] == "trimmed":
+    from numba.core import bytecode, inline_closurecall, ir, targetconfig
+    from kernels import cold_compile
+    cold_compile._front_end_once_per_callee(ir, inline_closurecall, bytecode)
+    cold_compile._flags_hash_once(targetconfig)
+import toy_kernels
+print("RESULT", toy_kernels.kernel(np.arange(20)), toy_kernels.other_kernel(np.arange(5, 9)))
+"""
+
+
+def _canonical_ir(text):
+    """numba's LLVM dump with the process's unique ids and addresses renumbered in order of
+    first appearance (they differ between any two processes)."""
+    text = re.sub(r"-+(LLVM DUMP.*?)-+", r"\1", text)
+    text = re.sub(r"numba\.dynamic\.globals\.[0-9a-f]+", "numba.dynamic.globals.X", text)
+    text = re.sub(r"inttoptr \(i64 \d+", "inttoptr (i64 X", text)
+    seen = {}
+
+    def renumber(kind):
+        def sub(m):
+            key = (kind, m.group(1))
+            if key not in seen:
+                seen[key] = sum(1 for k in seen if k[0] == kind)
+            return f"{kind}{seen[key]}"
+
+        return sub
+
+    text = re.sub(r"B\d+v(\d+)", renumber("Bv"), text)  # the mangled names' unique ids
+    text = re.sub(r"\$(\d+)", renumber("$"), text)
+    return re.sub(r"_v(\d+)_", lambda m: renumber("_v")(m) + "_", text)  # inlined variables
+
+
+def _dump(tmp_path, mode):
+    (tmp_path / "toy_kernels.py").write_text(TOY)
+    (tmp_path / "run_toy.py").write_text(RUN_TOY)
+    env = dict(
+        os.environ,
+        NUMBA_DUMP_LLVM="1",
+        NUMBA_CACHE_DIR=str(tmp_path / f"cache-{mode}"),
+        PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp_path)]),
+    )
+    out = subprocess.run(
+        [sys.executable, "run_toy.py", mode],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout
+
+
+def test_the_front_end_trims_leave_numbas_llvm_ir_unchanged(tmp_path):
+    plain = _dump(tmp_path, "numba")
+    trimmed = _dump(tmp_path, "trimmed")
+    assert "RESULT 7803800 " in plain and plain.count("LLVM DUMP") >= 4
+    a, b = _canonical_ir(plain).splitlines(), _canonical_ir(trimmed).splitlines()
+    diff = list(difflib.unified_diff(a, b, lineterm="", n=0))
+    assert diff == [], "\n".join(diff[:40])
+
+
+COLD_RUN = """
+import json, sys
+import pyarrow as pa
+from numba.core import event
+from kernels import cold_compile
+
+compiled, helpers = [], []
+
+
+class Compiles(event.Listener):
+    def on_start(self, e):
+        f = e.data["dispatcher"].py_func
+        compiled.append(f"{f.__module__}.{f.__qualname__}")
+
+    def on_end(self, e):
+        pass
+
+
+event.register("numba:compile", Compiles())
+start = cold_compile._Helper.__init__
+
+
+def record(self, targets):
+    helpers.append(self)
+    start(self, targets)
+
+
+cold_compile._Helper.__init__ = record
+from sim import api
+
+cfg = json.loads(sys.argv[1])
+chunk = api.play_range(api.resolve(cfg), 0, cfg["games"])
+with pa.ipc.new_file(sys.argv[2], chunk.games.schema) as w:
+    w.write_table(chunk.games)
+h = helpers[0] if helpers else None
+print(json.dumps({
+    "helpers": len(helpers),
+    "targets": [f"{d.py_func.__module__}.{d.py_func.__qualname__}" for d, _ in h.targets] if h else [],
+    "ok": sorted(h.ok) if h else [],
+    "compiled": compiled,
+}))
+"""
+
+EXPERT_3P = {
+    "game": "bloody_inn",
+    "players": 3,
+    "rules": {"length": "long"},
+    "seed": 11,
+    "seats": [{"strategy": "expert"}],
+    "games": 40,
+}
+
+
+def test_a_cold_bloody_inn_compile_loads_every_kernel_of_its_helper(tmp_path):
+    """A cold compile with the helper: this process compiles none of the helper's kernels
+    (each was in the cache when its typing reached it: the plan's argument types are the
+    ones the block kernel asks for), and the games are those of a compile without it."""
+    (tmp_path / "cold_run.py").write_text(COLD_RUN)
+    env = dict(
+        os.environ,
+        BOARDSIM_CACHE_DIR=str(tmp_path / "cache"),
+        BOARDSIM_COMPILE_HELPER="1",
+        PYTHONPATH=str(ROOT),
+    )
+    env.pop("NUMBA_CACHE_DIR", None)
+    arrow = tmp_path / "games.arrow"
+    out = subprocess.run(
+        [sys.executable, "cold_run.py", json.dumps(EXPERT_3P), str(arrow)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    rep = json.loads(out.stdout.strip().splitlines()[-1])
+    if (len(os.sched_getaffinity(0))) < 2:
+        assert rep["helpers"] == 0  # one core: no helper
+        return
+    assert rep["helpers"] == 1
+    targets = rep["targets"]
+    assert "kernels.bloody_inn.morning.morning" in targets and len(targets) >= 10
+    assert rep["ok"] == list(range(len(targets)))  # the helper compiled every one
+    assert sorted(set(targets) & set(rep["compiled"])) == []  # and this process none
+    assert "kernels.bloody_inn.play._play_block" in rep["compiled"]  # it was a cold compile
+    cold = pa.ipc.open_file(str(arrow)).read_all()
+    here = api.play_range(api.resolve(dict(EXPERT_3P)), 0, EXPERT_3P["games"]).games
+    assert cold.num_rows == EXPERT_3P["games"]
+    assert cold.equals(here)
+
+
+def test_no_helper_when_it_is_switched_off(monkeypatch):
+    from kernels import cold_compile
+
+    monkeypatch.setenv("BOARDSIM_COMPILE_HELPER", "0")
+    assert not cold_compile._helper_wanted()
+    monkeypatch.setenv("BOARDSIM_COMPILE_HELPER", "1")
+    assert cold_compile._helper_wanted() == (len(os.sched_getaffinity(0)) >= 2)
+
+
+def test_a_helper_that_dies_leaves_the_compile_to_this_process(tmp_path):
+    """The helper's process exits at once (a broken interpreter path): the waits give up
+    and every kernel compiles here, with the same result."""
+    script = textwrap.dedent(
+        """
+        import sys
+        import numpy as np
+        from numba import njit
+        from kernels import cold_compile
+
+        @njit(cache=True)
+        def leaf(x):
+            return x * 3 + 1
+
+        @njit(cache=True)
+        def entry(a):
+            return leaf(a[0]) + leaf(a[1])
+
+        started = []
+        start = cold_compile._Helper.__init__
+        cold_compile._Helper.__init__ = lambda self, t: started.append(t) or start(self, t)
+        cold_compile.help_compile(entry, lambda args: [(leaf, (args[0].dtype,))])
+        sys.executable = "/bin/false"  # the helper process fails at once
+        print("RESULT", entry(np.array([2, 5])), "HELPERS", len(started))
+        """
+    )
+    (tmp_path / "dies.py").write_text(script)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    env["BOARDSIM_COMPILE_HELPER"] = "1"
+    out = subprocess.run(
+        [sys.executable, "dies.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    cores = len(os.sched_getaffinity(0))
+    assert f"RESULT 23 HELPERS {int(cores >= 2)}" in out.stdout
