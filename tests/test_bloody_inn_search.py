@@ -335,7 +335,11 @@ def test_a_search_parameter_outside_its_limits_is_refused(param, value, allowed)
 
 def test_the_heuristic_weights_have_no_limits_but_the_config_range():
     """Tuning ranges are not limits: a negative weight is a real choice (issue 13)."""
-    cfg = {"game": "bloody_inn", "players": 2, "seats": [{"strategy": "expert", "params": {"card_value": -50.0}}]}
+    cfg = {
+        "game": "bloody_inn",
+        "players": 2,
+        "seats": [{"strategy": "expert", "params": {"card_value": -50.0}}],
+    }
     assert api.resolve(cfg)["seats"][0]["params"]["card_value"] == -50.0
 
 

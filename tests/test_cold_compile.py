@@ -255,3 +255,35 @@ def test_a_helper_that_dies_leaves_the_compile_to_this_process(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     cores = len(os.sched_getaffinity(0))
     assert f"RESULT 23 HELPERS {int(cores >= 2)}" in out.stdout
+
+
+def test_importing_and_resolving_a_bloody_inn_config_compiles_nothing(tmp_path):
+    """The kernels compile when a game is played, not when they are imported: checking a
+    config (``sim validate``, a bad-input error) costs no compile on a cold cache."""
+    script = textwrap.dedent(
+        """
+        from numba.core import event
+        compiled = []
+
+        class Compiles(event.Listener):
+            def on_start(self, e):
+                compiled.append(e.data["dispatcher"].py_func.__qualname__)
+
+            def on_end(self, e):
+                pass
+
+        event.register("numba:compile", Compiles())
+        from sim import api
+        import kernels.bloody_inn.play, kernels.bloody_inn.strategies  # noqa: E401, F401
+        api.resolve({"game": "bloody_inn", "players": 3, "seats": [{"strategy": "expert"}]})
+        print("COMPILED", compiled)
+        """
+    )
+    (tmp_path / "imports.py").write_text(script)
+    env = dict(os.environ, BOARDSIM_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    env.pop("NUMBA_CACHE_DIR", None)
+    out = subprocess.run(
+        [sys.executable, "imports.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "COMPILED []" in out.stdout, out.stdout[-2000:]

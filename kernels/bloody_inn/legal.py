@@ -6,7 +6,7 @@ strategies can use them freely.
 
 from numba import njit
 
-from kernels.sigs import ST, I, sig
+from kernels.sigs import ST, I, on_first_use
 
 from .layout import (
     ACTION,
@@ -76,7 +76,8 @@ def discounted(st, p, action, raw_cost):
     return c if c > 0 else 0
 
 
-@njit(sig(ST, I, I), cache=True, _nrt=False)
+@on_first_use(ST, I, I)
+@njit(cache=True, _nrt=False)
 def copy_list(st, l, off):
     """Copy card list ``l`` to ``st[off:]``; return its length."""
     n = st[LIST_N + l]
@@ -86,7 +87,8 @@ def copy_list(st, l, off):
     return n
 
 
-@njit(sig(ST, I, I), cache=True, _nrt=False)
+@on_first_use(ST, I, I)
+@njit(cache=True, _nrt=False)
 def list_hand(st, p, off):
     """Write player ``p``'s hand to ``st[off:]``; return the count."""
     return copy_list(st, L_HAND + p, off)
@@ -119,7 +121,8 @@ def free_space(st, dest):
     return annex_capacity(st, dest) - st[C_FILL + dest]
 
 
-@njit(sig(ST, I), cache=True, _nrt=False)
+@on_first_use(ST, I)
+@njit(cache=True, _nrt=False)
 def list_burial_places(st, off):
     """Every destination with free capacity, any owner (BI-N6); return the count."""
     n = 0
@@ -252,7 +255,8 @@ def token_room_ok(st, r):
     return True
 
 
-@njit(sig(ST, I), cache=True, _nrt=False)
+@on_first_use(ST, I)
+@njit(cache=True, _nrt=False)
 def list_token_rooms(st, off):
     """The rooms a Room-Service token may go to now (``token_room_ok``); return the count."""
     n = 0

@@ -8,7 +8,7 @@ recorded in ``G_ERR`` (the invariant tests require zero) and the player passes i
 import numpy as np
 from numba import njit
 
-from kernels.sigs import ST, I, sig
+from kernels.sigs import ST, I, on_first_use
 
 from .layout import (
     ACTION,
@@ -107,7 +107,8 @@ NO_CARD = np.int64(-1)
 ONE = np.int64(1)
 
 
-@njit(sig(ST, I), cache=True, _nrt=False)
+@on_first_use(ST, I)
+@njit(cache=True, _nrt=False)
 def _illegal(st, code):
     if st[G_ERR] == 0:
         st[G_ERR] = code
@@ -211,7 +212,8 @@ def _take_from_inn(st, pr, p, action, strats):
     return True
 
 
-@njit(sig(ST, I, I, I), cache=True, _nrt=False)
+@on_first_use(ST, I, I, I)
+@njit(cache=True, _nrt=False)
 def _take_from_bistro(st, p, action, n):
     """Bribe (BI-N3) or kill (BI-N5) ``n`` Bistro peasants, free: each goes to the player's
     hand (bribe) or unburied corpses (kill).  The caller has checked ``n``."""

@@ -8,7 +8,7 @@ Bistro, Exit) and the top Entrance card (BI rules: the Entrance is face up).
 from numba import njit
 
 from kernels.rng import randint
-from kernels.sigs import ST, I, on_first_use, sig
+from kernels.sigs import ST, I, on_first_use
 
 from .layout import (
     C_RANK,
@@ -37,7 +37,8 @@ def rand(st, n):
     return randint(st, G_RNG, n)
 
 
-@njit(sig(ST, I, I, I), cache=True, _nrt=False)
+@on_first_use(ST, I, I, I)
+@njit(cache=True, _nrt=False)
 def shuffle_prefix(st, off, n, k):
     """Partial Fisher-Yates: a uniform random ``k``-subset of ``st[off:off+n]`` moved to the front."""
     for i in range(k):

@@ -6,7 +6,7 @@ from the card locations (the invariant checks recount them independently).
 
 from numba import njit
 
-from kernels.sigs import ST, I, sig
+from kernels.sigs import ST, I, on_first_use
 
 from .layout import (
     C_LOC,
@@ -49,7 +49,8 @@ from .layout import (
 )
 
 
-@njit(sig(ST, I, I, I, I, I, I), cache=True, _nrt=False)
+@on_first_use(ST, I, I, I, I, I, I)
+@njit(cache=True, _nrt=False)
 def log_event(st, kind, seat, card, a, b, c):
     """Append one event row (when the run asked for events)."""
     if st[G_LOG] == 0:
@@ -92,7 +93,8 @@ def list_id(loc):
     return -1
 
 
-@njit(sig(ST, I, I, I), cache=True, _nrt=False)
+@on_first_use(ST, I, I, I)
+@njit(cache=True, _nrt=False)
 def move_card(st, c, loc, slot):
     """Move card ``c`` to location ``loc`` (with ``slot``), keeping the lists exact."""
     old = list_id(st[C_LOC + c])

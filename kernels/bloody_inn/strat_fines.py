@@ -12,7 +12,7 @@ the Exit).
 
 from numba import njit
 
-from kernels.sigs import ST, I, sig
+from kernels.sigs import ST, I, on_first_use
 
 from .layout import (
     C_COLOUR,
@@ -40,7 +40,8 @@ from .state import list_card
 UNPAID_ACCOMPLICE = 5.0
 
 
-@njit(sig(ST, I), cache=True, _nrt=False)
+@on_first_use(ST, I)
+@njit(cache=True, _nrt=False)
 def _leave_income(st, p):
     """BI-M2 income of ``p`` this morning: own keyed rooms holding a traveller + Gardens."""
     n = st[P_LEAVE_INCOME + p]
@@ -50,7 +51,8 @@ def _leave_income(st, p):
     return n
 
 
-@njit(sig(ST, I), cache=True, _nrt=False)
+@on_first_use(ST, I)
+@njit(cache=True, _nrt=False)
 def _colour_bonus(st, p):
     """BI-G2 colour bonuses of ``p``'s annexes over the Exit as it is now."""
     total = 0
@@ -61,7 +63,8 @@ def _colour_bonus(st, p):
     return total
 
 
-@njit(sig(ST, I, I, I, I, I), cache=True, _nrt=False)
+@on_first_use(ST, I, I, I, I, I)
+@njit(cache=True, _nrt=False)
 def best_fine_cheques(st, p, corpses, lo, hi, final):
     """The split (cheques paid, ``lo``..``hi``) that keeps the most value after the fine.
 

@@ -30,7 +30,7 @@ from collections import namedtuple
 
 from numba import njit
 
-from kernels.sigs import PR, ST, B, F, I, sig
+from kernels.sigs import PR, ST, B, F, I, on_first_use
 
 from .layout import (
     ACTION,
@@ -335,7 +335,8 @@ def _loss_of(raw, need, k):
     return raw / SCALE + (BIG * (need - k) if need > k else 0.0)
 
 
-@njit(sig(I, I, I, I, I, I, I, I), cache=True, _nrt=False)
+@on_first_use(I, I, I, I, I, I, I, I)
+@njit(cache=True, _nrt=False)
 def _payable(b0, b1, b2, n, skip, extra, h, ret):
     """How many of the held corpses (the 3 cheapest burial costs ``b0 <= b1 <= b2`` of
     ``n``), less one of cost ``skip`` (-1: none), plus one of cost ``extra`` (-1: none), a
@@ -679,7 +680,8 @@ def place(st, pr, p, card):
     return best
 
 
-@njit(sig(ST, I, F, I, I), cache=True, _nrt=False)
+@on_first_use(ST, I, F, I, I)
+@njit(cache=True, _nrt=False)
 def room_value(st, p, share, rank, r):
     """What putting a traveller of ``rank`` in the open empty room ``r`` is worth to the
     placing seat ``p`` (:func:`place`; the search ranks its placement candidates by it)."""
@@ -1293,7 +1295,8 @@ def _free_left(st, d, upto):
     return left
 
 
-@njit(sig(ST, I, I, B), cache=True, _nrt=False)
+@on_first_use(ST, I, I, B)
+@njit(cache=True, _nrt=False)
 def _any_dest(st, p, upto, own):
     """A destination with a free place left for the next corpse: own (-1 if none) or
     another player's (-2 if none)."""
@@ -1467,7 +1470,8 @@ def _extend_bribe(
             size += 1
 
 
-@njit(sig(ST, PR, I, I, I, I), cache=True, _nrt=False)
+@on_first_use(ST, PR, I, I, I, I)
+@njit(cache=True, _nrt=False)
 def payment(st, pr, p, action_id, cost, exclude):
     """BI-N2: returning cards first (affinity = action; every card for Bury with the
     Chapel), then the cards worth least."""
@@ -1573,7 +1577,8 @@ def wages(st, pr, p, max_keep):
     st[D_NT] = n
 
 
-@njit(sig(ST, PR, I, I, I, I, I), cache=True, _nrt=False)
+@on_first_use(ST, PR, I, I, I, I, I)
+@njit(cache=True, _nrt=False)
 def fine(st, pr, p, corpses, lo, hi, final):
     """BI-M1: cheques paid of the fine, the split that keeps cash for the income cap and the
     wages, or the best final score at the end (``strat_fines``; no tuned parameter)."""
