@@ -27,8 +27,6 @@ from pathlib import Path
 import numba
 from numba.core.caching import CacheImpl, UserProvidedCacheLocator
 
-from kernels.cold_compile import cheaper_cold_compile
-
 _ROOT = Path(__file__).resolve().parent
 
 
@@ -97,6 +95,8 @@ def use_source_keyed_cache(package_file):
     functions always cache there (:class:`_GameCacheLocator`); numba's global ``CACHE_DIR``
     is pointed there too, for the shared ``kernels/*.py`` helpers (in every game's hash).
     """
+    from kernels.cold_compile import cheaper_cold_compile  # only where a game's kernels load
+
     cheaper_cold_compile()
     package_dir = Path(package_file).resolve().parent
     base = os.environ.get("BOARDSIM_CACHE_DIR") or os.environ.get("NUMBA_CACHE_DIR")

@@ -249,7 +249,9 @@ class _Helper:
 
         self.targets = targets
         self.done = -1  # index of the last target the helper reported (it goes in order)
-        self.ok = set()
+        self.ok = set()  # the targets it compiled
+        self.asked = set()  # the targets this process's typing asked for
+        self.compiles = 0  # function versions the helper compiled (it says so after each)
         here = str(Path(__file__).resolve().parent.parent)  # the tree these kernels come from
         env = dict(os.environ, NUMBA_NUM_THREADS="1")
         env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in [env.get("PYTHONPATH")] if p])
@@ -272,6 +274,7 @@ class _Helper:
 
     def _waiting_compile(self, disp, i):
         def compile(sig):
+            self.asked.add(i)
             self.wait_for(i)
             self._release(disp)
             return disp.compile(sig)  # numba's own: finds the helper's version in the cache
@@ -293,12 +296,14 @@ class _Helper:
                 self.stop()  # too slow: this process compiles the rest itself
                 return
             line = self.proc.stdout.readline().split()
-            if len(line) != 2 or not line[1].isdigit():
+            if len(line) != 3 or not (line[1].isdigit() and line[2].isdigit()):
                 self.stop()  # it died (end of file) or said something unexpected
                 return
             self.done = int(line[1])
             if line[0] == b"done":
                 self.ok.add(self.done)
+            HELPED["compiles"] = HELPED.get("compiles", 0) + int(line[2]) - self.compiles
+            self.compiles = int(line[2])
 
     def stop(self):
         self.done = len(self.targets)
@@ -313,6 +318,10 @@ class _Helper:
 #: the helper of the cold compile in progress (one at a time: numba compiles under one lock)
 _HELPER: list = []
 
+#: what this process's helpers did: ``helpers`` started, function versions they ``compiles``
+#: (``sim bench`` reports them beside this process's own compiles)
+HELPED: dict = {}
+
 
 class _HelperStarter:
     """``numba:compile`` listener: starts the helper when a planned entry starts compiling
@@ -326,6 +335,7 @@ class _HelperStarter:
         targets = [(disp, a) for disp, a in plan(tuple(d["args"])) if disp._can_compile]
         if targets:
             _HELPER.append(_Helper(targets))
+            HELPED["helpers"] = HELPED.get("helpers", 0) + 1
 
     def on_end(self, event):
         d = event.data or {}

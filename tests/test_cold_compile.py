@@ -159,6 +159,7 @@ print(json.dumps({
     "helpers": len(helpers),
     "targets": [f"{d.py_func.__module__}.{d.py_func.__qualname__}" for d, _ in h.targets] if h else [],
     "ok": sorted(h.ok) if h else [],
+    "asked": sorted(h.asked) if h else [],
     "compiled": compiled,
 }))
 """
@@ -203,12 +204,29 @@ def test_a_cold_bloody_inn_compile_loads_every_kernel_of_its_helper(tmp_path):
     targets = rep["targets"]
     assert "kernels.bloody_inn.morning.morning" in targets and len(targets) >= 10
     assert rep["ok"] == list(range(len(targets)))  # the helper compiled every one
+    assert rep["asked"] == list(range(len(targets)))  # this process's typing needed every one
     assert sorted(set(targets) & set(rep["compiled"])) == []  # and this process none
     assert "kernels.bloody_inn.play._play_block" in rep["compiled"]  # it was a cold compile
     cold = pa.ipc.open_file(str(arrow)).read_all()
     here = api.play_range(api.resolve(dict(EXPERT_3P)), 0, EXPERT_3P["games"]).games
     assert cold.num_rows == EXPERT_3P["games"]
     assert cold.equals(here)
+
+
+def test_the_helpers_kernels_are_real_calls():
+    """An ``inline="always"`` function is typed inside its caller, never compiled on its own:
+    in the plan it would be work for nothing."""
+    from numba import types
+
+    from kernels.bloody_inn.compile_plan import helper_targets
+
+    flags = (types.int64, types.none, types.none)
+    block = (types.int64[::1], types.float64[::1]) + (types.int64,) * 10 + (types.none, types.none) + flags
+    targets = helper_targets(block)
+    assert len(targets) >= 10
+    for disp, argtypes in targets:
+        assert disp.targetoptions.get("inline", "never") == "never", disp.py_func.__qualname__
+        assert len(argtypes) == disp.py_func.__code__.co_argcount, disp.py_func.__qualname__
 
 
 def test_no_helper_when_it_is_switched_off(monkeypatch):
