@@ -68,6 +68,20 @@ print("RESULT", toy_kernels.kernel(np.arange(20)), toy_kernels.other_kernel(np.a
 """
 
 
+def _run_script(tmp_path, name, source, *args, path=(), **env):
+    """Run ``source`` as ``tmp_path/name`` in a fresh interpreter (this tree first on its
+    path, then ``path``) with ``env`` added; its standard output."""
+    (tmp_path / name).write_text(source)
+    full = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *map(str, path)]), **env)
+    if "NUMBA_CACHE_DIR" not in env:
+        full.pop("NUMBA_CACHE_DIR", None)
+    out = subprocess.run(
+        [sys.executable, name, *args], cwd=tmp_path, env=full, capture_output=True, text=True, timeout=900
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
 def _canonical_ir(text):
     """numba's LLVM dump with the process's unique ids and addresses renumbered in order of
     first appearance (they differ between any two processes)."""
@@ -92,23 +106,10 @@ def _canonical_ir(text):
 
 def _dump(tmp_path, mode):
     (tmp_path / "toy_kernels.py").write_text(TOY)
-    (tmp_path / "run_toy.py").write_text(RUN_TOY)
-    env = dict(
-        os.environ,
-        NUMBA_DUMP_LLVM="1",
-        NUMBA_CACHE_DIR=str(tmp_path / f"cache-{mode}"),
-        PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp_path)]),
+    cache = str(tmp_path / f"cache-{mode}")
+    return _run_script(
+        tmp_path, "run_toy.py", RUN_TOY, mode, path=[tmp_path], NUMBA_DUMP_LLVM="1", NUMBA_CACHE_DIR=cache
     )
-    out = subprocess.run(
-        [sys.executable, "run_toy.py", mode],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    return out.stdout
 
 
 def test_the_front_end_trims_leave_numbas_llvm_ir_unchanged(tmp_path):
@@ -178,25 +179,18 @@ def test_a_cold_bloody_inn_compile_loads_every_kernel_of_its_helper(tmp_path):
     """A cold compile with the helper: this process compiles none of the helper's kernels
     (each was in the cache when its typing reached it: the plan's argument types are the
     ones the block kernel asks for), and the games are those of a compile without it."""
-    (tmp_path / "cold_run.py").write_text(COLD_RUN)
-    env = dict(
-        os.environ,
-        BOARDSIM_CACHE_DIR=str(tmp_path / "cache"),
-        BOARDSIM_COMPILE_HELPER="1",
-        PYTHONPATH=str(ROOT),
-    )
-    env.pop("NUMBA_CACHE_DIR", None)
     arrow = tmp_path / "games.arrow"
-    out = subprocess.run(
-        [sys.executable, "cold_run.py", json.dumps(EXPERT_3P), str(arrow)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
+    cache = str(tmp_path / "cache")
+    out = _run_script(
+        tmp_path,
+        "cold_run.py",
+        COLD_RUN,
+        json.dumps(EXPERT_3P),
+        str(arrow),
+        BOARDSIM_CACHE_DIR=cache,
+        BOARDSIM_COMPILE_HELPER="1",
     )
-    assert out.returncode == 0, out.stderr[-3000:]
-    rep = json.loads(out.stdout.strip().splitlines()[-1])
+    rep = json.loads(out.strip().splitlines()[-1])
     if (len(os.sched_getaffinity(0))) < 2:
         assert rep["helpers"] == 0  # one core: no helper
         return
@@ -264,15 +258,10 @@ def test_a_helper_that_dies_leaves_the_compile_to_this_process(tmp_path):
         print("RESULT", entry(np.array([2, 5])), "HELPERS", len(started))
         """
     )
-    (tmp_path / "dies.py").write_text(script)
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
-    env["BOARDSIM_COMPILE_HELPER"] = "1"
-    out = subprocess.run(
-        [sys.executable, "dies.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
+    cache = str(tmp_path / "cache")
+    out = _run_script(tmp_path, "dies.py", script, NUMBA_CACHE_DIR=cache, BOARDSIM_COMPILE_HELPER="1")
     cores = len(os.sched_getaffinity(0))
-    assert f"RESULT 23 HELPERS {int(cores >= 2)}" in out.stdout
+    assert f"RESULT 23 HELPERS {int(cores >= 2)}" in out
 
 
 def test_importing_and_resolving_a_bloody_inn_config_compiles_nothing(tmp_path):
@@ -297,11 +286,5 @@ def test_importing_and_resolving_a_bloody_inn_config_compiles_nothing(tmp_path):
         print("COMPILED", compiled)
         """
     )
-    (tmp_path / "imports.py").write_text(script)
-    env = dict(os.environ, BOARDSIM_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
-    env.pop("NUMBA_CACHE_DIR", None)
-    out = subprocess.run(
-        [sys.executable, "imports.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert "COMPILED []" in out.stdout, out.stdout[-2000:]
+    out = _run_script(tmp_path, "imports.py", script, BOARDSIM_CACHE_DIR=str(tmp_path / "cache"))
+    assert "COMPILED []" in out, out[-2000:]
