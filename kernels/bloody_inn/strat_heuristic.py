@@ -28,6 +28,7 @@ presets of these parameters (``PRESETS``).
 
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from kernels.sigs import PR, ST, B, F, I, sig
@@ -319,7 +320,16 @@ _NEG = -1e18
 # --- scalar helpers ---------------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
+def _min(a, b):
+    """``min(a, b)`` as Python and numba's builtin pick (``b`` only if smaller).  The builtin
+    (and ``int()``) is a call into a separately compiled overload: callee libraries skip the
+    final module passes (kernels/__init__.py), and the JIT links every caller to that copy,
+    so nothing called from ``action`` is inlined unless it is ``inline="always"``."""
+    return b if b < a else a
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _clip_need(need, k):
     """Index into a loss table: ``need`` non-returning cards, at most the ``k`` there are."""
     if need <= 0:
@@ -327,7 +337,7 @@ def _clip_need(need, k):
     return need if need < k else k
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _loss_of(raw, need, k):
     """Francs of a loss-table entry ``raw`` (x SCALE); cards beyond the ``k`` held cost BIG."""
     if need <= 0:
@@ -335,7 +345,7 @@ def _loss_of(raw, need, k):
     return raw / SCALE + (BIG * (need - k) if need > k else 0.0)
 
 
-@njit(sig(I, I, I, I, I, I, I, I), cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _payable(b0, b1, b2, n, skip, extra, h, ret):
     """How many of the held corpses (the 3 cheapest burial costs ``b0 <= b1 <= b2`` of
     ``n``), less one of cost ``skip`` (-1: none), plus one of cost ``extra`` (-1: none), a
@@ -382,7 +392,7 @@ def _payable(b0, b1, b2, n, skip, extra, h, ret):
     return cnt
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _exposed(held, police, last, my_left, slots, payable, crypt, p_next):
     """Expected corpses fined at an investigation (BI-M1; the game's end, BI-G1).
 
@@ -422,7 +432,7 @@ def _exposure(s, held, police, slots, skip, extra, left):
     return _exposed(held, police, s.last, s.my_left, slots, payable, s.crypt, s.pn)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _slot_value(cap_v, tau, spare):
     """Francs one more own burial place is worth with ``spare`` places already free and
     unclaimed: ``capacity_value`` for the first ones, less as they pile up."""
@@ -431,7 +441,7 @@ def _slot_value(cap_v, tau, spare):
     return cap_v * tau * 2.0 / (2.0 + spare)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _room(cash, cap, unlimited):
     """Francs the cap still lets in (BI-N8)."""
     if unlimited:
@@ -440,7 +450,7 @@ def _room(cash, cap, unlimited):
     return float(r) if r > 0 else 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _potential(cash, places, build_b):
     """Half of what building a card in hand would bring (it takes an action and payment)."""
     v = cash + places + build_b
@@ -461,7 +471,7 @@ def _police_chances():
 POLICE_NEXT = _police_chances()
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _police_next(rooms):
     """Chance of at least one officer among the travellers of ``rooms`` open rooms (a
     fifth of them are police): a table lookup of the same products as the loop below."""
@@ -473,7 +483,7 @@ def _police_next(rooms):
     return 1.0 - q
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _fade(rn, horizon):
     """Share of their value that lasting things keep with ``rn`` rounds of use left."""
     hz = horizon if horizon > 1e-6 else 1e-6
@@ -509,7 +519,7 @@ def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
                 hcash = st[K_BUILD_CASH + k]
             if not (unique and (owned >> k) & 1):
                 v += _potential(st[K_BUILD_CASH + k], cap_v * st[C_RANK + c], build_b)
-        iv = int(tau * v * SCALE)
+        iv = np.int64(tau * v * SCALE)  # as int(): a cast, not a call (see _min)
         j = n
         while j > 0 and st[KV + j - 1] > iv:
             st[KV + j] = st[KV + j - 1]
@@ -867,10 +877,10 @@ def _seat(st, pr, p):
         ret_build,
         ret_kill,
         ret_bury,
-        min(nh - ret_bribe, PSTRIDE - 2),  # non-returning cards per action
-        min(nh - ret_build, PSTRIDE - 2),
-        min(nh - ret_kill, PSTRIDE - 2),
-        min(nh - ret_bury, PSTRIDE - 2),
+        _min(nh - ret_bribe, PSTRIDE - 2),  # non-returning cards per action
+        _min(nh - ret_build, PSTRIDE - 2),
+        _min(nh - ret_kill, PSTRIDE - 2),
+        _min(nh - ret_bury, PSTRIDE - 2),
         slots,
         own_free - held,
         slots - held,
@@ -922,13 +932,13 @@ def _launder(st, s):
         if st[HCASH] > pend:  # the best on-build cash in hand (noted by ``_hand``)
             pend = float(st[HCASH])
         room_after = _room(cash - 10 * buy, cap, s.unlimited)
-        gain = (min(pend, room_after) - min(pend, s.room)) + 0.05 * (cash - s.laund_above)
+        gain = (_min(pend, room_after) - _min(pend, s.room)) + 0.05 * (cash - s.laund_above)
         return buy, s.laund_w * gain
     if cash < nh and cash_out > 0 and not s.last:
         launder = -((nh - cash + 9) // 10)  # cash a cheque to pay the wages
         if -launder > cash_out:
             launder = -cash_out
-        return launder, 0.5 * s.card_v * s.tau * min(nh - cash, -10 * launder)
+        return launder, 0.5 * s.card_v * s.tau * _min(nh - cash, -10 * launder)
     return 0, 0.0
 
 
@@ -954,11 +964,11 @@ def _bury(st, s, best_v):
         pocket = st[C_POCKET + c]
         if s.own_free > 0:
             d = s.own_dest
-            gain = min(float(pocket), s.room)
+            gain = _min(float(pocket), s.room)
         else:
             d = s.other_dest
             half = pocket // 2
-            gain = min(float(pocket - half), s.room) - s.share * half
+            gain = _min(float(pocket - half), s.room) - s.share * half
         need = kb - s.ret_bury
         loss = _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(need, k_bury)], need, k_bury)
         left = nh - (need if need > 0 else 0)
@@ -1036,7 +1046,7 @@ def _build(st, s, best_v):
                     if st[C_COLOUR + c] == col:
                         own_col += 1
                     now += st[K_PER_COLOUR_AMT + k] * own_col
-                v = min(float(now), s.room)
+                v = _min(float(now), s.room)
                 for j in range(rank):
                     v += _slot_value(s.cap_v, s.tau, s.avail_own + j)
                 if s.avail_own < 0:
