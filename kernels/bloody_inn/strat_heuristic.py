@@ -532,7 +532,7 @@ def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # once per decision, in _seat
 def _loss_tables(st, nh, chapel):
     """For each paying action a: ``PFX + a*PSTRIDE + k`` = loss of the k cheapest cards
     that do not return (affinity != a); returns the counts of returning cards and of the
@@ -573,7 +573,7 @@ def _loss_tables(st, nh, chapel):
     return r0, r1, r2, r3
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # once per decision, in _seat
 def _table(st, p, disc_bury):
     """Own corpses (how many, with the 3 cheapest burial costs), free burial places (own
     and others', with a destination for each) and a Bistro peasant."""
@@ -682,17 +682,16 @@ def place(st, pr, p, card):
     for r in range(NROOMS):
         if st[R_KEY + r] < 0 or st[R_CARD + r] >= 0:
             continue
-        v = room_value(st, p, share, rank, r)
+        v = _room_value(st, p, share, rank, r)
         if v > bv:
             bv = v
             best = r
     return best
 
 
-@njit(sig(ST, I, F, I, I), cache=True, _nrt=False)
-def room_value(st, p, share, rank, r):
-    """What putting a traveller of ``rank`` in the open empty room ``r`` is worth to the
-    placing seat ``p`` (:func:`place`; the search ranks its placement candidates by it)."""
+@njit(cache=True, _nrt=False, inline="always")  # in place's loop: no call per room
+def _room_value(st, p, share, rank, r):
+    """:func:`room_value`."""
     v = 0.0
     if rank > 0:
         for q in range(st[G_NP]):
@@ -705,6 +704,13 @@ def room_value(st, p, share, rank, r):
     elif key != WHITE:
         v -= 0.5 * share
     return v
+
+
+@njit(sig(ST, I, F, I, I), cache=True, _nrt=False)
+def room_value(st, p, share, rank, r):
+    """What putting a traveller of ``rank`` in the open empty room ``r`` is worth to the
+    placing seat ``p`` (:func:`place`; the search ranks its placement candidates by it)."""
+    return _room_value(st, p, share, rank, r)
 
 
 #: What every candidate of one night action is valued with (``_seat``): the parameters,
@@ -972,6 +978,8 @@ def _bury(st, s, best_v):
         need = kb - s.ret_bury
         loss = _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(need, k_bury)], need, k_bury)
         left = nh - (need if need > 0 else 0)
+        if s.prune and not gain - loss > best_v:
+            continue  # the fine term only lowers it (exp >= 0, fine >= 0)
         exp = 0.0  # the last corpse held: none left exposed
         if s.held > 1:
             exp = _exposure(s, s.held - 1, s.police, s.slots - 1, kb, -1, left)
@@ -1087,20 +1095,32 @@ def _kill(st, s, c, best_v):
     kb = rank - s.disc_bury
     if kb < 0:
         kb = 0
-    exp = _exposure(s, s.held + 1, pol_after, s.slots, -1, kb, left)
-    if s.avail_any <= 0:
-        v = -s.fine  # nowhere to bury it: a fine sooner or later
-    else:
+    g = 0.0
+    if s.avail_any > 0:
         if s.avail_own > 0:
             g = pocket - _slot_value(s.cap_v, s.tau, s.avail_own - 1)
         else:
             half = pocket // 2
             g = (pocket - half) - s.share * half
+        nb = kb - s.ret_bury
+        g -= _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(nb, s.k_bury)], nb, s.k_bury)
+    if s.prune:
+        # bound without the two exposures: one more corpse is at most one more payable
+        # burial, so exp >= exp_old (lost >= 0, the factor is in [0, 1]); exp >= 0
+        ub = -s.fine
+        if s.avail_any > 0:
+            ub = s.corpse_v * g
+            if ub < 0.0:
+                ub = 0.0
+        if not ub + (s.kill_b - loss) > best_v:
+            return False, 0.0
+    exp = _exposure(s, s.held + 1, pol_after, s.slots, -1, kb, left)
+    if s.avail_any <= 0:
+        v = -s.fine  # nowhere to bury it: a fine sooner or later
+    else:
         exp_old = 0.0  # no corpse held: none exposed (as _exposed says)
         if s.held > 0:
             exp_old = _exposure(s, s.held, pol_after, s.slots, -1, -1, left)
-        nb = kb - s.ret_bury
-        g -= _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(nb, s.k_bury)], nb, s.k_bury)
         lost = exp - exp_old  # chance this corpse is the one fined
         v = s.corpse_v * g * (1.0 - (lost if lost < 1.0 else 1.0))
     v += s.kill_b - loss - s.fine * exp
@@ -1109,9 +1129,22 @@ def _kill(st, s, c, best_v):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _kill_peasant(st, s):
-    """BI-N5: the Bistro's first peasant as a corpse (rank 0, free)."""
+def _kill_peasant(st, s, best_v):
+    """BI-N5: the Bistro's first peasant as a corpse (rank 0, free).  With ``prune`` one
+    that cannot beat ``best_v`` is not valued (returns ``best_v``)."""
     pocket = st[C_POCKET + s.bistro_card]
+    if s.prune:
+        # bound without the exposure: a free corpse adds one payable corpse, so exp >=
+        # def_exp (lost >= 0, the factor is in [0, 1]) and exp >= 0, with fine >= 0
+        if s.avail_any <= 0:
+            ub = -s.fine
+        elif s.avail_own > 0:
+            ub = s.corpse_v * (pocket - _slot_value(s.cap_v, s.tau, s.avail_own - 1))
+        else:
+            half = pocket // 2
+            ub = s.corpse_v * ((pocket - half) - s.share * half)
+        if not (ub if ub > 0.0 else 0.0) > best_v:
+            return best_v
     exp = _exposure(s, s.held + 1, s.police, s.slots, -1, 0, s.nh)
     if s.avail_any <= 0:
         v = -s.fine
@@ -1277,7 +1310,7 @@ def action(st, pr, p):
                 best_v, best_a, best_t = v, ACTION.bribe, c
     if s.bistro_card >= 0:
         if may_kill:
-            v = _kill_peasant(st, s)
+            v = _kill_peasant(st, s, best_v)
             if v > best_v:
                 best_v, best_a, best_t = v, ACTION.kill, -2
         if may_bribe:
