@@ -494,8 +494,8 @@ def _fade(rn, horizon):
 # --- reading the table (one call per decision) -----------------------------------------
 
 
-@njit(cache=True, _nrt=False)
-def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
+@njit(cache=True, _nrt=False, inline="always")  # in _seat; payment and wages call _hand
+def _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau):
     """Own hand to ``S_A`` sorted by keep value (ascending), the values (x SCALE) to
     ``KV``, the best on-build cash of an annexable card in it to ``HCASH`` (-1: none).  A card's keep value: ``card_value``, plus ``affinity_value`` if it returns
     when paying for its action, plus half of what building it would bring now (cash,
@@ -530,6 +530,12 @@ def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
         n += 1
     st[HCASH] = hcash
     return n
+
+
+@njit(cache=True, _nrt=False)
+def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
+    """:func:`_sort_hand` (payment, wages)."""
+    return _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau)
 
 
 @njit(cache=True, _nrt=False, inline="always")  # once per decision, in _seat
@@ -814,7 +820,7 @@ def _seat(st, pr, p):
     disc_bury = st[P_DISCOUNT + p * NACT + ACTION.bury]
     crypt = st[P_MULTI + p * NACT + ACTION.bury] != 0
 
-    nh = _hand(st, p, card_v, aff_v, cap_v, build_b, tau)
+    nh = _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau)
     (held, own_free, own_dest, other_free, other_dest, bistro_card, b0, b1, b2) = _table(st, p, disc_bury)
     st[STAMP] = st[G_TURNS]  # the payment of this action reuses the hand
     st[STAMP + 1] = p
@@ -991,7 +997,7 @@ def _bury(st, s, best_v):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _effects(st, s, k, any_white):
+def _effects(st, s, k):
     """Francs of the lasting effects of an annex of kind ``k`` over the rounds left."""
     rn = s.rn
     e = 0.0
@@ -1002,8 +1008,11 @@ def _effects(st, s, k, any_white):
     e += (st[K_WAGE_FREE + k] + st[K_LEAVE_INCOME + k]) * rn
     if st[K_ROOM_SERVICE + k] != 0:
         e += rn
-    if st[K_MONK + k] != 0 and any_white:
-        e += 0.6 * rn
+    if st[K_MONK + k] != 0:  # the Monk: only with a white-keyed room (a rare kind: looked up here)
+        for r in range(NROOMS):
+            if st[R_KEY + r] == WHITE:
+                e += 0.6 * rn
+                break
     if st[K_CHAPEL + k] != 0 and not s.chapel:
         e += 0.4 * rn * s.card_v
     if st[K_PEASANT_LIMIT + k] > st[P_PEAS_LIMIT + s.p]:
@@ -1021,10 +1030,6 @@ def _build(st, s, best_v):
     nh = s.nh
     k_build = s.k_build
     fine = s.fine
-    any_white = False
-    for r in range(NROOMS):
-        if st[R_KEY + r] == WHITE:
-            any_white = True
     cnt_nb = 0  # non-artisans before position i
     for i in range(nh):
         c = st[S_A + i]
@@ -1059,7 +1064,7 @@ def _build(st, s, best_v):
                     v += _slot_value(s.cap_v, s.tau, s.avail_own + j)
                 if s.avail_own < 0:
                     v += s.corpse_v * 6.0 * (rank if rank < -s.avail_own else -s.avail_own)
-                v += s.eff_w * _effects(st, s, k, any_white)
+                v += s.eff_w * _effects(st, s, k)
                 if st[K_END_COLOUR + k] >= 0 or st[K_END_CHEQUE + k] > 0:
                     v += s.end_w * _end_francs(st, p, k, s.rn, s.in_inn)
                 v -= s.tau * (s.card_v + (s.aff_v if a >= 0 else 0.0))  # no longer an accomplice
