@@ -50,8 +50,10 @@ from .layout import (
 
 
 @njit(sig(ST, I, I, I, I, I, I), cache=True, _nrt=False)
-def _log_row(st, kind, seat, card, a, b, c):
-    """:func:`log_event`'s row."""
+def log_event(st, kind, seat, card, a, b, c):
+    """Append one event row (when the run asked for events)."""
+    if st[G_LOG] == 0:
+        return
     n = st[G_EV_N]
     if n >= st[G_EV_CAP]:
         st[G_EV_OVERFLOW] = 1
@@ -72,14 +74,6 @@ def _log_row(st, kind, seat, card, a, b, c):
         st[o + EV_CHEQUES] = -1
     st[o + EV_PHASE] = st[G_PHASE]
     st[G_EV_N] = n + 1
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def log_event(st, kind, seat, card, a, b, c):
-    """Append one event row (when the run asked for events).  The check is inlined at the
-    ~45 call sites: most runs log nothing, and a call per event cost ~2 % of a game."""
-    if st[G_LOG] != 0:
-        _log_row(st, kind, seat, card, a, b, c)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -126,13 +120,10 @@ def list_card(st, l, i):
     return st[LISTS + l * MAXC + i]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # one move_card call, not two nested calls
 def discard_card(st, c):
     """BI-N2: a discarded peasant goes to the Bistro, any other card to the Exit (face up)."""
-    if st[C_TYPE + c] == CTYPE.peasant:
-        move_card(st, c, LOC.bistro, 0)
-    else:
-        move_card(st, c, LOC.exit, 0)
+    move_card(st, c, LOC.bistro if st[C_TYPE + c] == CTYPE.peasant else LOC.exit, 0)
 
 
 @njit(cache=True, _nrt=False)
