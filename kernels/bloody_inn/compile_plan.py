@@ -27,12 +27,7 @@ from . import morning, night, scoring, strat_heuristic
 # the heuristic's callees that ``action`` calls as functions (not inlined), in the order it
 # meets them
 _ACTION_CALLEES = (
-    (strat_heuristic._table, (ST, I, I)),
-    (strat_heuristic._loss_tables, (ST, I, B)),
-    (strat_heuristic._exposed, (I, I, B, I, I, I, B, F)),
-    (strat_heuristic._clip_need, (I, I)),
-    (strat_heuristic._loss_of, (I, I, I)),
-    (strat_heuristic._slot_value, (F, F, I)),
+    (strat_heuristic._exposed_payable, (I, I, I, I, I, I, I, I, I, I, B, I, I, B, F)),
     (strat_heuristic._end_francs, (ST, I, I, F, I)),
     (strat_heuristic._extend_bury, (ST, I, I, I, I, I, F, F)),
     (strat_heuristic._extend_kill, (ST, I, I, I, I, I, F, F, I, I, F, F, I, B, I, I, B, I, F, F, F)),

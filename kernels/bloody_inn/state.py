@@ -122,13 +122,10 @@ def list_card(st, l, i):
     return st[LISTS + l * MAXC + i]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # one move_card call, not two nested calls
 def discard_card(st, c):
     """BI-N2: a discarded peasant goes to the Bistro, any other card to the Exit (face up)."""
-    if st[C_TYPE + c] == CTYPE.peasant:
-        move_card(st, c, LOC.bistro, 0)
-    else:
-        move_card(st, c, LOC.exit, 0)
+    move_card(st, c, LOC.bistro if st[C_TYPE + c] == CTYPE.peasant else LOC.exit, 0)
 
 
 @njit(cache=True, _nrt=False)

@@ -28,6 +28,7 @@ presets of these parameters (``PRESETS``).
 
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from kernels.sigs import PR, ST, B, F, I, on_first_use
@@ -319,7 +320,16 @@ _NEG = -1e18
 # --- scalar helpers ---------------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
+def _min(a, b):
+    """``min(a, b)`` as Python and numba's builtin pick (``b`` only if smaller).  The builtin
+    (and ``int()``) is a call into a separately compiled overload: callee libraries skip the
+    final module passes (kernels/__init__.py), and the JIT links every caller to that copy,
+    so nothing called from ``action`` is inlined unless it is ``inline="always"``."""
+    return b if b < a else a
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _clip_need(need, k):
     """Index into a loss table: ``need`` non-returning cards, at most the ``k`` there are."""
     if need <= 0:
@@ -327,7 +337,7 @@ def _clip_need(need, k):
     return need if need < k else k
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _loss_of(raw, need, k):
     """Francs of a loss-table entry ``raw`` (x SCALE); cards beyond the ``k`` held cost BIG."""
     if need <= 0:
@@ -335,8 +345,7 @@ def _loss_of(raw, need, k):
     return raw / SCALE + (BIG * (need - k) if need > k else 0.0)
 
 
-@on_first_use(I, I, I, I, I, I, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _payable(b0, b1, b2, n, skip, extra, h, ret):
     """How many of the held corpses (the 3 cheapest burial costs ``b0 <= b1 <= b2`` of
     ``n``), less one of cost ``skip`` (-1: none), plus one of cost ``extra`` (-1: none), a
@@ -383,7 +392,7 @@ def _payable(b0, b1, b2, n, skip, extra, h, ret):
     return cnt
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _exposed(held, police, last, my_left, slots, payable, crypt, p_next):
     """Expected corpses fined at an investigation (BI-M1; the game's end, BI-G1).
 
@@ -419,11 +428,36 @@ def _exposure(s, held, police, slots, skip, extra, left):
     """:func:`_exposed` of seat ``s`` holding ``held`` corpses with ``slots`` burial places,
     its payable count from :func:`_payable` over the seat's hand (``skip``/``extra``/``left``
     as there)."""
-    payable = _payable(s.b0, s.b1, s.b2, s.held, skip, extra, left, s.ret_bury)
-    return _exposed(held, police, s.last, s.my_left, slots, payable, s.crypt, s.pn)
+    return _exposed_payable(
+        s.b0,
+        s.b1,
+        s.b2,
+        s.held,
+        skip,
+        extra,
+        left,
+        s.ret_bury,
+        held,
+        police,
+        s.last,
+        s.my_left,
+        slots,
+        s.crypt,
+        s.pn,
+    )
 
 
+@on_first_use(I, I, I, I, I, I, I, I, I, I, B, I, I, B, F)
 @njit(cache=True, _nrt=False)
+def _exposed_payable(b0, b1, b2, n, skip, extra, h, ret, held, police, last, my_left, slots, crypt, pn):
+    """:func:`_exposed` with the payable count of :func:`_payable`: one call per exposure
+    (both inlined in ``action``'s ~7 exposures cost ~10 s of cold compile)."""
+    return _exposed(
+        held, police, last, my_left, slots, _payable(b0, b1, b2, n, skip, extra, h, ret), crypt, pn
+    )
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _slot_value(cap_v, tau, spare):
     """Francs one more own burial place is worth with ``spare`` places already free and
     unclaimed: ``capacity_value`` for the first ones, less as they pile up."""
@@ -432,7 +466,7 @@ def _slot_value(cap_v, tau, spare):
     return cap_v * tau * 2.0 / (2.0 + spare)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _room(cash, cap, unlimited):
     """Francs the cap still lets in (BI-N8)."""
     if unlimited:
@@ -441,7 +475,7 @@ def _room(cash, cap, unlimited):
     return float(r) if r > 0 else 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _potential(cash, places, build_b):
     """Half of what building a card in hand would bring (it takes an action and payment)."""
     v = cash + places + build_b
@@ -462,7 +496,7 @@ def _police_chances():
 POLICE_NEXT = _police_chances()
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _police_next(rooms):
     """Chance of at least one officer among the travellers of ``rooms`` open rooms (a
     fifth of them are police): a table lookup of the same products as the loop below."""
@@ -474,7 +508,7 @@ def _police_next(rooms):
     return 1.0 - q
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _fade(rn, horizon):
     """Share of their value that lasting things keep with ``rn`` rounds of use left."""
     hz = horizon if horizon > 1e-6 else 1e-6
@@ -485,8 +519,8 @@ def _fade(rn, horizon):
 # --- reading the table (one call per decision) -----------------------------------------
 
 
-@njit(cache=True, _nrt=False)
-def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
+@njit(cache=True, _nrt=False, inline="always")  # in _seat; payment and wages call _hand
+def _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau):
     """Own hand to ``S_A`` sorted by keep value (ascending), the values (x SCALE) to
     ``KV``, the best on-build cash of an annexable card in it to ``HCASH`` (-1: none).  A card's keep value: ``card_value``, plus ``affinity_value`` if it returns
     when paying for its action, plus half of what building it would bring now (cash,
@@ -510,7 +544,7 @@ def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
                 hcash = st[K_BUILD_CASH + k]
             if not (unique and (owned >> k) & 1):
                 v += _potential(st[K_BUILD_CASH + k], cap_v * st[C_RANK + c], build_b)
-        iv = int(tau * v * SCALE)
+        iv = np.int64(tau * v * SCALE)  # as int(): a cast, not a call (see _min)
         j = n
         while j > 0 and st[KV + j - 1] > iv:
             st[KV + j] = st[KV + j - 1]
@@ -524,6 +558,12 @@ def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
 
 
 @njit(cache=True, _nrt=False)
+def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
+    """:func:`_sort_hand` (payment, wages)."""
+    return _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau)
+
+
+@njit(cache=True, _nrt=False, inline="always")  # once per decision, in _seat
 def _loss_tables(st, nh, chapel):
     """For each paying action a: ``PFX + a*PSTRIDE + k`` = loss of the k cheapest cards
     that do not return (affinity != a); returns the counts of returning cards and of the
@@ -564,7 +604,7 @@ def _loss_tables(st, nh, chapel):
     return r0, r1, r2, r3
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")  # once per decision, in _seat
 def _table(st, p, disc_bury):
     """Own corpses (how many, with the 3 cheapest burial costs), free burial places (own
     and others', with a destination for each) and a Bistro peasant."""
@@ -673,18 +713,16 @@ def place(st, pr, p, card):
     for r in range(NROOMS):
         if st[R_KEY + r] < 0 or st[R_CARD + r] >= 0:
             continue
-        v = room_value(st, p, share, rank, r)
+        v = _room_value(st, p, share, rank, r)
         if v > bv:
             bv = v
             best = r
     return best
 
 
-@on_first_use(ST, I, F, I, I)
-@njit(cache=True, _nrt=False)
-def room_value(st, p, share, rank, r):
-    """What putting a traveller of ``rank`` in the open empty room ``r`` is worth to the
-    placing seat ``p`` (:func:`place`; the search ranks its placement candidates by it)."""
+@njit(cache=True, _nrt=False, inline="always")  # in place's loop: no call per room
+def _room_value(st, p, share, rank, r):
+    """:func:`room_value`."""
     v = 0.0
     if rank > 0:
         for q in range(st[G_NP]):
@@ -697,6 +735,14 @@ def room_value(st, p, share, rank, r):
     elif key != WHITE:
         v -= 0.5 * share
     return v
+
+
+@on_first_use(ST, I, F, I, I)
+@njit(cache=True, _nrt=False)
+def room_value(st, p, share, rank, r):
+    """What putting a traveller of ``rank`` in the open empty room ``r`` is worth to the
+    placing seat ``p`` (:func:`place`; the search ranks its placement candidates by it)."""
+    return _room_value(st, p, share, rank, r)
 
 
 #: What every candidate of one night action is valued with (``_seat``): the parameters,
@@ -800,7 +846,7 @@ def _seat(st, pr, p):
     disc_bury = st[P_DISCOUNT + p * NACT + ACTION.bury]
     crypt = st[P_MULTI + p * NACT + ACTION.bury] != 0
 
-    nh = _hand(st, p, card_v, aff_v, cap_v, build_b, tau)
+    nh = _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau)
     (held, own_free, own_dest, other_free, other_dest, bistro_card, b0, b1, b2) = _table(st, p, disc_bury)
     st[STAMP] = st[G_TURNS]  # the payment of this action reuses the hand
     st[STAMP + 1] = p
@@ -810,8 +856,8 @@ def _seat(st, pr, p):
     slots = own_free + other_free
     def_exp = 0.0  # no corpse held: none exposed (as _exposed says)
     if held > 0:
-        def_exp = _exposed(
-            held, police, last, my_left, slots, _payable(b0, b1, b2, held, -1, -1, nh, ret_bury), crypt, pn
+        def_exp = _exposed_payable(
+            b0, b1, b2, held, -1, -1, nh, ret_bury, held, police, last, my_left, slots, crypt, pn
         )
     # with non-negative weights the fine and burial terms only lower a value, so a candidate
     # whose value without them cannot beat the best is skipped (same choices, less work)
@@ -869,10 +915,10 @@ def _seat(st, pr, p):
         ret_build,
         ret_kill,
         ret_bury,
-        min(nh - ret_bribe, PSTRIDE - 2),  # non-returning cards per action
-        min(nh - ret_build, PSTRIDE - 2),
-        min(nh - ret_kill, PSTRIDE - 2),
-        min(nh - ret_bury, PSTRIDE - 2),
+        _min(nh - ret_bribe, PSTRIDE - 2),  # non-returning cards per action
+        _min(nh - ret_build, PSTRIDE - 2),
+        _min(nh - ret_kill, PSTRIDE - 2),
+        _min(nh - ret_bury, PSTRIDE - 2),
         slots,
         own_free - held,
         slots - held,
@@ -924,13 +970,13 @@ def _launder(st, s):
         if st[HCASH] > pend:  # the best on-build cash in hand (noted by ``_hand``)
             pend = float(st[HCASH])
         room_after = _room(cash - 10 * buy, cap, s.unlimited)
-        gain = (min(pend, room_after) - min(pend, s.room)) + 0.05 * (cash - s.laund_above)
+        gain = (_min(pend, room_after) - _min(pend, s.room)) + 0.05 * (cash - s.laund_above)
         return buy, s.laund_w * gain
     if cash < nh and cash_out > 0 and not s.last:
         launder = -((nh - cash + 9) // 10)  # cash a cheque to pay the wages
         if -launder > cash_out:
             launder = -cash_out
-        return launder, 0.5 * s.card_v * s.tau * min(nh - cash, -10 * launder)
+        return launder, 0.5 * s.card_v * s.tau * _min(nh - cash, -10 * launder)
     return 0, 0.0
 
 
@@ -956,14 +1002,16 @@ def _bury(st, s, best_v):
         pocket = st[C_POCKET + c]
         if s.own_free > 0:
             d = s.own_dest
-            gain = min(float(pocket), s.room)
+            gain = _min(float(pocket), s.room)
         else:
             d = s.other_dest
             half = pocket // 2
-            gain = min(float(pocket - half), s.room) - s.share * half
+            gain = _min(float(pocket - half), s.room) - s.share * half
         need = kb - s.ret_bury
         loss = _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(need, k_bury)], need, k_bury)
         left = nh - (need if need > 0 else 0)
+        if s.prune and not gain - loss > best_v:
+            continue  # the fine term only lowers it (exp >= 0, fine >= 0)
         exp = 0.0  # the last corpse held: none left exposed
         if s.held > 1:
             exp = _exposure(s, s.held - 1, s.police, s.slots - 1, kb, -1, left)
@@ -975,7 +1023,7 @@ def _bury(st, s, best_v):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _effects(st, s, k, any_white):
+def _effects(st, s, k):
     """Francs of the lasting effects of an annex of kind ``k`` over the rounds left."""
     rn = s.rn
     e = 0.0
@@ -986,8 +1034,11 @@ def _effects(st, s, k, any_white):
     e += (st[K_WAGE_FREE + k] + st[K_LEAVE_INCOME + k]) * rn
     if st[K_ROOM_SERVICE + k] != 0:
         e += rn
-    if st[K_MONK + k] != 0 and any_white:
-        e += 0.6 * rn
+    if st[K_MONK + k] != 0:  # the Monk: only with a white-keyed room (a rare kind: looked up here)
+        for r in range(NROOMS):
+            if st[R_KEY + r] == WHITE:
+                e += 0.6 * rn
+                break
     if st[K_CHAPEL + k] != 0 and not s.chapel:
         e += 0.4 * rn * s.card_v
     if st[K_PEASANT_LIMIT + k] > st[P_PEAS_LIMIT + s.p]:
@@ -1005,10 +1056,6 @@ def _build(st, s, best_v):
     nh = s.nh
     k_build = s.k_build
     fine = s.fine
-    any_white = False
-    for r in range(NROOMS):
-        if st[R_KEY + r] == WHITE:
-            any_white = True
     cnt_nb = 0  # non-artisans before position i
     for i in range(nh):
         c = st[S_A + i]
@@ -1038,12 +1085,12 @@ def _build(st, s, best_v):
                     if st[C_COLOUR + c] == col:
                         own_col += 1
                     now += st[K_PER_COLOUR_AMT + k] * own_col
-                v = min(float(now), s.room)
+                v = _min(float(now), s.room)
                 for j in range(rank):
                     v += _slot_value(s.cap_v, s.tau, s.avail_own + j)
                 if s.avail_own < 0:
                     v += s.corpse_v * 6.0 * (rank if rank < -s.avail_own else -s.avail_own)
-                v += s.eff_w * _effects(st, s, k, any_white)
+                v += s.eff_w * _effects(st, s, k)
                 if st[K_END_COLOUR + k] >= 0 or st[K_END_CHEQUE + k] > 0:
                     v += s.end_w * _end_francs(st, p, k, s.rn, s.in_inn)
                 v -= s.tau * (s.card_v + (s.aff_v if a >= 0 else 0.0))  # no longer an accomplice
@@ -1079,20 +1126,32 @@ def _kill(st, s, c, best_v):
     kb = rank - s.disc_bury
     if kb < 0:
         kb = 0
-    exp = _exposure(s, s.held + 1, pol_after, s.slots, -1, kb, left)
-    if s.avail_any <= 0:
-        v = -s.fine  # nowhere to bury it: a fine sooner or later
-    else:
+    g = 0.0
+    if s.avail_any > 0:
         if s.avail_own > 0:
             g = pocket - _slot_value(s.cap_v, s.tau, s.avail_own - 1)
         else:
             half = pocket // 2
             g = (pocket - half) - s.share * half
+        nb = kb - s.ret_bury
+        g -= _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(nb, s.k_bury)], nb, s.k_bury)
+    if s.prune:
+        # bound without the two exposures: one more corpse is at most one more payable
+        # burial, so exp >= exp_old (lost >= 0, the factor is in [0, 1]); exp >= 0
+        ub = -s.fine
+        if s.avail_any > 0:
+            ub = s.corpse_v * g
+            if ub < 0.0:
+                ub = 0.0
+        if not ub + (s.kill_b - loss) > best_v:
+            return False, 0.0
+    exp = _exposure(s, s.held + 1, pol_after, s.slots, -1, kb, left)
+    if s.avail_any <= 0:
+        v = -s.fine  # nowhere to bury it: a fine sooner or later
+    else:
         exp_old = 0.0  # no corpse held: none exposed (as _exposed says)
         if s.held > 0:
             exp_old = _exposure(s, s.held, pol_after, s.slots, -1, -1, left)
-        nb = kb - s.ret_bury
-        g -= _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(nb, s.k_bury)], nb, s.k_bury)
         lost = exp - exp_old  # chance this corpse is the one fined
         v = s.corpse_v * g * (1.0 - (lost if lost < 1.0 else 1.0))
     v += s.kill_b - loss - s.fine * exp
@@ -1101,9 +1160,22 @@ def _kill(st, s, c, best_v):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _kill_peasant(st, s):
-    """BI-N5: the Bistro's first peasant as a corpse (rank 0, free)."""
+def _kill_peasant(st, s, best_v):
+    """BI-N5: the Bistro's first peasant as a corpse (rank 0, free).  With ``prune`` one
+    that cannot beat ``best_v`` is not valued (returns ``best_v``)."""
     pocket = st[C_POCKET + s.bistro_card]
+    if s.prune:
+        # bound without the exposure: a free corpse adds one payable corpse, so exp >=
+        # def_exp (lost >= 0, the factor is in [0, 1]) and exp >= 0, with fine >= 0
+        if s.avail_any <= 0:
+            ub = -s.fine
+        elif s.avail_own > 0:
+            ub = s.corpse_v * (pocket - _slot_value(s.cap_v, s.tau, s.avail_own - 1))
+        else:
+            half = pocket // 2
+            ub = s.corpse_v * ((pocket - half) - s.share * half)
+        if not (ub if ub > 0.0 else 0.0) > best_v:
+            return best_v
     exp = _exposure(s, s.held + 1, s.police, s.slots, -1, 0, s.nh)
     if s.avail_any <= 0:
         v = -s.fine
@@ -1269,7 +1341,7 @@ def action(st, pr, p):
                 best_v, best_a, best_t = v, ACTION.bribe, c
     if s.bistro_card >= 0:
         if may_kill:
-            v = _kill_peasant(st, s)
+            v = _kill_peasant(st, s, best_v)
             if v > best_v:
                 best_v, best_a, best_t = v, ACTION.kill, -2
         if may_bribe:
