@@ -323,9 +323,9 @@ _NEG = -1e18
 @njit(cache=True, _nrt=False, inline="always")
 def _min(a, b):
     """``min(a, b)`` as Python and numba's builtin pick (``b`` only if smaller).  The builtin
-    (and ``int()``) is a call into a separately compiled overload: callee libraries skip the
-    final module passes (kernels/__init__.py), and the JIT links every caller to that copy,
-    so nothing called from ``action`` is inlined unless it is ``inline="always"``."""
+    (and ``int()``) is a call into a separately compiled overload: ``action``'s own machine
+    code, the copy that runs (perf, ``inspect_asm``), calls its non-inline callees, since
+    callee libraries skip the final module passes (kernels/__init__.py)."""
     return b if b < a else a
 
 
