@@ -333,9 +333,14 @@ class _HelperStarter:
         if plan is None or _HELPER or not _helper_wanted():
             return
         targets = [(disp, a) for disp, a in plan(tuple(d["args"])) if disp._can_compile]
-        if targets:
-            _HELPER.append(_Helper(targets))
-            HELPED["helpers"] = HELPED.get("helpers", 0) + 1
+        if not targets:
+            return
+        try:
+            helper = _Helper(targets)
+        except OSError:  # no process to be had (limits, no interpreter): compile alone
+            return
+        _HELPER.append(helper)
+        HELPED["helpers"] = HELPED.get("helpers", 0) + 1
 
     def on_end(self, event):
         d = event.data or {}

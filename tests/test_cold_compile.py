@@ -256,12 +256,21 @@ def test_a_helper_that_dies_leaves_the_compile_to_this_process(tmp_path):
         cold_compile.help_compile(entry, lambda args: [(leaf, (args[0].dtype,))])
         sys.executable = "/bin/false"  # the helper process fails at once
         print("RESULT", entry(np.array([2, 5])), "HELPERS", len(started))
+        sys.executable = "/nonexistent/python"  # no helper process at all: compiles alone
+
+        @njit(cache=True)
+        def entry2(a):
+            return leaf(a[0]) * 2
+
+        cold_compile.help_compile(entry2, lambda args: [(leaf, (args[0].dtype,))])
+        print("RESULT2", entry2(np.array([4, 0])))
         """
     )
     cache = str(tmp_path / "cache")
     out = _run_script(tmp_path, "dies.py", script, NUMBA_CACHE_DIR=cache, BOARDSIM_COMPILE_HELPER="1")
     cores = len(os.sched_getaffinity(0))
     assert f"RESULT 23 HELPERS {int(cores >= 2)}" in out
+    assert "RESULT2 26" in out
 
 
 def test_importing_and_resolving_a_bloody_inn_config_compiles_nothing(tmp_path):
