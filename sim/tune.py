@@ -231,7 +231,8 @@ def tune(
     lo, hi = _bounds(resolved["game"], strategy, names, x0)
     x0 = np.clip(x0, lo, hi)
     whole_of = getattr(registry.get_adapter(resolved["game"]), "whole_params", lambda s: set())
-    whole = np.array([n in whole_of(strategy) for n in names])  # counts and switches
+    whole_names = whole_of(strategy)  # counts and switches
+    whole = np.array([n in whole_names for n in names])
 
     def rounded(x):
         return np.where(whole, np.round(x), np.round(x, 4))
