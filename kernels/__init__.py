@@ -8,8 +8,9 @@ Compile cache.  Numba's on-disk cache (``cache=True``) is invalidated only when 
 in another file changes — an edited rule could silently keep running the old code.  So
 each game package calls ``use_source_keyed_cache(__file__)`` first thing: its cache lives
 in a directory named after a hash of that package's sources, ``kernels/rng.py``,
-``kernels/sigs.py`` and ``kernels/layout_tools.py``, and
-any edit there starts a fresh cache (an edit to another game's kernel does not).  Base
+``kernels/sigs.py``, ``kernels/layout_tools.py`` and the compile settings
+(``kernels/cold_compile.py``, this file), and any edit there starts a fresh cache (an edit
+to another game's kernel does not).  Base
 directory: ``$BOARDSIM_CACHE_DIR``, else ``$NUMBA_CACHE_DIR``, else ``~/.cache/boardsim``.
 
 Cold compile.  The same call also trims numba's compile work that these kernels do not
@@ -32,10 +33,12 @@ _ROOT = Path(__file__).resolve().parent
 
 def source_hash(package_dir):
     """Hash of every ``.py`` file of ``package_dir``, the shared ``kernels/rng.py``,
-    ``kernels/sigs.py`` and ``kernels/layout_tools.py``, and numba's version."""
+    ``kernels/sigs.py`` and ``kernels/layout_tools.py``, the compile settings
+    (``kernels/cold_compile.py``, ``kernels/__init__.py``: they change the machine code), and
+    numba's version."""
     h = hashlib.sha256()
     files = sorted(Path(package_dir).rglob("*.py")) + [
-        _ROOT / n for n in ("rng.py", "sigs.py", "layout_tools.py")
+        _ROOT / n for n in ("rng.py", "sigs.py", "layout_tools.py", "cold_compile.py", "__init__.py")
     ]
     for path in files:
         h.update(path.name.encode())

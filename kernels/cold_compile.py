@@ -3,17 +3,25 @@
 Installed once per process by :func:`cheaper_cold_compile` (``kernels.use_source_keyed_cache``
 calls it); ``BOARDSIM_NUMBA_DEFAULT_COMPILE=1`` keeps numba's defaults.  Each trim touches a
 numba internal checked on 0.68 (``pyproject.toml`` bounds numba below 0.69) and is skipped when
-that internal is missing.  None of them changes the code numba generates: the trims that touch
+that internal is missing.  None of them changes what the kernels compute: the trims that touch
 the front end produce the same IR (``tests/test_cold_compile.py`` compares the LLVM IR of a
-kernel built with and without them), the others skip work whose result no kernel uses.
+kernel built with and without them), the entry point's own copies of its callees change only
+how much LLVM optimises, and the others skip work whose result no kernel uses.
 
 * A library compiled as a callee skips numba's final module passes; only the outermost
   compile (the entry point called from Python, e.g. the block kernel) runs them, over
   everything linked in.  Numba links every callee's module into its caller's and optimises
-  the linked module again, so each kernel level re-optimised the whole game below it.  The
-  entry point's passes see all the code anyway (callees keep their function passes), so its
-  machine code is as fast; a callee later called from Python itself (tests) runs less
-  optimised, nothing else.
+  the linked module again, so each kernel level re-optimised the whole game below it.  A
+  callee later called from Python itself (tests) runs less optimised, nothing else.
+* The entry point runs its own copies of its callees: before its final passes every linked
+  callee (``linkonce_odr``) becomes ``internal``, so LLVM optimises the whole game as one
+  program (inlining the small rules and helpers, no exported copies to keep) and its machine
+  code calls only its own copies.  With ``linkonce_odr`` the JIT resolved each callee's name
+  to the first copy loaded, the callee's own library, compiled without the final passes: the
+  heuristic's ``action`` ran with none of its callees inlined (issue 17: about −12 % CPU per
+  random game and −5 to −10 % per expert game, rows identical).  For linking into a later
+  caller the library keeps its module from before the change (numba's ``linkonce_odr``
+  copies): internal copies there would be linked as duplicates, one more game per level.
 * No C-ABI wrapper (``cfunc``-style, for first-class function use, which no kernel makes) is
   built for an njit function unless its flags ask for one.
 * ``inline="always"`` callees: numba runs its whole untyped front end (bytecode, IR,
@@ -32,6 +40,8 @@ kernel built with and without them), the others skip work whose result no kernel
 import copy
 import os
 
+import llvmlite.binding as ll
+
 
 class _CompileDepth:
     """``numba:compile`` listener: how many dispatcher compiles are in progress (numba
@@ -46,6 +56,12 @@ class _CompileDepth:
         _CompileDepth.depth -= 1
 
 
+def _own_copies_of_callees(module):
+    for fn in module.functions:
+        if not fn.is_declaration and fn.linkage == ll.Linkage.linkonce_odr:
+            fn.linkage = ll.Linkage.internal
+
+
 def _final_passes_only_at_the_entry_point(codegen, event):
     lib = codegen.CPUCodeLibrary
     if not hasattr(lib, "_optimize_final_module"):
@@ -56,9 +72,25 @@ def _final_passes_only_at_the_entry_point(codegen, event):
 
     def optimize_final_module(self):
         if _CompileDepth.depth <= 1:
+            self._boardsim_for_linking = self._final_module.clone()
+            _own_copies_of_callees(self._final_module)
             full(self)
 
     lib._optimize_final_module = optimize_final_module
+    for_linking = lib._get_module_for_linking
+
+    def get_module_for_linking(self):
+        kept = getattr(self, "_boardsim_for_linking", None)
+        if kept is None or self._shared_module is not None:
+            return for_linking(self)
+        for fn in kept.functions:  # as numba's: exported functions become linkonce_odr
+            if not fn.is_declaration and fn.linkage == ll.Linkage.external:
+                fn.linkage = ll.Linkage.linkonce_odr
+        self._shared_module = kept
+        self._boardsim_for_linking = None
+        return kept
+
+    lib._get_module_for_linking = get_module_for_linking
 
 
 def _no_cfunc_wrappers(cpu):

@@ -121,6 +121,89 @@ def test_the_front_end_trims_leave_numbas_llvm_ir_unchanged(tmp_path):
     assert diff == [], "\n".join(diff[:40])
 
 
+_BRANCHES = "".join(
+    f"        if s % {k + 13} == {k % 5}:\n            s = (s * {k + 2} + a[(i * {k + 3}) % a.size]) % 1000003\n"
+    for k in range(40)
+)
+
+LINKED_KERNELS = f"""
+@njit
+def leaf(x):
+    return min(x, 7) + max(x, 2)
+
+
+@njit
+def mid(a):  # big enough that LLVM keeps its three calls in top as calls
+    s = 0
+    for i in range(a.size):
+        s += leaf(a[i]) * (i % 3)
+{_BRANCHES}
+    return s
+
+
+@njit
+def top(a):
+    return mid(a) + mid(a[1:]) * 3 + mid(a[2:]) * 5 + leaf(a[0])
+
+
+@njit
+def outer(a):  # links top, an entry point compiled before, as a callee
+    return top(a) - mid(a) * 2
+"""
+
+LINKED = (
+    """
+import json
+import numpy as np
+from numba import njit
+from numba.core import codegen, event
+from kernels import cold_compile
+
+cold_compile._final_passes_only_at_the_entry_point(codegen, event)
+"""
+    + LINKED_KERNELS
+    + """
+
+def defined(module):
+    return [(f.name, f.linkage.name) for f in module.functions if not f.is_declaration]
+
+
+a = np.arange(20)
+out = {"first": int(top(a))}  # top compiled from Python: the entry point
+lib = top.overloads[top.signatures[0]].library
+out["entry"] = defined(lib._final_module)
+out["for_linking"] = defined(lib._get_module_for_linking())
+out["results"] = [int(top(a)), int(outer(a))]
+print("RESULT", json.dumps(out))
+"""
+)
+
+
+def _callee(name):
+    return "4leaf" in name or "3mid" in name
+
+
+def test_an_entry_point_runs_its_own_optimised_copies_of_its_callees(tmp_path):
+    """The entry point (a kernel called from Python) gets every linked callee as an internal
+    copy, optimised with it, so its machine code cannot call a callee's own library (compiled
+    without the final passes; the JIT resolves a linkonce_odr name to the first copy loaded).
+    A later caller links the entry point's module as numba would: exported functions
+    linkonce_odr, no internal duplicates of the callees."""
+    import numpy as np
+
+    stdout = _run_script(tmp_path, "linked.py", LINKED, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    out = json.loads(stdout.split("RESULT ", 1)[1])
+    plain = {"njit": lambda f: f, "np": np}
+    exec(LINKED_KERNELS.replace("@njit\n", ""), plain)
+    a = np.arange(20)
+    assert out["results"] == [plain["top"](a), plain["outer"](a)]
+    entry_callees = [(n, k) for n, k in out["entry"] if _callee(n)]
+    assert any("3mid" in n for n, _ in entry_callees), out["entry"]  # still a call
+    assert all(k in ("internal", "private") for _, k in entry_callees), entry_callees
+    linking = [(n, k) for n, k in out["for_linking"] if _callee(n)]
+    assert sorted(k for _, k in linking) == ["linkonce_odr", "linkonce_odr"], linking
+
+
 COLD_RUN = """
 import json, sys
 import pyarrow as pa
