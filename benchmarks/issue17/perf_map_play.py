@@ -1,22 +1,37 @@
 """Play 3-player long games of one strategy on 1 thread under a perf map of the kernels.
 
-Usage (an empty cache, so the final LLVM modules exist in this process)::
+Usage (the addresses come from each library's object code, so a warm cache works too)::
 
     mkdir -p /tmp/speed
     BOARDSIM_CACHE_DIR=$(mktemp -d) PYTHONPATH=. python benchmarks/issue17/perf_map_play.py expert 25 &
     benchmarks/issue17/perfwait.sh   # perf record -g -p PID for 20 s once the map is written
 
-Writes ``/tmp/perf-PID.map`` (every defined function of every kernel dispatcher's library;
-size = distance to the next address) and signals readiness via ``/tmp/speed/ready``.
+Writes ``/tmp/perf-PID.map`` (every function of the block kernel's library, internal ones too;
+sizes from the object code's symbol table) and signals readiness via ``/tmp/speed/ready``.
 """
 
 import os
 import sys
 import time
 
-import numba
-
 from sim import api
+
+if os.environ.get("NOINLINE"):
+    # Profiling only: keep these callees (substrings of mangled names, e.g.
+    # "strat_heuristic6action") out-of-line in the entry point, so perf can tell them apart;
+    # needs a cold cache (BOARDSIM_CACHE_DIR=$(mktemp -d)).
+    from kernels import cold_compile
+
+    keep = os.environ["NOINLINE"].split(",")
+    own = cold_compile._own_copies_of_callees
+
+    def own_copies(module):
+        own(module)
+        for f in module.functions:
+            if not f.is_declaration and any(k in f.name for k in keep):
+                f.add_function_attribute("noinline")
+
+    cold_compile._own_copies_of_callees = own_copies
 
 cfg = {
     "game": "bloody_inn",
@@ -34,38 +49,64 @@ syms = {}
 seen = set()
 
 
+def elf_functions(obj):
+    """(name, offset in its section, section index, binding, size) of every function symbol of an ELF64
+    object, local ones too (the entry point's internal copies of its callees are not
+    exported, so the JIT cannot be asked for their addresses)."""
+    import struct
+
+    (shoff,) = struct.unpack_from("<Q", obj, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize) for i in range(shnum)]
+    out = []
+    for sh in sections:
+        if sh[1] != 2:  # SHT_SYMTAB
+            continue
+        strtab = sections[sh[6]]
+        for off in range(sh[4], sh[4] + sh[5], 24):
+            name, info, _, shndx, value, size = struct.unpack_from("<IBBHQQ", obj, off)
+            if info & 0xF != 2 or shndx == 0:  # STT_FUNC, defined
+                continue
+            start = strtab[4] + name
+            out.append((obj[start : obj.index(b"\0", start)].decode(), value, shndx, info >> 4, size))
+    return out
+
+
 def visit(disp):
     for cres in disp.overloads.values():
         lib = cres.library
         if id(lib) in seen:
             continue
         seen.add(id(lib))
-        try:
-            mod = lib._final_module
-        except Exception:
+        obj = getattr(lib, "_compiled_object", None)
+        if not obj:
             continue
-        for f in mod.functions:
-            if f.is_declaration:
+        funcs = elf_functions(obj)
+        base = {}  # section index -> load address, from an exported function in it
+        for name, value, shndx, binding, _ in funcs:
+            if shndx in base or binding != 1:  # an exported (global) name: the JIT knows it
                 continue
             try:
-                a = lib.get_pointer_to_function(f.name)
+                a = lib.get_pointer_to_function(name)
             except Exception:
-                continue
+                a = 0
             if a:
-                syms.setdefault(a, f.name)
+                base[shndx] = a - value
+        for name, value, shndx, _, size in funcs:
+            if shndx in base:
+                syms.setdefault(base[shndx] + value, (name, size))
 
 
-for name, m in list(sys.modules.items()):
-    if not name.startswith("kernels"):
-        continue
-    for v in vars(m).values():
-        if isinstance(v, numba.core.registry.CPUDispatcher):
-            visit(v)
+# Only the block kernel's library: it is the code that runs (it calls its own internal
+# copies of the callees, kernels/cold_compile.py); the callees' own libraries put their
+# linkonce copies in sections of their own, whose load addresses the JIT does not tell.
+from kernels.bloody_inn import play  # noqa: E402
+
+visit(play._play_block)
 addrs = sorted(syms)
 with open(f"/tmp/perf-{os.getpid()}.map", "w") as fh:
-    for i, a in enumerate(addrs):
-        size = min((addrs[i + 1] - a) if i + 1 < len(addrs) else 65536, 1 << 20)
-        fh.write(f"{a:x} {size:x} {syms[a]}\n")
+    for a in addrs:
+        fh.write(f"{a:x} {max(syms[a][1], 1):x} {syms[a][0]}\n")
 print("map", len(addrs), "functions", file=sys.stderr, flush=True)
 open("/tmp/speed/ready", "w").write(str(os.getpid()))
 t = time.time()
