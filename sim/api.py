@@ -91,7 +91,7 @@ def read_table(path, table="games", columns=None):
 
 def add_config_id(table, cid):
     """Insert the ``config_id`` column right after ``game_id``."""
-    col = pa.array([cid] * table.num_rows, type=pa.string())
+    col = pa.repeat(pa.scalar(cid, pa.string()), table.num_rows)  # no list of n Python strings
     return table.add_column(1, "config_id", col)
 
 
