@@ -24,6 +24,11 @@ corpses, the public table and the counters every player sees.
 
 The archetypes ``killer``, ``builder``, ``briber``, ``banker`` and the tuned ``expert`` are
 presets of these parameters (``PRESETS``).
+
+Compiled with ``error_model="numpy"`` (no division-by-zero checks): every divisor here, and
+in ``strat_tools.clock`` inlined here, is a non-zero constant or bounded away from zero, so
+no check could fire; they cost ~4-8 % of an expert game (issue 17).
+``tests/test_one_source.py`` keeps every divisor in that list.
 """
 
 from collections import namedtuple
@@ -320,7 +325,7 @@ _NEG = -1e18
 # --- scalar helpers ---------------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _min(a, b):
     """``min(a, b)`` as Python and numba's builtin pick (``b`` only if smaller).  The builtin
     (and ``int()``) is a call into a separately compiled overload: ``action``'s own machine
@@ -329,7 +334,7 @@ def _min(a, b):
     return b if b < a else a
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _clip_need(need, k):
     """Index into a loss table: ``need`` non-returning cards, at most the ``k`` there are."""
     if need <= 0:
@@ -337,7 +342,7 @@ def _clip_need(need, k):
     return need if need < k else k
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _loss_of(raw, need, k):
     """Francs of a loss-table entry ``raw`` (x SCALE); cards beyond the ``k`` held cost BIG."""
     if need <= 0:
@@ -345,7 +350,7 @@ def _loss_of(raw, need, k):
     return raw / SCALE + (BIG * (need - k) if need > k else 0.0)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _payable(b0, b1, b2, n, skip, extra, h, ret):
     """How many of the held corpses (the 3 cheapest burial costs ``b0 <= b1 <= b2`` of
     ``n``), less one of cost ``skip`` (-1: none), plus one of cost ``extra`` (-1: none), a
@@ -392,7 +397,7 @@ def _payable(b0, b1, b2, n, skip, extra, h, ret):
     return cnt
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _exposed(held, police, last, my_left, slots, payable, crypt, p_next):
     """Expected corpses fined at an investigation (BI-M1; the game's end, BI-G1).
 
@@ -423,7 +428,7 @@ def _exposed(held, police, last, my_left, slots, payable, crypt, p_next):
     return p_next * over if over > 0 else 0.0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _exposure(s, held, police, slots, skip, extra, left):
     """:func:`_exposed` of seat ``s`` holding ``held`` corpses with ``slots`` burial places,
     its payable count from :func:`_payable` over the seat's hand (``skip``/``extra``/``left``
@@ -448,7 +453,7 @@ def _exposure(s, held, police, slots, skip, extra, left):
 
 
 @on_first_use(I, I, I, I, I, I, I, I, I, I, B, I, I, B, F)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _exposed_payable(b0, b1, b2, n, skip, extra, h, ret, held, police, last, my_left, slots, crypt, pn):
     """:func:`_exposed` with the payable count of :func:`_payable`: one call per exposure
     (both inlined in ``action``'s ~7 exposures cost ~10 s of cold compile)."""
@@ -457,7 +462,7 @@ def _exposed_payable(b0, b1, b2, n, skip, extra, h, ret, held, police, last, my_
     )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _slot_value(cap_v, tau, spare):
     """Francs one more own burial place is worth with ``spare`` places already free and
     unclaimed: ``capacity_value`` for the first ones, less as they pile up."""
@@ -466,7 +471,7 @@ def _slot_value(cap_v, tau, spare):
     return cap_v * tau * 2.0 / (2.0 + spare)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _room(cash, cap, unlimited):
     """Francs the cap still lets in (BI-N8)."""
     if unlimited:
@@ -475,7 +480,7 @@ def _room(cash, cap, unlimited):
     return float(r) if r > 0 else 0.0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _potential(cash, places, build_b):
     """Half of what building a card in hand would bring (it takes an action and payment)."""
     v = cash + places + build_b
@@ -496,7 +501,7 @@ def _police_chances():
 POLICE_NEXT = _police_chances()
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _police_next(rooms):
     """Chance of at least one officer among the travellers of ``rooms`` open rooms (a
     fifth of them are police): a table lookup of the same products as the loop below."""
@@ -508,7 +513,7 @@ def _police_next(rooms):
     return 1.0 - q
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _fade(rn, horizon):
     """Share of their value that lasting things keep with ``rn`` rounds of use left."""
     hz = horizon if horizon > 1e-6 else 1e-6
@@ -519,7 +524,7 @@ def _fade(rn, horizon):
 # --- reading the table (one call per decision) -----------------------------------------
 
 
-@njit(cache=True, _nrt=False, inline="always")  # in _seat; payment and wages call _hand
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")  # in _seat; payment and wages call _hand
 def _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau):
     """Own hand to ``S_A`` sorted by keep value (ascending), the values (x SCALE) to
     ``KV``, the best on-build cash of an annexable card in it to ``HCASH`` (-1: none).  A card's keep value: ``card_value``, plus ``affinity_value`` if it returns
@@ -557,13 +562,13 @@ def _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _hand(st, p, card_v, aff_v, cap_v, build_b, tau):
     """:func:`_sort_hand` (payment, wages)."""
     return _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau)
 
 
-@njit(cache=True, _nrt=False, inline="always")  # once per decision, in _seat
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")  # once per decision, in _seat
 def _loss_tables(st, nh, chapel):
     """For each paying action a: ``PFX + a*PSTRIDE + k`` = loss of the k cheapest cards
     that do not return (affinity != a); returns the counts of returning cards and of the
@@ -604,7 +609,7 @@ def _loss_tables(st, nh, chapel):
     return r0, r1, r2, r3
 
 
-@njit(cache=True, _nrt=False, inline="always")  # once per decision, in _seat
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")  # once per decision, in _seat
 def _table(st, p, disc_bury):
     """Own corpses (how many, with the 3 cheapest burial costs), free burial places (own
     and others', with a destination for each) and a Bistro peasant."""
@@ -658,7 +663,7 @@ def _table(st, p, disc_bury):
     return ncorp, own_free, own_dest, other_free, other_dest, bistro_card, b0, b1, b2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _end_francs(st, p, k, rn, in_inn):
     """Francs the end-of-game effect of kind ``k`` is expected to pay (BI-G2)."""
     v = 0.0
@@ -685,7 +690,7 @@ REC_W = 4
 REC_MAX = 120
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _rec(st, v, a, t, d):
     """Search: note the candidate ``(a, t, d)`` and its value (``d``: the destination of a
     burial, the peasants of a Bistro bribe or the cheques of a pass)."""
@@ -703,7 +708,7 @@ def _rec(st, v, a, t, d):
 # --- decisions ----------------------------------------------------------------------------
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def place(st, pr, p, card):
     """BI-E1: Room-Service income for self, little for opponents; own keys for the rest."""
     share = pr[st[P_LINEUP + p] * MAXPARAM + 14]
@@ -720,7 +725,7 @@ def place(st, pr, p, card):
     return best
 
 
-@njit(cache=True, _nrt=False, inline="always")  # in place's loop: no call per room
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")  # in place's loop: no call per room
 def _room_value(st, p, share, rank, r):
     """:func:`room_value`."""
     v = 0.0
@@ -738,7 +743,7 @@ def _room_value(st, p, share, rank, r):
 
 
 @on_first_use(ST, I, F, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def room_value(st, p, share, rank, r):
     """What putting a traveller of ``rank`` in the open empty room ``r`` is worth to the
     placing seat ``p`` (:func:`place`; the search ranks its placement candidates by it)."""
@@ -813,7 +818,7 @@ Seat = namedtuple(
 )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _seat(st, pr, p):
     """Read the parameters, the clock and the player's table for one decision (``Seat``);
     sort the hand, list the corpses and fill the loss tables in the scratch."""
@@ -926,7 +931,7 @@ def _seat(st, pr, p):
     )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _launder(st, s):
     """BI-N7: the cheques a pass buys (> 0) or cashes (< 0), and what that is worth.
 
@@ -980,7 +985,7 @@ def _launder(st, s):
     return 0, 0.0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _bury(st, s, best_v):
     """BI-N6: each held corpse the hand can pay for, in its own burial place first (all
     the pocket money), else half under another player's annex.  Returns the best that
@@ -1022,7 +1027,7 @@ def _bury(st, s, best_v):
     return best_v, best_t, best_d
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _effects(st, s, k):
     """Francs of the lasting effects of an annex of kind ``k`` over the rounds left."""
     rn = s.rn
@@ -1046,7 +1051,7 @@ def _effects(st, s, k):
     return e
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _build(st, s, best_v):
     """BI-N4: each card in hand that may become an annex: cash now, burial places, lasting
     effects, end-of-game bonuses, less the accomplice and the cards paid.  Returns the best
@@ -1106,7 +1111,7 @@ def _build(st, s, best_v):
     return best_v, best_t
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _kill(st, s, c, best_v):
     """BI-N5: traveller ``c`` as a corpse worth its pocket money where it can be buried,
     less its burial, the cards paid and the fine risk.  Returns (is a candidate, value);
@@ -1159,7 +1164,7 @@ def _kill(st, s, c, best_v):
     return True, v
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _kill_peasant(st, s, best_v):
     """BI-N5: the Bistro's first peasant as a corpse (rank 0, free).  With ``prune`` one
     that cannot beat ``best_v`` is not valued (returns ``best_v``)."""
@@ -1192,7 +1197,7 @@ def _kill_peasant(st, s, best_v):
     return v
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _bribe(st, s, c, best_v):
     """BI-N3: traveller ``c`` as one more accomplice (and, for the last officer, no
     investigation), less the cards paid, its wages and the fine risk.  Returns (is a
@@ -1225,7 +1230,7 @@ def _bribe(st, s, c, best_v):
     return True, v
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _bribe_peasants(st, s):
     """BI-N3: free peasant accomplices from the Bistro, as many as are each worth their
     wages (at least one).  Returns (value, how many)."""
@@ -1245,7 +1250,7 @@ def _bribe_peasants(st, s):
     return v, take
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _decide(st, s, best_a, best_t, best_d, launder):
     """Fill the decision scratch with the chosen action, extended to further targets where
     a multi-target annex allows (Crypt, Butcher's Shop, Store)."""
@@ -1306,7 +1311,7 @@ def _decide(st, s, best_a, best_t, best_d, launder):
         )
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def action(st, pr, p):
     """BI-N1..N7: value every candidate action in francs, take the best (pass if none
     beats it; ties go to the first candidate in the order pass, bury, build, then kill and
@@ -1354,7 +1359,7 @@ def action(st, pr, p):
 # --- multi-target annexes (rare: one Crypt, one Butcher's Shop, one Store) ----------------
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _free_left(st, d, upto):
     """Free places of destination ``d`` once the first ``upto`` corpses of this action are in."""
     if d < 0:
@@ -1368,7 +1373,7 @@ def _free_left(st, d, upto):
 
 
 @on_first_use(ST, I, I, B)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _any_dest(st, p, upto, own):
     """A destination with a free place left for the next corpse: own (-1 if none) or
     another player's (-2 if none)."""
@@ -1391,7 +1396,7 @@ def _any_dest(st, p, upto, own):
     return -1 if own else -2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _extend_bury(st, p, nh, ret_bury, k_bury, disc_bury, room, share):
     """Crypt: further corpses in the same action while each pays for itself."""
     first = st[D_T]
@@ -1436,7 +1441,7 @@ def _extend_bury(st, p, nh, ret_bury, k_bury, disc_bury, room, share):
             room -= gain
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _extend_kill(
     st,
     p,
@@ -1503,7 +1508,7 @@ def _extend_kill(
             avail_any -= 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _extend_bribe(
     st, p, nh, ret_bribe, k_bribe, disc_bribe, card_v, aff_v, cap_v, build_b, tau, hand_t, wage_c, bribe_b
 ):
@@ -1543,7 +1548,7 @@ def _extend_bribe(
 
 
 @on_first_use(ST, PR, I, I, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def payment(st, pr, p, action_id, cost, exclude):
     """BI-N2: returning cards first (affinity = action; every card for Bury with the
     Chapel), then the cards worth least."""
@@ -1573,7 +1578,7 @@ def payment(st, pr, p, action_id, cost, exclude):
     st[D_NPAY] = n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def token_room(st, pr, p):
     """Room Service: the open room with the most opponents' tokens (they fill it with rich
     guests when they place), else an own room, else the first open room."""
@@ -1596,7 +1601,7 @@ def token_room(st, pr, p):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def monk_room(st, pr, p):
     """Monk: the white-keyed room carrying the most own Room-Service tokens."""
     best = -1
@@ -1610,7 +1615,7 @@ def monk_room(st, pr, p):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def wages(st, pr, p, max_keep):
     """BI-M3/BI-V5: keep the accomplices worth more than the franc of wages they cost, best
     first, at most ``max_keep`` (what can be paid) and ``hand_target`` + 3; always keep
@@ -1650,7 +1655,7 @@ def wages(st, pr, p, max_keep):
 
 
 @on_first_use(ST, PR, I, I, I, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fine(st, pr, p, corpses, lo, hi, final):
     """BI-M1: cheques paid of the fine, the split that keeps cash for the income cap and the
     wages, or the best final score at the end (``strat_fines``; no tuned parameter)."""
