@@ -6,42 +6,63 @@ modules; a new division with a variable divisor fails it until its guard is adde
 """
 
 import ast
-import inspect
 import math
 from pathlib import Path
 
 import pytest
 
-from kernels.bloody_inn import strat_heuristic, strat_tools
+from kernels.bloody_inn import strat_heuristic
 
-ROOT = Path(__file__).resolve().parent.parent
+KERNELS = Path(__file__).resolve().parent.parent / "kernels"
 
-#: (module, function) compiled under ``error_model="numpy"`` -> its guarded divisors (source)
-#: and why each cannot be zero
+#: the modules whose every njit function is compiled without the checks: the rules and the
+#: scripted strategies (the search, its rollouts and the invariant checks keep numba's
+#: checks); ``kernels/rng.py``'s helpers are inlined into them, so compiled with their flags
+NUMPY_MODEL = [
+    "bloody_inn/" + m
+    for m in (
+        "evening night morning scoring setup state legal play policy_tools strategies strat_tools "
+        "strat_random strat_greedy strat_fines strat_heuristic"
+    ).split()
+] + ["rng"]
+
+#: (module, function) -> its divisors that are neither literals nor module constants, each
+#: with why it cannot be zero
 GUARDED = {
-    ("strat_heuristic", "_slot_value"): {"2.0 + spare": "spare is clipped to >= 0"},
-    ("strat_heuristic", "_fade"): {"hz": "hz = max(horizon, 1e-6)"},
-    # inlined into the heuristic's _seat, so compiled with its flags
-    ("strat_tools", "clock"): {"2 * np_": "G_NP >= 1", "rooms": "rooms = max(G_OPEN_ROOMS, 1)"},
+    ("bloody_inn/strat_heuristic", "_slot_value"): {"2.0 + spare": "spare is clipped to >= 0"},
+    ("bloody_inn/strat_heuristic", "_fade"): {"hz": "hz = max(horizon, 1e-6)"},
+    ("bloody_inn/strat_tools", "clock"): {"2 * np_": "G_NP >= 1", "rooms": "rooms = max(G_OPEN_ROOMS, 1)"},
+    ("bloody_inn/morning", "travellers_leave"): {"np_": "G_NP >= 1 (1-4 players)"},
+    ("bloody_inn/morning", "morning"): {"np_": "G_NP >= 1"},
+    ("bloody_inn/setup", "setup_game"): {"st[G_NLINEUP]": "a lineup has >= 1 seat"},
+    ("bloody_inn/play", "play_one"): {"np_": "G_NP >= 1"},
+    ("bloody_inn/play", "_write_rows"): {"n_win": "only for a winner, so n_win >= 1"},
+    ("bloody_inn/play", "_play_block"): {"st[G_NLINEUP]": "a lineup has >= 1 seat"},
 }
 
-MODULES = {"strat_heuristic": strat_heuristic, "strat_tools": strat_tools}
+
+def _tree(module):
+    return ast.parse((KERNELS / f"{module}.py").read_text())
 
 
-def _divisions(module_name):
-    """(function, divisor source) of every /, //, % in the module's functions."""
-    tree = ast.parse(Path(MODULES[module_name].__file__).read_text())
-    out = []
-    for fn in ast.walk(tree):
-        if not isinstance(fn, ast.FunctionDef):
-            continue
-        for node in ast.walk(fn):
-            if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(
-                node.op, (ast.Div, ast.FloorDiv, ast.Mod)
-            ):
-                right = node.right if isinstance(node, ast.BinOp) else node.value
-                out.append((fn.name, right))
-    return out
+def _njit_call(fn):
+    """The ``@njit(...)`` decorator call of ``fn``, or None."""
+    for d in fn.decorator_list:
+        if isinstance(d, ast.Call) and getattr(d.func, "id", None) == "njit":
+            return d
+    return None
+
+
+def _njit_functions(module):
+    return [n for n in ast.walk(_tree(module)) if isinstance(n, ast.FunctionDef) and _njit_call(n)]
+
+
+def _divisors(fn):
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(
+            node.op, (ast.Div, ast.FloorDiv, ast.Mod)
+        ):
+            yield node.right if isinstance(node, ast.BinOp) else node.value
 
 
 def _constant(node):
@@ -51,25 +72,46 @@ def _constant(node):
     return isinstance(node, ast.Name) and node.id.isupper()
 
 
-@pytest.mark.parametrize("module_name", ["strat_heuristic", "strat_tools"])
-def test_every_divisor_without_a_check_is_a_constant_or_guarded(module_name):
-    found = _divisions(module_name)
-    assert found, "no division found: the audit reads the wrong file"
-    unguarded = []
-    for fn, right in found:
-        if _constant(right):
-            continue
-        if ast.unparse(right) not in GUARDED.get((module_name, fn), {}):
-            unguarded.append(f"{module_name}.{fn}: / {ast.unparse(right)}")
+def _error_model(fn):
+    for kw in _njit_call(fn).keywords:
+        if kw.arg == "error_model":
+            return kw.value.value
+    return "python"
+
+
+@pytest.mark.parametrize("module", NUMPY_MODEL)
+def test_every_divisor_without_a_check_is_a_constant_or_guarded(module):
+    unguarded = [
+        f"{module}.{fn.name}: / {ast.unparse(right)}"
+        for fn in _njit_functions(module)
+        for right in _divisors(fn)
+        if not _constant(right) and ast.unparse(right) not in GUARDED.get((module, fn.name), {})
+    ]
     assert not unguarded, unguarded
 
 
-def test_the_heuristic_is_compiled_without_division_checks_where_the_audit_says():
-    src = inspect.getsource(strat_heuristic)
-    njits = src.count("@njit(")
-    assert njits > 30 and src.count('@njit(cache=True, error_model="numpy"') == njits
-    # clock is inlined into the heuristic (numba's inline="always": the caller's flags)
-    assert 'inline="always"' in inspect.getsource(strat_tools).split("def clock")[0].rsplit("@njit", 1)[1]
+def test_the_audit_sees_the_divisions_it_lists():
+    for (module, name), guards in GUARDED.items():
+        fn = next(f for f in _njit_functions(module) if f.name == name)
+        assert set(guards) <= {ast.unparse(r) for r in _divisors(fn)}, (module, name)
+
+
+@pytest.mark.parametrize("module", NUMPY_MODEL)
+def test_the_audited_modules_are_compiled_without_the_checks(module):
+    fns = _njit_functions(module)
+    inlined = [f for f in fns if any(k.arg == "inline" for k in _njit_call(f).keywords)]
+    checked = [f.name for f in fns if _error_model(f) != "numpy" and f not in inlined]
+    if module != "rng":  # rng's helpers are all inlined (or divide by nothing)
+        assert fns and not checked, checked
+
+
+def test_the_other_bloody_inn_modules_keep_the_checks():
+    audited = {m.split("/")[1] for m in NUMPY_MODEL if "/" in m}
+    for path in sorted((KERNELS / "bloody_inn").glob("*.py")):
+        if path.stem in audited:
+            continue
+        module = f"bloody_inn/{path.stem}"
+        assert all(_error_model(f) == "python" for f in _njit_functions(module)), module
 
 
 def test_the_guarded_divisions_stay_finite_at_their_worst_inputs():

@@ -1,6 +1,7 @@
 """Play 3-player long games of one strategy on 1 thread under a perf map of the kernels.
 
-Usage (the addresses come from each library's object code, so a warm cache works too)::
+Usage (a cold cache: the addresses come from the library's object code, which the JIT consumes
+when it loads a cached kernel)::
 
     mkdir -p /tmp/speed
     BOARDSIM_CACHE_DIR=$(mktemp -d) PYTHONPATH=. python benchmarks/issue17/perf_map_play.py expert 25 &

@@ -37,7 +37,7 @@ from .state import gain_cash, log_event, move_card
 from .strategies import ALL, SEARCH, decide_placement
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def season_change(st):
     """BI-E3: the Exit is shuffled into a new Entrance; the Exit restarts empty."""
     n = copy_list(st, L_EXIT, S_A)
@@ -52,7 +52,7 @@ def season_change(st):
     st[G_SEASON] += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def travellers_in_inn(st):
     n = 0
     for r in range(NROOMS):
@@ -61,7 +61,7 @@ def travellers_in_inn(st):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def place_traveller(st, c, r):
     """Put ``c`` in room ``r``; BI-E2 Room Service pays each token's owner the rank."""
     st[R_CARD + r] = c
@@ -82,7 +82,7 @@ def place_traveller(st, c, r):
 search_placement = None
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def open_empty_rooms(st):
     """The open rooms that are empty at nightfall (BI-E1), in ``R_EMPTY``."""
     n_empty = 0
@@ -93,7 +93,7 @@ def open_empty_rooms(st):
     st[G_N_EMPTY] = n_empty
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def put_traveller(st, c, r):
     """Put the drawn traveller ``c`` in the empty room ``r`` the first player chose (BI-E1);
     BI-E3: the Exit becomes the Entrance right after the last card is placed."""
@@ -114,7 +114,7 @@ def put_traveller(st, c, r):
         season_change(st)  # BI-E3: the last card is drawn
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fill_inn(st, pr, search=None, strats=ALL):
     """Draw and place travellers until the inn is full (BI-E1), then BI-E4.  Returns True if
     the round is played (see :func:`evening`).  Continues a placement in progress: a
@@ -148,7 +148,7 @@ def fill_inn(st, pr, search=None, strats=ALL):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def evening(st, pr, search=None, strats=ALL):
     """BI-E1..E4.  Returns True if the round is played, False if the game ends now.
     ``search`` and ``strats`` as in :func:`fill_inn`.

@@ -52,7 +52,7 @@ from .layout import (
 )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def may(st, p, action):
     """Restricted play: whether ``p``'s run config lets it take ``action`` at all.
 
@@ -63,13 +63,13 @@ def may(st, p, action):
     return (st[P_FORBID + p] >> action) & 1 == 0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def may_build_kind(st, p, k):
     """Restricted play: ``p`` may build annexes and is not barred from kind ``k``."""
     return may(st, p, ACTION.build) and (st[P_NOBUILD + p] >> k) & 1 == 0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def discounted(st, p, action, raw_cost):
     """BI-N2: a discount annex lowers the cost by 1 (stacked duplicates by more), not below 0."""
     c = raw_cost - st[P_DISCOUNT + p * NACT + action]
@@ -77,7 +77,7 @@ def discounted(st, p, action, raw_cost):
 
 
 @on_first_use(ST, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def copy_list(st, l, off):
     """Copy card list ``l`` to ``st[off:]``; return its length."""
     n = st[LIST_N + l]
@@ -88,31 +88,31 @@ def copy_list(st, l, off):
 
 
 @on_first_use(ST, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def list_hand(st, p, off):
     """Write player ``p``'s hand to ``st[off:]``; return the count."""
     return copy_list(st, L_HAND + p, off)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def list_corpses(st, p, off):
     """Player ``p``'s unburied corpses to ``st[off:]``; return the count."""
     return copy_list(st, L_CORPSE + p, off)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def list_bistro(st, off):
     """Peasants in the Bistro to ``st[off:]``; return the count."""
     return copy_list(st, L_BISTRO, off)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def annex_capacity(st, a):
     """BI-C3: an annex holds as many corpses as its rank."""
     return st[C_RANK + a]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def free_space(st, dest):
     """Free burial places of a destination: an annex card, or ``BARN_SLOT - owner``."""
     if dest < 0:
@@ -122,7 +122,7 @@ def free_space(st, dest):
 
 
 @on_first_use(ST, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def list_burial_places(st, off):
     """Every destination with free capacity, any owner (BI-N6); return the count."""
     n = 0
@@ -140,20 +140,20 @@ def list_burial_places(st, off):
     return n
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def total_free_space(st):
     """Free burial places over every annex and Barn (kept by setup, build and bury)."""
     return st[G_FREE_SPACE]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def dest_owner(st, dest):
     if dest < 0:
         return BARN_SLOT - dest
     return st[C_LOC + dest] - LOC.annex
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def can_build(st, p, c):
     """BI-N4/BI-C3/BI-V3: ``c`` is in ``p``'s hand, can be an annex, is not owned already
     (unique annexes) and ``p`` can pay its rank with other cards."""
@@ -167,18 +167,18 @@ def can_build(st, p, c):
     return discounted(st, p, ACTION.build, st[C_RANK + c]) <= st[P_HAND_N + p] - 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def room_is_open(st, r):
     return st[R_KEY + r] != CLOSED
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def peasant_limit(st, p):
     """BI-N3: 1 or 2 peasants per bribe, up to the Brewery's limit."""
     return st[P_PEAS_LIMIT + p]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def action_feasible(st, p, action):
     """Whether ``p`` has at least one legal way to take ``action`` now."""
     hand_n = st[P_HAND_N + p]
@@ -212,7 +212,7 @@ def action_feasible(st, p, action):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def launder_range(st, p):
     """BI-N7: (most cheques that may be cashed, most cheques that may be bought).
 
@@ -226,7 +226,7 @@ def launder_range(st, p):
     return cash_out, cash // 10
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def police_in_inn(st):
     """BI-M1: at least one police traveller in a room."""
     for r in range(NROOMS):
@@ -236,12 +236,12 @@ def police_in_inn(st):
     return False
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def is_white(st, r):
     return st[R_KEY + r] == WHITE
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def token_room_ok(st, r):
     """Room Service (BI-C5, BI-V12): a token goes next to the key of an open room; with
     ``room_service_per_room = 1`` (the default) only on a room that holds no token yet."""
@@ -256,7 +256,7 @@ def token_room_ok(st, r):
 
 
 @on_first_use(ST, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def list_token_rooms(st, off):
     """The rooms a Room-Service token may go to now (``token_room_ok``); return the count."""
     n = 0

@@ -35,7 +35,7 @@ from .state import discard_card, fine_range, gain_cash, list_card, log_event, mo
 from .strategies import ALL, decide_fine, decide_wages
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def investigate(st, pr, p, kind, strats=ALL):
     """Fine ``p`` 10 F per unburied corpse and box the corpses.  BI-M1: cash or cheques is
     the player's choice (``decide_fine``; a short player pays what they can).
@@ -66,7 +66,7 @@ def investigate(st, pr, p, kind, strats=ALL):
         log_event(st, EVENT.corpse_boxed, p, c, 0, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def travellers_leave(st):
     """BI-M2: 1 F per own-keyed room holding a traveller (+ Gardens), then the inn empties."""
     np_ = st[G_NP]
@@ -91,7 +91,7 @@ def travellers_leave(st):
             log_event(st, EVENT.to_exit, -1, c, r, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def pay_wages(st, pr, p, strats=ALL):
     """BI-M3: 1 F cash per accomplice (never cheques; Distillery: some free).  Unpaid
     accomplices leave; with BI-V5 the player may also dismiss ones they could pay."""
@@ -141,7 +141,7 @@ def pay_wages(st, pr, p, strats=ALL):
     log_event(st, EVENT.wages, p, -1, cost, kept, min(free, kept))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def morning(st, pr, strats=ALL):
     """BI-M1..M4.  Sets ``G_OVER`` if a solo player is caught (BI-X2).  ``strats``: the
     lineup's policies (``strategies.lineup_strategies``; by default all)."""

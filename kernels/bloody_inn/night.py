@@ -108,14 +108,14 @@ ONE = np.int64(1)
 
 
 @on_first_use(ST, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _illegal(st, code):
     if st[G_ERR] == 0:
         st[G_ERR] = code
         st[G_ERR_ROUND] = st[G_ROUND]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _room_of(st, c):
     """Room index of a traveller in the inn, or -1."""
     if st[C_LOC + c] != LOC.room:
@@ -123,7 +123,7 @@ def _room_of(st, c):
     return st[C_SLOT + c]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _targets_cost(st, p, action):
     """Sum of the targets' ranks after the discount (BI-N2); -1 if a target is not legal."""
     nt = st[D_NT]
@@ -151,7 +151,7 @@ def _targets_cost(st, p, action):
     return discounted(st, p, action, raw)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _pay(st, pr, p, action, cost, exclude, nt, strats):
     """BI-N2: ask for ``cost`` cards, check them, return matching affinities to hand and
     discard the others.  Returns False (nothing paid, nothing logged) if the choice is
@@ -184,7 +184,7 @@ def _pay(st, pr, p, action, cost, exclude, nt, strats):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _take_from_inn(st, pr, p, action, strats):
     """Bribe (BI-N3) or kill (BI-N5) the travellers ``D_T``: check, pay, then each leaves
     its room for the player's hand (bribe) or the player's unburied corpses (kill)."""
@@ -213,7 +213,7 @@ def _take_from_inn(st, pr, p, action, strats):
 
 
 @on_first_use(ST, I, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _take_from_bistro(st, p, action, n):
     """Bribe (BI-N3) or kill (BI-N5) ``n`` Bistro peasants, free: each goes to the player's
     hand (bribe) or unburied corpses (kill).  The caller has checked ``n``."""
@@ -233,7 +233,7 @@ def _take_from_bistro(st, p, action, n):
             log_event(st, EVENT.kill, p, c, -1, 0, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def bribe(st, pr, p, strats=ALL):
     """BI-N3: a traveller (or several with the Store) into hand, or 1-2 peasants (up to the
     Brewery's limit) from the Bistro for free."""
@@ -246,7 +246,7 @@ def bribe(st, pr, p, strats=ALL):
     return _take_from_inn(st, pr, p, ACTION.bribe, strats)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def kill(st, pr, p, strats=ALL):
     """BI-N5: a traveller (several with the Butcher's Shop) or a Bistro peasant (cost 0)
     becomes an unburied corpse in front of the player."""
@@ -258,7 +258,7 @@ def kill(st, pr, p, strats=ALL):
     return _take_from_inn(st, pr, p, ACTION.kill, strats)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def bury(st, pr, p, strats=ALL):
     """BI-N6: own corpses (several with the Crypt) under annexes with free capacity, own or
     another player's; pocket money to the burier, or split with the annex's owner."""
@@ -324,7 +324,7 @@ def bury(st, pr, p, strats=ALL):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def build(st, pr, p, strats=ALL):
     """BI-N4: a card from hand becomes an annex; its rank is paid with other cards; an
     "immediately" effect fires now, a "from now on" effect is registered (BI-C5)."""
@@ -396,7 +396,7 @@ def build(st, pr, p, strats=ALL):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def launder(st, pr, p):
     """BI-N7: pass, buying cheques with whole tens of cash or cashing cheques (cap kept)."""
     k = st[D_LAUNDER]
@@ -414,7 +414,7 @@ def launder(st, pr, p):
 
 
 # inline: one library less that re-optimises the whole game at cold compile (issue 17)
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def take_action(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
     """One night action of player ``p`` (BI-N1): ask the strategy, check, apply.
     ``with_*``: the lineup's policies (``strategies.lineup_strategies``; by default all),

@@ -103,7 +103,7 @@ def load_search():
         search_action = hook
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _check(st, checks):
     """Check the invariants if the rules ask for it (``G_CHECK``); with ``checks`` None (the
     caller knows they do not) nothing is compiled here."""
@@ -113,7 +113,7 @@ def _check(st, checks):
 
 
 # inline: one library less that re-optimises the whole game at cold compile (issue 17)
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def play_one(st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_random=ON):
     """Play the game set up in ``st`` to its end (BI-S .. BI-G).
 
@@ -165,7 +165,7 @@ def play_one(st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_r
 
 # inline (issue 17): its own library would link and optimise it once more, and build a
 # Python wrapper unboxing the two named tuples of ~40 arrays, which nothing calls
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _write_rows(st, g, games, seats):
     """Row ``g`` of the games columns and rows ``g * players + seat`` of the seat columns
     (``layout.GameCols`` / ``layout.SeatCols``, each a typed 1-D array: a store narrows).
@@ -346,7 +346,7 @@ def run_blocks(n_blocks, play_block):
         raise failed[0]
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
 def _play_block(
     st,
     pr,

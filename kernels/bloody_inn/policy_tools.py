@@ -31,14 +31,14 @@ from .layout import (
 from .legal import discounted, free_space
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def rand(st, n):
     """Uniform integer in [0, n) from the game's own stream."""
     return randint(st, G_RNG, n)
 
 
 @on_first_use(ST, I, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def shuffle_prefix(st, off, n, k):
     """Partial Fisher-Yates: a uniform random ``k``-subset of ``st[off:off+n]`` moved to the front."""
     for i in range(k):
@@ -48,7 +48,7 @@ def shuffle_prefix(st, off, n, k):
         st[off + j] = t
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def room_candidates(st, p, action, budget, off):
     """Travellers in the inn whose discounted single cost is within ``budget``."""
     n = 0
@@ -60,7 +60,7 @@ def room_candidates(st, p, action, budget, off):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def targets_raw_cost(st):
     raw = 0
     for i in range(st[D_NT]):
@@ -68,7 +68,7 @@ def targets_raw_cost(st):
     return raw
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def bury_raw_cost(st):
     raw = 0
     for i in range(st[D_NT]):
@@ -79,7 +79,7 @@ def bury_raw_cost(st):
 
 
 @on_first_use(ST, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def dest_room_left(st, d, upto):
     """Free places of destination ``d`` after the first ``upto`` choices of this action."""
     left = free_space(st, d)
@@ -89,7 +89,7 @@ def dest_room_left(st, d, upto):
     return left
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def empty_open_rooms(st, off):
     """The open rooms still empty during the evening's placement (BI-E1)."""
     n = st[G_N_EMPTY]
@@ -98,7 +98,7 @@ def empty_open_rooms(st, off):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def open_rooms(st, off):
     n = 0
     for r in range(NROOMS):
@@ -108,7 +108,7 @@ def open_rooms(st, off):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def white_rooms(st, off):
     n = 0
     for r in range(NROOMS):
@@ -118,6 +118,6 @@ def white_rooms(st, off):
     return n
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def has_multi(st, p, action):
     return st[P_MULTI + p * NACT + action] != 0

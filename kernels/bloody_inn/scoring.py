@@ -36,7 +36,7 @@ from .state import gain_cash, list_card, log_event, move_card
 from .strategies import ALL
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _bonus(st, p, amount):
     """BI-G2/BI-V8: end bonuses respect the cap unless ``end_bonus_capped = false``."""
     if amount <= 0:
@@ -47,7 +47,7 @@ def _bonus(st, p, amount):
     return amount
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def end_game(st, pr, strats=ALL):
     """BI-G1..G3 (and BI-X2 for the final investigation of a solo game).  ``strats``: the
     lineup's policies (``strategies.lineup_strategies``; by default all)."""
@@ -102,14 +102,14 @@ def end_game(st, pr, strats=ALL):
         log_event(st, EVENT.score, p, -1, st[P_SCORE + p], st[P_PLACE + p], _tiebreak(st, p))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _tiebreak(st, p):
     if st[G_TIEBREAK_OWN] != 0:
         return st[P_BURIED_OWN + p]
     return st[P_BURIED + p]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _beats(st, q, p):
     """Whether ``q`` finishes strictly ahead of ``p``: higher score, or equal score and
     more corpses buried (BI-G3 / BI-V9)."""

@@ -91,7 +91,7 @@ from .policy_tools import shuffle_prefix
 from .state import log_event, move_card
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _reset_players(st):
     for p in range(MAXP):
         for f in (
@@ -136,7 +136,7 @@ def _reset_players(st):
             st[P_BURIED_R + p * 4 + r] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def setup_game(st):
     """BI-S1..S4 for the game whose RNG, id and rules are already in ``st``.
 

@@ -50,7 +50,7 @@ from .layout import (
 
 
 @on_first_use(ST, I, I, I, I, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def log_event(st, kind, seat, card, a, b, c):
     """Append one event row (when the run asked for events)."""
     if st[G_LOG] == 0:
@@ -77,7 +77,7 @@ def log_event(st, kind, seat, card, a, b, c):
     st[G_EV_N] = n + 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def list_id(loc):
     """The card list a location keeps (hands, corpses, annexes, Bistro, Exit), or -1."""
     if loc == LOC.bistro:
@@ -94,7 +94,7 @@ def list_id(loc):
 
 
 @on_first_use(ST, I, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def move_card(st, c, loc, slot):
     """Move card ``c`` to location ``loc`` (with ``slot``), keeping the lists exact."""
     old = list_id(st[C_LOC + c])
@@ -116,19 +116,21 @@ def move_card(st, c, loc, slot):
         st[LIST_N + new] = n + 1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def list_card(st, l, i):
     """The ``i``-th card of list ``l``."""
     return st[LISTS + l * MAXC + i]
 
 
-@njit(cache=True, _nrt=False, inline="always")  # one move_card call, not two nested calls
+@njit(
+    cache=True, error_model="numpy", _nrt=False, inline="always"
+)  # one move_card call, not two nested calls
 def discard_card(st, c):
     """BI-N2: a discarded peasant goes to the Bistro, any other card to the Exit (face up)."""
     move_card(st, c, LOC.bistro if st[C_TYPE + c] == CTYPE.peasant else LOC.exit, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def gain_cash(st, p, amount):
     """Add ``amount`` francs to player ``p``'s cash; return what was actually kept.
 
@@ -152,7 +154,7 @@ def gain_cash(st, p, amount):
     return amount
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fine_range(st, p, corpses):
     """BI-M1: the legal splits of a fine of 10 F per corpse, as (fewest, most) cheques.
 
@@ -171,7 +173,7 @@ def fine_range(st, p, corpses):
     return lo, hi
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def pay_fine(st, p, corpses, cheques):
     """BI-M1: pay 10 F per corpse with ``cheques`` cheques (a split within ``fine_range``)
     and cash for the rest, as far as the cash goes.  Returns (cash paid, cheques paid)."""

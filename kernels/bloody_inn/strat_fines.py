@@ -41,7 +41,7 @@ UNPAID_ACCOMPLICE = 5.0
 
 
 @on_first_use(ST, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _leave_income(st, p):
     """BI-M2 income of ``p`` this morning: own keyed rooms holding a traveller + Gardens."""
     n = st[P_LEAVE_INCOME + p]
@@ -52,7 +52,7 @@ def _leave_income(st, p):
 
 
 @on_first_use(ST, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _colour_bonus(st, p):
     """BI-G2 colour bonuses of ``p``'s annexes over the Exit as it is now."""
     total = 0
@@ -64,7 +64,7 @@ def _colour_bonus(st, p):
 
 
 @on_first_use(ST, I, I, I, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def best_fine_cheques(st, p, corpses, lo, hi, final):
     """The split (cheques paid, ``lo``..``hi``) that keeps the most value after the fine.
 

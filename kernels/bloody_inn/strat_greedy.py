@@ -90,12 +90,12 @@ _NEG = -1e18
 
 
 @on_first_use(ST, PR, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _prm(st, pr, p, i):
     return pr[st[P_LINEUP + p] * MAXPARAM + i]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _loss(st, pr, p, c, action):
     """Francs lost by paying with card ``c`` for ``action`` (BI-N2 affinity returns)."""
     if st[C_AFF + c] == action or (action == ACTION.bury and st[P_CHAPEL + p] != 0):
@@ -106,7 +106,7 @@ def _loss(st, pr, p, c, action):
 
 
 @on_first_use(ST, PR, I, I, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _pay_loss(st, pr, p, action, cost, exclude):
     """Loss of the ``cost`` cheapest cards of the hand (selection, hands are small)."""
     if cost <= 0:
@@ -131,13 +131,13 @@ def _pay_loss(st, pr, p, action, cost, exclude):
     return total
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _capped(st, p, amount):
     room = st[G_CAP] - st[P_CASH + p]
     return float(amount if amount < room else (room if room > 0 else 0))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _police_count(st):
     n = 0
     for r in range(NROOMS):
@@ -148,7 +148,7 @@ def _police_count(st):
 
 
 @on_first_use(ST, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _best_dest(st, p, upto):
     """Best burial place for a corpse: own (full pocket money) before others' (half)."""
     n = list_burial_places(st, S_B)
@@ -169,7 +169,7 @@ def _best_dest(st, p, upto):
     return best, found
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _effect_value(st, k):
     v = 0.0
     if st[K_DISCOUNT_ACT + k] >= 0:
@@ -190,7 +190,7 @@ def _effect_value(st, k):
     return v
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def place(st, pr, p, card):
     """Room-Service income now, and own rooms for the travellers worth keeping alive."""
     n = empty_open_rooms(st, S_A)
@@ -215,7 +215,7 @@ def place(st, pr, p, card):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def action(st, pr, p):
     hand_n = st[P_HAND_N + p]
     police = _police_count(st)
@@ -322,7 +322,7 @@ def action(st, pr, p):
         _extend_kill(st, pr, p)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _extend_bury(st, pr, p):
     """Crypt: add further corpses while each pays for itself."""
     hand_n = st[P_HAND_N + p]
@@ -353,7 +353,7 @@ def _extend_bury(st, pr, p):
             raw += r2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _extend_kill(st, pr, p):
     """Butcher's Shop: add further travellers while each pays for itself."""
     hand_n = st[P_HAND_N + p]
@@ -376,7 +376,7 @@ def _extend_kill(st, pr, p):
 
 
 @on_first_use(ST, PR, I, I, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def payment(st, pr, p, action_id, cost, exclude):
     """The ``cost`` cheapest cards: returning affinities, then peasants, then low ranks."""
     h = list_hand(st, p, S_B)
@@ -396,7 +396,7 @@ def payment(st, pr, p, action_id, cost, exclude):
     st[D_NPAY] = cost
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def token_room(st, pr, p):
     """Room Service on an own room if one may take it, else the first room that may (BI-V12)."""
     for r in range(NROOMS):
@@ -407,19 +407,19 @@ def token_room(st, pr, p):
 
 
 @on_first_use(ST, PR, I, I, I, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fine(st, pr, p, corpses, lo, hi, final):
     """BI-M1: the split that keeps cash for the income cap and the wages (``strat_fines``)."""
     return best_fine_cheques(st, p, corpses, lo, hi, final)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def monk_room(st, pr, p):
     white_rooms(st, S_A)
     return st[S_A]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _keep_value(st, c):
     if st[C_TYPE + c] == CTYPE.peasant:
         return 1.0
@@ -427,7 +427,7 @@ def _keep_value(st, c):
     return v + 0.1 * st[K_BUILD_CASH + st[C_KIND + c]] + 0.01 * st[C_RANK + c]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def wages(st, pr, p, max_keep):
     """Keep the most useful accomplices, at most ``keep_max`` and what can be paid."""
     h = list_hand(st, p, S_B)

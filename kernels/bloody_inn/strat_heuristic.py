@@ -25,10 +25,7 @@ corpses, the public table and the counters every player sees.
 The archetypes ``killer``, ``builder``, ``briber``, ``banker`` and the tuned ``expert`` are
 presets of these parameters (``PRESETS``).
 
-Compiled with ``error_model="numpy"`` (no division-by-zero checks): every divisor here, and
-in ``strat_tools.clock`` inlined here, is a non-zero constant or bounded away from zero, so
-no check could fire; they cost ~4-8 % of an expert game (issue 17).
-``tests/test_one_source.py`` keeps every divisor in that list.
+Compiled with ``error_model="numpy"``, like the rules (``kernels/bloody_inn/__init__.py``).
 """
 
 from collections import namedtuple

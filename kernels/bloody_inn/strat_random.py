@@ -62,13 +62,13 @@ from .policy_tools import (
 )
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def place(st, pr, p, card):
     return st[R_EMPTY + rand(st, st[G_N_EMPTY])]
 
 
 @on_first_use(ST, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _pick_dest(st, i):
     """A uniformly random destination with room left for the i-th corpse of this action."""
     n = list_burial_places(st, S_C)
@@ -83,7 +83,7 @@ def _pick_dest(st, i):
     return st[S_C + rand(st, m)], True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def action(st, pr, p):
     """One pass over the rooms, the hand and the corpses lists every legal target of each
     action; then an action uniformly among those with a target, then a target."""
@@ -197,7 +197,7 @@ def action(st, pr, p):
 
 
 @on_first_use(ST, PR, I, I, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def payment(st, pr, p, action_id, cost, exclude):
     h = list_hand(st, p, S_B)
     m = 0
@@ -212,7 +212,7 @@ def payment(st, pr, p, action_id, cost, exclude):
     st[D_NPAY] = cost
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def token_room(st, pr, p):
     """Uniform over the rooms a token may go to (BI-V12)."""
     n = list_token_rooms(st, S_A)
@@ -220,19 +220,19 @@ def token_room(st, pr, p):
 
 
 @on_first_use(ST, PR, I, I, I, I, I)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fine(st, pr, p, corpses, lo, hi, final):
     """BI-M1: cheques paid, uniform over the legal splits ``lo..hi``."""
     return lo + rand(st, hi - lo + 1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def monk_room(st, pr, p):
     n = white_rooms(st, S_A)
     return st[S_A + rand(st, n)]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def wages(st, pr, p, max_keep):
     """Cards to dismiss into ``D_T``: with voluntary dismissal each card is kept with
     probability 1/2; at most ``max_keep`` are kept, the unpaid ones chosen at random."""

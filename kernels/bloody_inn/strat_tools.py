@@ -27,7 +27,7 @@ from .layout import (
 SEASON2_SHARE = 0.65
 
 
-@njit(cache=True, _nrt=False, inline="always")  # three callers, ~120 calls a game
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")  # three callers, ~120 calls a game
 def clock(st):
     """(rounds left incl. this one, travellers in the inn, police among them, actions the
     acting player has left after this one, no round after this one), all public."""

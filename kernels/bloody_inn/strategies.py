@@ -111,7 +111,7 @@ def lineup_strategies(lineup):
 # strategies has its branch.
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def decide_placement(st, pr, p, card, with_heur=ON, with_greedy=ON, with_random=ON):
     """BI-E1: the room (empty, open) where the first player puts ``card``."""
     s = st[P_STRAT + p]
@@ -128,7 +128,7 @@ def decide_placement(st, pr, p, card, with_heur=ON, with_greedy=ON, with_random=
 
 # inline: one library less that re-optimises the policies at cold compile (issue 17); its
 # policies' branches are pruned on the block kernel's arguments (``play.play_one``)
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def decide_action(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
     """BI-N1..N7: fill ``D_ACTION`` and the targets / destinations / launder amount.
 
@@ -155,7 +155,7 @@ def decide_action(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
         strat_random.action(st, pr, p)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def decide_payment(st, pr, p, action, cost, exclude, with_heur=ON, with_greedy=ON, with_random=ON):
     """BI-N2: ``cost`` cards of the hand (not ``exclude``) into ``D_PAY``."""
     s = st[P_STRAT + p]
@@ -171,7 +171,7 @@ def decide_payment(st, pr, p, action, cost, exclude, with_heur=ON, with_greedy=O
         strat_random.payment(st, pr, p, action, cost, exclude)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def decide_token_room(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
     """Concierge (Room Service): the open room whose key gets the token."""
     s = st[P_STRAT + p]
@@ -186,7 +186,7 @@ def decide_token_room(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def decide_monk_room(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
     """Monk (Room): the white-keyed room that takes the player's key."""
     s = st[P_STRAT + p]
@@ -201,7 +201,7 @@ def decide_monk_room(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def decide_wages(st, pr, p, max_keep, with_heur=ON, with_greedy=ON, with_random=ON):
     """BI-M3/BI-V5: cards to dismiss into ``D_T`` (at most ``max_keep`` may stay)."""
     s = st[P_STRAT + p]
@@ -217,7 +217,7 @@ def decide_wages(st, pr, p, max_keep, with_heur=ON, with_greedy=ON, with_random=
         strat_random.wages(st, pr, p, max_keep)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def decide_fine(st, pr, p, corpses, lo, hi, final, with_heur=ON, with_greedy=ON, with_random=ON):
     """BI-M1: how many cheques (``lo``..``hi``) pay part of ``p``'s fine of 10 F per corpse;
     cash pays the rest.  ``final`` is 1 at the investigation of the game end (BI-G1)."""
