@@ -56,10 +56,22 @@ class _CompileDepth:
         _CompileDepth.depth -= 1
 
 
+#: entry points given their own copies in this process, and a token of the process (the
+#: copies' names stay apart from those of the cached kernels other processes compiled)
+_OWN = [0, os.urandom(4).hex()]
+
+
 def _own_copies_of_callees(module):
+    """Make every linked callee of an entry point's module ``internal``, under a name of its
+    own: the JIT looks functions up by name across every module it holds (a dispatcher
+    called from Python asks for its wrapper's address by name), and with the callee's own
+    name an internal copy was found in place of the callee's exported one (a crash)."""
+    _OWN[0] += 1
+    suffix = f".own{_OWN[1]}.{_OWN[0]}"
     for fn in module.functions:
         if not fn.is_declaration and fn.linkage == ll.Linkage.linkonce_odr:
             fn.linkage = ll.Linkage.internal
+            fn.name = fn.name + suffix
 
 
 def _final_passes_only_at_the_entry_point(codegen, event):

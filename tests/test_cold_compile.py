@@ -174,6 +174,7 @@ lib = top.overloads[top.signatures[0]].library
 out["entry"] = defined(lib._final_module)
 out["for_linking"] = defined(lib._get_module_for_linking())
 out["results"] = [int(top(a)), int(outer(a))]
+out["callees"] = [int(mid(a)), int(leaf(3))]  # compiled for top, called from Python after it
 print("RESULT", json.dumps(out))
 """
 )
@@ -197,11 +198,35 @@ def test_an_entry_point_runs_its_own_optimised_copies_of_its_callees(tmp_path):
     exec(LINKED_KERNELS.replace("@njit\n", ""), plain)
     a = np.arange(20)
     assert out["results"] == [plain["top"](a), plain["outer"](a)]
+    assert out["callees"] == [plain["mid"](a), plain["leaf"](3)]
     entry_callees = [(n, k) for n, k in out["entry"] if _callee(n)]
     assert any("3mid" in n for n, _ in entry_callees), out["entry"]  # still a call
     assert all(k in ("internal", "private") for _, k in entry_callees), entry_callees
     linking = [(n, k) for n, k in out["for_linking"] if _callee(n)]
     assert sorted(k for _, k in linking) == ["linkonce_odr", "linkonce_odr"], linking
+
+
+ENTRY_THEN_CALLEE = """
+from tests.test_bloody_inn_search import fresh, template
+from kernels.bloody_inn.play import play_one
+from kernels.bloody_inn.setup import setup_game
+
+a, pr = template(1, ["expert"], 6)
+b = a.copy()
+play_one(fresh(a, 6, 0), pr)  # an entry point: its own copies of setup_game and the rest
+setup_game(fresh(b, 6, 0))  # compiled as play_one's callee, now called from Python
+print("RESULT", int(a.sum()), int(b.sum()))
+"""
+
+
+def test_callees_of_an_entry_point_called_from_python_after_it(tmp_path):
+    """A kernel compiled as an entry point's callee, then called from Python, runs its own
+    library's code.  With the entry point's internal copies under the callees' own names the
+    JIT found a copy by name instead, and this crashed (segmentation fault)."""
+    # the suite's cache (the kernels loaded from it crashed the same way as compiled ones)
+    first = _run_script(tmp_path, "entry_then_callee.py", ENTRY_THEN_CALLEE)
+    again = _run_script(tmp_path, "entry_then_callee.py", ENTRY_THEN_CALLEE)
+    assert first.split("RESULT ", 1)[1] == again.split("RESULT ", 1)[1]
 
 
 COLD_RUN = """
