@@ -14,7 +14,8 @@ how much LLVM optimises, and the others skip work whose result no kernel uses.
   the linked module again, so each kernel level re-optimised the whole game below it.  A
   callee later called from Python itself (tests) runs less optimised, nothing else.
 * The entry point runs its own copies of its callees: before its final passes every linked
-  callee (``linkonce_odr``) becomes ``internal``, so LLVM optimises the whole game as one
+  callee (``linkonce_odr``) becomes ``internal``, under a name of its own (see
+  :func:`_own_copies_of_callees`), so LLVM optimises the whole game as one
   program (inlining the small rules and helpers, no exported copies to keep) and its machine
   code calls only its own copies.  With ``linkonce_odr`` the JIT resolved each callee's name
   to the first copy loaded, the callee's own library, compiled without the final passes: the
