@@ -40,6 +40,27 @@ def test_write_chunk_files_renames_and_hashes(tmp_path):
     assert not dataset.chunk_intact(tmp_path, entry)
 
 
+
+def test_chunk_files_delta_encode_the_game_ids_and_keep_their_range(tmp_path):
+    for name in ("games", "seats"):
+        (tmp_path / name).mkdir()
+    tables = _tables(700, 100)
+    entry = dataset.write_chunk_files(tmp_path, 7, 700, 100, tables)
+    for name in ("games", "seats"):
+        path = tmp_path / entry["files"][name]["path"]
+        rg = pq.ParquetFile(path).metadata.row_group(0)
+        cols = {rg.column(i).path_in_schema: rg.column(i) for i in range(rg.num_columns)}
+        gid = cols["game_id"]
+        assert "DELTA_BINARY_PACKED" in gid.encodings and "RLE_DICTIONARY" not in gid.encodings
+        # the file's game range is in its statistics (a reader filtering by game skips files)
+        assert (gid.statistics.min, gid.statistics.max) == (700, 799)
+        assert "RLE_DICTIONARY" in cols["config_id"].encodings
+        assert cols["config_id"].statistics is None
+        assert gid.compression == "ZSTD"
+        # both readers give back the table as written
+        assert pq.read_table(path).equals(tables[name].combine_chunks())
+        assert pl.read_parquet(path).equals(pl.from_arrow(tables[name]))
+
 def test_core_column_contract_is_enforced(tmp_path):
     t = _tables(0, 10)
     bad = t["games"].drop_columns(["rounds"])
