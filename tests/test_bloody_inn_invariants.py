@@ -269,6 +269,19 @@ def test_one_thread_and_two_threads_give_identical_tables(events):
         sim.api.set_threads(None)
 
 
+def test_blocks_of_a_chunk_do_not_change_the_games(monkeypatch):
+    """The chunk's games are split into 1, 5 or 30 blocks (threads take the next block):
+    same tables, events included."""
+    from sim.games import bloody_inn as adapter
+
+    got = []
+    for per_thread, block_games in ((1, 100_000), (5, 1), (64, 100)):
+        monkeypatch.setattr(adapter, "BLOCKS_PER_THREAD", per_thread)
+        monkeypatch.setattr(adapter, "BLOCK_GAMES", block_games)
+        got.append(simulate(MIXED, games=3000, seed=4, threads=1, events=True))
+    assert _equal(got[0], got[1]) and _equal(got[0], got[2])
+
+
 @pytest.mark.parametrize("splits", [[1000], [1, 999], [333, 334, 333], [7] * 142 + [6]])
 def test_chunking_does_not_change_the_games(splits):
     """``play_range`` over any split of the game ids gives the same rows (with events)."""
