@@ -96,6 +96,12 @@ def visit(disp):
         for name, value, shndx, _, size in funcs:
             if shndx in base:
                 syms.setdefault(base[shndx] + value, (name, size))
+        if os.environ.get("DUMP_OBJECT"):  # for objdump: the object and each section's load address
+            with open(os.environ["DUMP_OBJECT"], "wb") as fh:
+                fh.write(obj)
+            with open(os.environ["DUMP_OBJECT"] + ".sections", "w") as fh:
+                for shndx, b in base.items():
+                    fh.write(f"{shndx} {b:x}\n")
 
 
 # Only the block kernel's library: it is the code that runs (it calls its own internal
