@@ -38,7 +38,8 @@ DECK_SIZE = {
 #: Blocks of games per thread in a chunk.  A thread takes the next block when it is done,
 #: so at a chunk's end one thread waits for the other's last block: with 8 blocks a thread
 #: that was about half a block (3 % of a 2-thread chunk); with 32, under 1 % (issue 17).
-#: A block has at least ``BLOCK_GAMES`` games: each block is a call from Python.
+#: A block has at least ``BLOCK_GAMES`` games (each block is a call from Python), one with a
+#: search seat (its games are long).
 #: A block's games and rows do not depend on the blocks (each game has its own stream).
 BLOCKS_PER_THREAD = 32
 BLOCK_GAMES = 100
@@ -508,8 +509,10 @@ class BloodyInnAdapter:
         st, params, names, inst = self.build_template(resolved, events=events)
         players = resolved["players"]
         threads = numba.get_num_threads()
-        # at least BLOCK_GAMES games a block: a block costs a call from Python
-        n_blocks = max(1, min(threads * BLOCKS_PER_THREAD, max(threads, count // BLOCK_GAMES), count))
+        lineup = st[L.L_STRAT : L.L_STRAT + st[L.G_NLINEUP]]
+        # a search game takes ~0.1-1 s: a block of its own each keeps the threads even
+        block_games = 1 if (lineup == _STRATEGIES.SEARCH).any() else BLOCK_GAMES
+        n_blocks = max(1, min(threads * BLOCKS_PER_THREAD, max(threads, count // block_games), count))
         games = alloc_columns(L.GameCols, count)
         seats = alloc_columns(L.SeatCols, count * players)
         per_block = (count + n_blocks - 1) // n_blocks
