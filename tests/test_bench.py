@@ -198,7 +198,14 @@ def test_bad_options_are_one_line(tmp_path, args, fragment):
 
 def test_speedup_target_is_stricter_for_long_games():
     # issue 17: games longer than 10 CPU us need 1.85 on 2 threads; shorter ones 1.8
-    long_row = {"threads": 2, "speedup": 1.82, "cpu_us_per_game_1": 35.0, "game": "g", "players": 3, "mix": "m"}
+    long_row = {
+        "threads": 2,
+        "speedup": 1.82,
+        "cpu_us_per_game_1": 35.0,
+        "game": "g",
+        "players": 3,
+        "mix": "m",
+    }
     short_row = dict(long_row, cpu_us_per_game_1=6.0)
     result = {"throughput": [long_row, short_row], "startup": [], "pure_python": []}
     got = [c for c in bench.checks(result) if c["check"].startswith("speed-up")]

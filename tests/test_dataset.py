@@ -40,7 +40,6 @@ def test_write_chunk_files_renames_and_hashes(tmp_path):
     assert not dataset.chunk_intact(tmp_path, entry)
 
 
-
 def test_chunk_files_delta_encode_the_game_ids_and_keep_their_range(tmp_path):
     for name in ("games", "seats"):
         (tmp_path / name).mkdir()
@@ -60,6 +59,7 @@ def test_chunk_files_delta_encode_the_game_ids_and_keep_their_range(tmp_path):
         # both readers give back the table as written
         assert pq.read_table(path).equals(tables[name].combine_chunks())
         assert pl.read_parquet(path).equals(pl.from_arrow(tables[name]))
+
 
 def test_core_column_contract_is_enforced(tmp_path):
     t = _tables(0, 10)
