@@ -378,6 +378,21 @@ def test_same_results_for_any_threads_and_chunks():
     assert not np.array_equal(g1["turns"], g3["turns"])
 
 
+def test_blocks_of_a_chunk_do_not_change_the_games(monkeypatch):
+    """A block per thread, five per thread or one per game, taken by the threads as they
+    finish: the same games and events."""
+    res = resolved(4, ("logic", "naive", "prob", "logic"), seed=42)
+    got = []
+    for per_thread, block_games in ((1, 10_000), (5, 1), (64, 1)):
+        monkeypatch.setattr(C, "BLOCKS_PER_THREAD", per_thread)
+        monkeypatch.setattr(C, "BLOCK_GAMES", block_games)
+        got.append(C.run_arrays(res, 0, 120, events=True))
+    for g, s, e in got[1:]:
+        assert all(np.array_equal(got[0][0][k], g[k]) for k in g)
+        assert all(np.array_equal(got[0][1][k], s[k]) for k in s)
+        assert np.array_equal(got[0][2], e)
+
+
 # --- the adapter ---------------------------------------------------------------------------------
 
 

@@ -31,6 +31,10 @@ DATA_DIR = data_dir() / "cluedo"  # package data (sim.config.data_dir)
 # --- strategies ------------------------------------------------------------------------
 
 #: slot of each parameter in the kernel's parameter vector (kernels.cluedo.agents.P_*)
+#: Blocks of games per thread in a chunk, at least ``BLOCK_GAMES`` games each (as for The
+#: Bloody Inn, sim/games/bloody_inn.py).  The rows do not depend on the blocks.
+BLOCKS_PER_THREAD = 32
+BLOCK_GAMES = 100
 PARAM_SLOTS = {"show": 0, "loupe": 1, "walk": 2, "exact": 3, "risk": 4, "samples": 5}
 PARAM_RANGES = {
     "show": (0.0, 1.0),
@@ -410,7 +414,8 @@ def run_arrays(resolved, start, count, *, events=False, check=False, threads=Non
         numba.set_num_threads(threads)
     n = resolved["players"]
     tb = build_tables(resolved)
-    nblocks = max(1, min(count, numba.get_num_threads() * 8))
+    threads = numba.get_num_threads()
+    nblocks = max(1, min(threads * BLOCKS_PER_THREAD, max(threads, count // BLOCK_GAMES), count))
     games = alloc_columns(L.GameCols, count)
     seats = alloc_columns(L.SeatCols, count * n)
     base = MODE_CHECK if check else 0
@@ -418,7 +423,10 @@ def run_arrays(resolved, start, count, *, events=False, check=False, threads=Non
     ev = np.zeros((0, L.EV_COLS), np.int32)
 
     def _go(mode):
-        play(tb, start, count, nblocks, mode, ev_at, ev, games, seats)
+        # a thread takes the next block when done (by default Numba splits the blocks evenly
+        # between the threads up front, and games of a mixed lineup differ 40-fold in cost)
+        with numba.parallel_chunksize(1):
+            play(tb, start, count, nblocks, mode, ev_at, ev, games, seats)
 
     def _warm():  # a call that plays no game
         play(tb, start, 0, 1, base, ev_at[:0], ev, alloc_columns(L.GameCols, 0), alloc_columns(L.SeatCols, 0))
