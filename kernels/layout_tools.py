@@ -61,3 +61,10 @@ def alloc_columns(columns, rows):
     entries per field, each of the field's dtype (C-contiguous, so the kernel compiles one
     version)."""
     return columns(*(np.zeros(rows, dtype) for dtype in column_dtypes(columns).values()))
+
+
+def block_count(games, threads, per_thread, min_games):
+    """Blocks to split ``games`` games into for ``threads`` threads that each take the next
+    block when done: ``per_thread`` blocks a thread, but no block under ``min_games`` games
+    beyond one block a thread, and no empty block (at least one block)."""
+    return max(1, min(threads * per_thread, max(threads, games // min_games), games))

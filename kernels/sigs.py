@@ -53,7 +53,10 @@ def on_first_use(*args):
         def compile_for_args(*a, **kw):  # a Python call found no version
             if disp._can_compile:
                 compile_declared()
-                return disp(*a, **kw)
+                # numba calls what this returns with the arguments (as it calls the entry point
+                # its own returns): the dispatcher, which now holds the declared version and
+                # converts or refuses the arguments as with njit(sig)
+                return disp
             return python_call(*a, **kw)
 
         disp.get_call_template = get_call_template

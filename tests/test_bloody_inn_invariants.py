@@ -269,6 +269,16 @@ def test_one_thread_and_two_threads_give_identical_tables(events):
         sim.api.set_threads(None)
 
 
+def test_block_count_of_a_chunk():
+    from kernels.layout_tools import block_count
+
+    assert block_count(100_000, 2, 32, 100) == 64  # 32 a thread
+    assert block_count(1_000, 2, 32, 100) == 10  # no block under 100 games ...
+    assert block_count(50, 2, 32, 100) == 2  # ... beyond one a thread
+    assert block_count(1, 2, 32, 100) == 1 and block_count(0, 2, 32, 100) == 1  # none empty
+    assert block_count(40, 2, 32, 1) == 40  # a search game a block
+
+
 def test_blocks_of_a_chunk_do_not_change_the_games(monkeypatch):
     """The chunk's games are split into 1, 5 or 30 blocks (threads take the next block):
     same tables, events included."""

@@ -405,3 +405,35 @@ def test_importing_and_resolving_a_bloody_inn_config_compiles_nothing(tmp_path):
     )
     out = _run_script(tmp_path, "imports.py", script, BOARDSIM_CACHE_DIR=str(tmp_path / "cache"))
     assert "COMPILED []" in out, out[-2000:]
+
+
+FIRST_CALL_FROM_PYTHON = """
+import numpy as np
+from kernels.bloody_inn import layout as L
+from kernels.bloody_inn.state import move_card
+from kernels.bloody_inn.strat_heuristic import room_value
+
+st = np.zeros(L.STATE_END, np.int64)
+st[L.C_LOC + 5] = L.LOC.exit  # card 5 in the Exit list, moved to the Bistro list
+st[L.LIST_N + L.L_EXIT] = 1
+st[L.LISTS + L.L_EXIT * L.MAXC] = 5
+assert move_card(st, np.int64(5), np.int64(L.LOC.bistro), np.int64(0)) is None
+print("MOVED", st[L.LIST_N + L.L_EXIT], st[L.LIST_N + L.L_BISTRO], st[L.LISTS + L.L_BISTRO * L.MAXC])
+st[L.R_KEY + 2] = L.WHITE
+print("VALUE", room_value(st, np.int64(0), 0.5, np.int64(2), np.int64(2)))
+print("VERSIONS", len(move_card.overloads), len(room_value.overloads))
+"""
+
+
+def test_a_helper_compiled_on_first_use_can_be_called_first_from_python(tmp_path):
+    """A helper declared with ``kernels.sigs.on_first_use`` and first called from Python (an
+    empty cache, nothing typed before): it runs once and returns its own result.  The first
+    call used to hand numba that result as the function to call: 'NoneType' object is not
+    callable for ``move_card``, 'float' for ``room_value``."""
+    out = _run_script(
+        tmp_path, "first_call.py", FIRST_CALL_FROM_PYTHON, BOARDSIM_CACHE_DIR=str(tmp_path / "cache")
+    )
+    # one move: the Exit list loses the card, the Bistro list holds it once
+    assert "MOVED 0 1 5" in out
+    assert "VALUE 0.0" in out  # rank 2 in an empty room keyed white: no tokens, no key (BI-E1)
+    assert "VERSIONS 1 1" in out  # the declared version only

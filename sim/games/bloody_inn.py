@@ -6,7 +6,7 @@ import numba
 import numpy as np
 import pyarrow as pa
 
-from kernels.layout_tools import alloc_columns
+from kernels.layout_tools import alloc_columns, block_count
 
 from ..config import check_keys, find_data_file, get_bool, get_choice, get_float, get_int
 from ..errors import ConfigError
@@ -508,11 +508,10 @@ class BloodyInnAdapter:
     def simulate_chunk(self, resolved, start, count, *, events=False):
         st, params, names, inst = self.build_template(resolved, events=events)
         players = resolved["players"]
-        threads = numba.get_num_threads()
         lineup = st[L.L_STRAT : L.L_STRAT + st[L.G_NLINEUP]]
         # a search game takes ~0.1-1 s: a block of its own each keeps the threads even
         block_games = 1 if (lineup == _STRATEGIES.SEARCH).any() else BLOCK_GAMES
-        n_blocks = max(1, min(threads * BLOCKS_PER_THREAD, max(threads, count // block_games), count))
+        n_blocks = block_count(count, numba.get_num_threads(), BLOCKS_PER_THREAD, block_games)
         games = alloc_columns(L.GameCols, count)
         seats = alloc_columns(L.SeatCols, count * players)
         per_block = (count + n_blocks - 1) // n_blocks

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kernels.cluedo import layout as L  # constants only: importing it compiles nothing
-from kernels.layout_tools import alloc_columns
+from kernels.layout_tools import alloc_columns, block_count
 from sim.config import check_keys, data_dir, get_choice, get_float, get_int
 from sim.errors import ConfigError
 from sim.games.lazy import lazy
@@ -28,13 +28,14 @@ walking_distances = lazy("kernels.cluedo.board", "walking_distances")  # compile
 
 DATA_DIR = data_dir() / "cluedo"  # package data (sim.config.data_dir)
 
-# --- strategies ------------------------------------------------------------------------
-
-#: slot of each parameter in the kernel's parameter vector (kernels.cluedo.agents.P_*)
 #: Blocks of games per thread in a chunk, at least ``BLOCK_GAMES`` games each (as for The
 #: Bloody Inn, sim/games/bloody_inn.py).  The rows do not depend on the blocks.
 BLOCKS_PER_THREAD = 32
 BLOCK_GAMES = 100
+
+# --- strategies ------------------------------------------------------------------------
+
+#: slot of each parameter in the kernel's parameter vector (kernels.cluedo.agents.P_*)
 PARAM_SLOTS = {"show": 0, "loupe": 1, "walk": 2, "exact": 3, "risk": 4, "samples": 5}
 PARAM_RANGES = {
     "show": (0.0, 1.0),
@@ -414,8 +415,7 @@ def run_arrays(resolved, start, count, *, events=False, check=False, threads=Non
         numba.set_num_threads(threads)
     n = resolved["players"]
     tb = build_tables(resolved)
-    threads = numba.get_num_threads()
-    nblocks = max(1, min(threads * BLOCKS_PER_THREAD, max(threads, count // BLOCK_GAMES), count))
+    nblocks = block_count(count, numba.get_num_threads(), BLOCKS_PER_THREAD, BLOCK_GAMES)
     games = alloc_columns(L.GameCols, count)
     seats = alloc_columns(L.SeatCols, count * n)
     base = MODE_CHECK if check else 0
