@@ -36,6 +36,12 @@ how much LLVM optimises, and the others skip work whose result no kernel uses.
   a property) at every typing of an ``@overload`` call.  The hash is over the option *names*
   only (a constant of the class), so it is computed once; equality compares only the options
   set explicitly on either side (the others hold their defaults on both).
+
+One setting changes the machine code for speed, not compile time, and is installed with
+these: integer array indices in the kernels' own functions are not wrapped around (``a[-1]``
+is not the last element there; see :func:`_indices_without_wraparound`).  It changes nothing
+a kernel computes as long as no kernel indexes below 0, which the test suite checks with
+numba's bounds checks on (``NUMBA_BOUNDSCHECK=1``: such an index is then an ``IndexError``).
 """
 
 import copy
@@ -118,6 +124,38 @@ def _no_cfunc_wrappers(cpu):
             flags.no_cfunc_wrapper = True
 
     opts.finalize = finalize_flags
+
+
+#: Prefix of the mangled names of the functions of this package (``kernels.*``), numba's
+#: lowering of which :func:`_indices_without_wraparound` changes.
+OWN_FUNCTION_PREFIX = "_ZN7kernels"
+
+
+def _indices_without_wraparound(arrayobj):
+    """Integer indices of arrays in the kernels' own functions are not wrapped around.
+
+    Python (and numba) read ``a[-1]`` as the last element: every signed index costs a
+    compare and a select (``i < 0 ? i + n : i``) in front of its load, and LLVM can drop it
+    only where it proves ``i >= 0`` — rarely for the flat layout's ``st[OFFSET + p]``.  In
+    the heuristic's night ``action`` that was ~80 such selects on the hot path (issue 17:
+    about −10 % CPU per expert game).  No kernel indexes below 0 on purpose (a flat layout
+    offset below 0 is a bug either way: wrapped, it read the array's end), so in the
+    functions of ``kernels.*`` an index is taken as it is.  Numba's own functions (``np.*``
+    implementations, parfor bodies) keep the wraparound.  With ``NUMBA_BOUNDSCHECK=1`` a
+    negative index in a kernel is an ``IndexError`` instead of a read of the array's end,
+    which is how the test suite checks that none occurs (``tests/test_cold_compile.py``)."""
+    fix = getattr(arrayobj, "fix_integer_index", None)
+    if fix is None or getattr(fix, "_boardsim", False):
+        return
+    from numba.core import types
+
+    def fix_integer_index(context, builder, idxty, idx, size):
+        if idxty.signed and builder.function.name.startswith(OWN_FUNCTION_PREFIX):
+            return context.cast(builder, idx, idxty, types.uintp)
+        return fix(context, builder, idxty, idx, size)
+
+    fix_integer_index._boardsim = True
+    arrayobj.fix_integer_index = fix_integer_index
 
 
 class _ScopeSharingCopy:
@@ -231,6 +269,7 @@ def _flags_hash_once(targetconfig):
 def cheaper_cold_compile():
     """Install the trims above, once per process (see the module's docstring)."""
     from numba.core import bytecode, codegen, cpu, event, inline_closurecall, ir, targetconfig
+    from numba.np import arrayobj
 
     if getattr(codegen.CPUCodeLibrary, "_boardsim_cheaper", False):
         return
@@ -240,6 +279,7 @@ def cheaper_cold_compile():
     _no_cfunc_wrappers(cpu)
     _front_end_once_per_callee(ir, inline_closurecall, bytecode)
     _flags_hash_once(targetconfig)
+    _indices_without_wraparound(arrayobj)
     codegen.CPUCodeLibrary._boardsim_cheaper = True
 
 
