@@ -437,3 +437,49 @@ def test_a_helper_compiled_on_first_use_can_be_called_first_from_python(tmp_path
     assert "MOVED 0 1 5" in out
     assert "VALUE 0.0" in out  # rank 2 in an empty room keyed white: no tokens, no key (BI-E1)
     assert "VERSIONS 1 1" in out  # the declared version only
+
+
+PROBE_INDEX = """
+import json
+import numpy as np
+import numba
+from kernels.cold_compile import cheaper_cold_compile
+
+cheaper_cold_compile()
+SRC = "def element(a, i):\\n    return a[i]\\n"
+
+
+def njit_in(module):
+    ns = {}
+    exec(compile(SRC, "<probe>", "exec"), ns)
+    ns["element"].__module__ = module
+    return numba.njit(ns["element"])
+
+
+out = {}
+a = np.arange(3)
+for module in ("kernels.probe", "probe"):  # no module of that name exists
+    f = njit_in(module)
+    try:
+        last = int(f(a, -1))
+    except IndexError:
+        last = "IndexError"
+    ir = next(iter(f.inspect_llvm().values()))
+    out[module] = {"first": int(f(a, 0)), "last": last, "selects": ir.count(" select ")}
+print("RESULT", json.dumps(out))
+"""
+
+
+def test_indices_in_the_kernels_own_functions_are_not_wrapped_around(tmp_path):
+    """kernels/cold_compile.py: ``a[i]`` with a signed ``i`` compiles to a plain load in a
+    function of ``kernels.*`` (numba's ``i < 0 ? i + n : i`` is gone) and keeps Python's
+    meaning elsewhere; with ``NUMBA_BOUNDSCHECK=1`` a negative index in a kernel is an
+    IndexError, which is how a suite run with bounds checks shows that no kernel indexes
+    below 0."""
+    checked = _run_script(tmp_path, "run_index_probe.py", PROBE_INDEX, NUMBA_BOUNDSCHECK="1")
+    got = json.loads(checked.split("RESULT ", 1)[1])
+    assert got["kernels.probe"]["first"] == 0 and got["kernels.probe"]["last"] == "IndexError"
+    assert got["probe"] == {"first": 0, "last": 2, "selects": got["probe"]["selects"]}
+    plain = json.loads(_run_script(tmp_path, "run_index_probe.py", PROBE_INDEX).split("RESULT ", 1)[1])
+    assert plain["probe"]["last"] == 2 and plain["probe"]["selects"] >= 1
+    assert plain["kernels.probe"]["selects"] == 0 and plain["kernels.probe"]["first"] == 0
