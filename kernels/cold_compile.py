@@ -138,9 +138,9 @@ def _indices_without_wraparound(arrayobj):
     compare and a select (``i < 0 ? i + n : i``) in front of its load, and LLVM can drop it
     only where it proves ``i >= 0`` — rarely for the flat layout's ``st[OFFSET + p]``.  In
     the heuristic's night ``action`` that was ~80 such selects on the hot path (issue 17:
-    about −10 % CPU per expert game).  No kernel indexes below 0 on purpose (a flat layout
-    offset below 0 is a bug either way: wrapped, it read the array's end), so in the
-    functions of ``kernels.*`` an index is taken as it is.  Numba's own functions (``np.*``
+    about −12 % CPU per expert and per random game, rows identical).  No kernel indexes
+    below 0 on purpose (a flat layout offset below 0 is a bug either way: wrapped, it read
+    the array's end), so in the functions of ``kernels.*`` an index is taken as it is.  Numba's own functions (``np.*``
     implementations, parfor bodies) keep the wraparound.  With ``NUMBA_BOUNDSCHECK=1`` a
     negative index in a kernel is an ``IndexError`` instead of a read of the array's end,
     which is how the test suite checks that none occurs (``tests/test_cold_compile.py``)."""
