@@ -483,3 +483,46 @@ def test_indices_in_the_kernels_own_functions_are_not_wrapped_around(tmp_path):
     plain = json.loads(_run_script(tmp_path, "run_index_probe.py", PROBE_INDEX).split("RESULT ", 1)[1])
     assert plain["probe"]["last"] == 2 and plain["probe"]["selects"] >= 1
     assert plain["kernels.probe"]["selects"] == 0 and plain["kernels.probe"]["first"] == 0
+
+
+PLAY_CHECKED = """
+import json
+from sim import api
+
+out = {}
+bi = {
+    "game": "bloody_inn",
+    "players": 4,
+    "seed": 3,
+    "rules": {"length": "long", "check_invariants": True},
+    "seats": [{"strategy": s} for s in ("random", "greedy", "heuristic", "expert")],
+}
+chunk = api.simulate(bi, games=300, events=True)
+out["bloody_inn"] = [chunk.games.num_rows, chunk.events.num_rows]
+out["invariant_errors"] = sum(chunk.games.column("invariant_error").to_pylist())
+solo = {"game": "bloody_inn", "players": 1, "seed": 4, "seats": [{"strategy": "expert"}]}
+out["solo"] = api.simulate(solo, games=300).games.num_rows
+cl = {"game": "cluedo", "players": 3, "seed": 5, "seats": [{"strategy": s} for s in ("naive", "logic", "prob")]}
+chunk = api.simulate(cl, games=100, events=True)
+out["cluedo"] = [chunk.games.num_rows, chunk.events.num_rows]
+print("RESULT", json.dumps(out))
+"""
+
+
+def test_no_kernel_indexes_below_zero_in_games_of_every_scripted_strategy(tmp_path):
+    """The kernels' indices are not wrapped around (above), so one below 0 would read before
+    the array.  With numba's bounds checks on such an index is an error: games of every
+    scripted Bloody Inn strategy (4 players with the invariant checks and events, and solo)
+    and of every Cluedo strategy must play through (a fresh cache, so the kernels are
+    compiled with the checks)."""
+    got = _run_script(
+        tmp_path,
+        "run_checked_games.py",
+        PLAY_CHECKED,
+        NUMBA_BOUNDSCHECK="1",
+        BOARDSIM_CACHE_DIR=str(tmp_path / "cache"),
+    )
+    out = json.loads(got.split("RESULT ", 1)[1])
+    assert out["bloody_inn"][0] == 300 and out["bloody_inn"][1] > 300 * 50
+    assert out["invariant_errors"] == 0 and out["solo"] == 300
+    assert out["cluedo"][0] == 100 and out["cluedo"][1] > 100
