@@ -512,7 +512,8 @@ print("RESULT", json.dumps(out))
 def test_no_kernel_indexes_below_zero_in_games_of_every_scripted_strategy(tmp_path):
     """The kernels' indices are not wrapped around (above), so one below 0 would read before
     the array.  With numba's bounds checks on such an index is an error: games of every
-    scripted Bloody Inn strategy (4 players with the invariant checks and events, and solo)
+    scripted Bloody Inn policy's code (random, greedy, heuristic and expert; the archetypes
+    are presets of the heuristic; 4 players with the invariant checks and events, and solo)
     and of every Cluedo strategy must play through (a fresh cache, so the kernels are
     compiled with the checks)."""
     got = _run_script(
