@@ -141,9 +141,10 @@ def _indices_without_wraparound(arrayobj):
     about −12 % CPU per expert and per random game, rows identical).  No kernel indexes
     below 0 on purpose (a flat layout offset below 0 is a bug either way: wrapped, it read
     the array's end), so in the functions of ``kernels.*`` an index is taken as it is.
-    Numba's own functions (``np.*`` implementations, parfor bodies) keep the wraparound.  With ``NUMBA_BOUNDSCHECK=1`` a
-    negative index in a kernel is an ``IndexError`` instead of a read of the array's end,
-    which is how the test suite checks that none occurs (``tests/test_cold_compile.py``)."""
+    Numba's own functions (``np.*`` implementations, parfor bodies) keep the wraparound.
+    With ``NUMBA_BOUNDSCHECK=1`` a negative index in a kernel is an ``IndexError`` instead of
+    a read of the array's end, which is how the test suite checks that none occurs
+    (``tests/test_cold_compile.py``)."""
     fix = getattr(arrayobj, "fix_integer_index", None)
     if fix is None or getattr(fix, "_boardsim", False):
         return

@@ -479,7 +479,7 @@ def test_indices_in_the_kernels_own_functions_are_not_wrapped_around(tmp_path):
     checked = _run_script(tmp_path, "run_index_probe.py", PROBE_INDEX, NUMBA_BOUNDSCHECK="1")
     got = json.loads(checked.split("RESULT ", 1)[1])
     assert got["kernels.probe"]["first"] == 0 and got["kernels.probe"]["last"] == "IndexError"
-    assert got["probe"] == {"first": 0, "last": 2, "selects": got["probe"]["selects"]}
+    assert (got["probe"]["first"], got["probe"]["last"]) == (0, 2)
     plain = json.loads(_run_script(tmp_path, "run_index_probe.py", PROBE_INDEX).split("RESULT ", 1)[1])
     assert plain["probe"]["last"] == 2 and plain["probe"]["selects"] >= 1
     assert plain["kernels.probe"]["selects"] == 0 and plain["kernels.probe"]["first"] == 0
