@@ -211,6 +211,7 @@ class Table:
         st[L.R_TOKENS : L.R_TOKENS + L.NROOMS * L.MAXP] = 0
         st[L.P_BARN_FILL : L.P_BARN_FILL + L.MAXP] = 0
         st[L.G_FREE_SPACE] = st[L.G_NP]  # only the Barns are left (BI-C4)
+        st[L.P_FREE_SPACE : L.P_FREE_SPACE + L.MAXP] = [1 if q < st[L.G_NP] else 0 for q in range(L.MAXP)]
         st[L.G_ENT_POS] = 0
         st[L.G_ENT_N] = 0
         return self
@@ -302,6 +303,7 @@ class Table:
             assert 0 <= owner < L.MAXP, "destination is not an annex"
             self.st[L.C_FILL + dest] += 1
         self.st[L.G_FREE_SPACE] -= 1
+        self.st[L.P_FREE_SPACE + owner] -= 1
         _state.move_card(self.st, c, LOC.buried + owner, dest)
         return c
 

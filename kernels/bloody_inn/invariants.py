@@ -3,7 +3,7 @@
 Codes (``G_ERR``; 1-9 here, 10+ illegal strategy decisions, see night/evening/morning):
 1 a location counter or card list disagrees with the card locations; 2 the Entrance list disagrees;
 3 a room and its traveller disagree; 4 an annex or Barn holds more than its capacity or
-its fill disagrees with its corpses; 5 cash outside 0..cap or negative cheques; 6 a card in
+its fill disagrees with its corpses, or a count of free places disagrees with them; 5 cash outside 0..cap or negative cheques; 6 a card in
 an impossible place (peasant in a room, police as annex, ...); 7 a room holds more than one
 Room-Service token under ``room_service_per_room = 1`` (BI-V12) or a token on a closed room.
 """
@@ -50,6 +50,7 @@ from .layout import (
     P_CASH,
     P_CHEQUES,
     P_CORPSE_N,
+    P_FREE_SPACE,
     P_HAND_N,
     R_CARD,
     R_KEY,
@@ -139,12 +140,17 @@ def check(st):
             c = st[LISTS + l * MAXC + i]
             if c < 0 or c >= n or list_id(st[C_LOC + c]) != l or st[C_POS + c] != i:
                 return 1
+    # free burial places, per player (P_FREE_SPACE) and in all (G_FREE_SPACE)
     free = 0
     for q in range(np_):
-        free += 1 - st[P_BARN_FILL + q]
+        st[S_C + 32 + q] = 1 - st[P_BARN_FILL + q]
     for c in range(n):
         if LOC.annex <= st[C_LOC + c] < LOC.annex + np_:
-            free += st[C_RANK + c] - st[C_FILL + c]
+            st[S_C + 32 + st[C_LOC + c] - LOC.annex] += st[C_RANK + c] - st[C_FILL + c]
+    for q in range(np_):
+        if st[S_C + 32 + q] != st[P_FREE_SPACE + q]:
+            return 4
+        free += st[S_C + 32 + q]
     if free != st[G_FREE_SPACE]:
         return 4
     if ent != st[G_ENT_N] - st[G_ENT_POS]:

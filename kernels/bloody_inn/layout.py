@@ -176,6 +176,9 @@ P_NOBUILD = _region(MAXP)  # L_NOBUILD of the lineup entry playing this seat
 P_CASH = _region(MAXP)
 P_CHEQUES = _region(MAXP)
 P_BARN_FILL = _region(MAXP)
+# free burial places of each player, its Barn's and its annexes' (kept by setup, build and
+# bury beside G_FREE_SPACE, their sum): the heuristic reads them at every decision
+P_FREE_SPACE = _region(MAXP)
 P_BURIED = _region(MAXP)  # corpses this player buried (BI-G3 tie-break)
 P_BURIED_OWN = _region(MAXP)  # corpses under this player's annexes (BI-V9 alternative)
 P_BURIED_MONEY = _region(MAXP)

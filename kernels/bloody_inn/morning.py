@@ -31,7 +31,16 @@ from .layout import (
     S_A,
 )
 from .legal import police_in_inn
-from .state import discard_card, fine_range, gain_cash, list_card, log_event, move_card, pay_fine
+from .state import (
+    discard_card,
+    fine_range,
+    gain_cash,
+    list_card,
+    log_event,
+    move_card,
+    pay_fine,
+    seat_from_first,
+)
 from .strategies import ALL, decide_fine, decide_wages
 
 
@@ -77,7 +86,7 @@ def travellers_leave(st):
         if 0 <= owner < np_ and st[R_CARD + r] >= 0:
             st[S_A + owner] += 1
     for i in range(np_):
-        p = (st[G_FIRST] + i) % np_
+        p = seat_from_first(st, i)
         rooms = st[S_A + p]
         income = rooms + st[P_LEAVE_INCOME + p]
         if income > 0:
@@ -148,11 +157,11 @@ def morning(st, pr, strats=ALL):
     np_ = st[G_NP]
     if police_in_inn(st):
         for i in range(np_):
-            investigate(st, pr, (st[G_FIRST] + i) % np_, EVENT.investigation, strats)
+            investigate(st, pr, seat_from_first(st, i), EVENT.investigation, strats)
         if st[G_OVER] != 0:
             return
     travellers_leave(st)
     for i in range(np_):
-        pay_wages(st, pr, (st[G_FIRST] + i) % np_, strats)
-    st[G_FIRST] = (st[G_FIRST] + 1) % np_
+        pay_wages(st, pr, seat_from_first(st, i), strats)
+    st[G_FIRST] = seat_from_first(st, 1)
     log_event(st, EVENT.first_player, st[G_FIRST], -1, 0, 0, 0)

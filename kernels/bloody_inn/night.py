@@ -78,6 +78,7 @@ from .layout import (
     P_DISCOUNT,
     P_END_CHEQUE,
     P_END_COLOUR,
+    P_FREE_SPACE,
     P_HAND_N,
     P_KILLED_R,
     P_KILLS,
@@ -303,6 +304,7 @@ def bury(st, pr, p, strats=ALL):
         else:
             st[P_BARN_FILL + owner] += 1
         st[G_FREE_SPACE] -= 1
+        st[P_FREE_SPACE + owner] -= 1
         move_card(st, c, LOC.buried + owner, d)
         pocket = st[C_POCKET + c]
         st[P_BURIED + p] += 1
@@ -339,6 +341,7 @@ def build(st, pr, p, strats=ALL):
     move_card(st, c, LOC.annex + p, 0)
     st[C_FILL + c] = 0
     st[G_FREE_SPACE] += st[C_RANK + c]  # BI-C3: capacity = rank
+    st[P_FREE_SPACE + p] += st[C_RANK + c]
     k = st[C_KIND + c]
     st[P_BUILDS + p] += 1
     st[P_KINDS_OWNED + p] |= 1 << k

@@ -79,7 +79,7 @@ from .morning import morning
 from .night import take_action
 from .scoring import end_game
 from .setup import setup_game
-from .state import log_event
+from .state import log_event, seat_from_first
 from .strategies import ON, SEARCH, lineup_strategies
 
 #: The search seat's hook (``strat_search.search_action``), bound by :func:`load_search` only
@@ -147,7 +147,7 @@ def play_one(st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_r
         np_ = st[G_NP]
         for _ in range(2):  # BI-N1: two passes of one action each
             for i in range(np_):
-                seat = (st[G_FIRST] + i) % np_
+                seat = seat_from_first(st, i)
                 if search is not None:
                     if st[P_STRAT + seat] == SEARCH:
                         search_action(st, pr, seat)  # decided ahead: take_action plays it

@@ -63,6 +63,7 @@ from .layout import (
     P_END_COLOUR,
     P_FINES,
     P_FORBID,
+    P_FREE_SPACE,
     P_HAND_N,
     P_KILLED_R,
     P_KILLS,
@@ -187,6 +188,8 @@ def setup_game(st):
             n_open += 1
     st[G_OPEN_ROOMS] = n_open
     st[G_FREE_SPACE] = np_  # BI-C4: one Barn place per player
+    for p in range(MAXP):
+        st[P_FREE_SPACE + p] = 1 if p < np_ else 0
     # every card starts in the box
     ncards = st[G_NCARDS]
     for c in range(ncards):

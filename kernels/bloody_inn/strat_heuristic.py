@@ -60,6 +60,7 @@ from .layout import (
     G_ENT_N,
     G_ENT_POS,
     G_EXIT_N,
+    G_FREE_SPACE,
     G_NP,
     G_OPEN_ROOMS,
     G_REC,
@@ -104,6 +105,7 @@ from .layout import (
     P_COL_ANNEX,
     P_CORPSE_N,
     P_DISCOUNT,
+    P_FREE_SPACE,
     P_HAND_N,
     P_KINDS_OWNED,
     P_LINEUP,
@@ -609,35 +611,9 @@ def _loss_tables(st, nh, chapel):
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")  # once per decision, in _seat
 def _table(st, p, disc_bury):
     """Own corpses (how many, with the 3 cheapest burial costs), free burial places (own
-    and others', with a destination for each) and a Bistro peasant."""
-    own_free = 1 - st[P_BARN_FILL + p]
-    own_dest = BARN_SLOT - p if own_free > 0 else -1
-    other_free = 0
-    other_dest = -1
-    best = 1 << 30
-    for q in range(st[G_NP]):
-        dest = 0  # q's last place with room (its Barn, then its annexes)
-        if q != p and st[P_BARN_FILL + q] < 1:
-            other_free += 1
-            dest = BARN_SLOT - q
-        ao = LISTS + (L_ANNEX + q) * MAXC
-        for i in range(st[P_ANNEX_N + q]):
-            c = st[ao + i]
-            free = st[C_RANK + c] - st[C_FILL + c]
-            if free > 0:
-                if q == p:
-                    own_free += free
-                    if own_dest < 0:
-                        own_dest = c
-                else:
-                    other_free += free
-                    dest = c
-        # a burial under another player's annex feeds the poorest opponent, not the leader
-        if q != p and dest != 0:
-            sc = st[P_CASH + q] + 10 * st[P_CHEQUES + q]
-            if sc < best:
-                best = sc
-                other_dest = dest
+    and others', as the rules count them) and a Bistro peasant."""
+    own_free = st[P_FREE_SPACE + p]
+    other_free = st[G_FREE_SPACE] - own_free
     b0 = 1 << 30
     b1 = 1 << 30
     b2 = 1 << 30
@@ -657,7 +633,37 @@ def _table(st, p, disc_bury):
         elif kb < b2:
             b2 = kb
     bistro_card = st[LISTS + L_BISTRO * MAXC] if st[G_BISTRO_N] > 0 else -1
-    return ncorp, own_free, own_dest, other_free, other_dest, bistro_card, b0, b1, b2
+    return ncorp, own_free, other_free, bistro_card, b0, b1, b2
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")  # in _bury, when it values one
+def _burial_dests(st, p):
+    """Where a corpse of ``p``'s goes (BI-N6): its own Barn, else its first annex with room
+    (-1: none); and another player's last place with room (its Barn, then its annexes), of the
+    poorest such opponent (-1: none)."""
+    own_dest = BARN_SLOT - p if st[P_BARN_FILL + p] < 1 else -1
+    other_dest = -1
+    best = 1 << 30
+    for q in range(st[G_NP]):
+        dest = 0  # q's last place with room
+        if q != p and st[P_BARN_FILL + q] < 1:
+            dest = BARN_SLOT - q
+        ao = LISTS + (L_ANNEX + q) * MAXC
+        for i in range(st[P_ANNEX_N + q]):
+            c = st[ao + i]
+            if st[C_RANK + c] - st[C_FILL + c] > 0:
+                if q == p:
+                    if own_dest < 0:
+                        own_dest = c
+                else:
+                    dest = c
+        # a burial under another player's annex feeds the poorest opponent, not the leader
+        if q != p and dest != 0:
+            sc = st[P_CASH + q] + 10 * st[P_CHEQUES + q]
+            if sc < best:
+                best = sc
+                other_dest = dest
+    return own_dest, other_dest
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -793,8 +799,6 @@ Seat = namedtuple(
         "nh",
         "held",
         "own_free",
-        "own_dest",
-        "other_dest",
         "bistro_card",
         "b0",
         "b1",
@@ -849,7 +853,7 @@ def _seat(st, pr, p):
     crypt = st[P_MULTI + p * NACT + ACTION.bury] != 0
 
     nh = _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau)
-    (held, own_free, own_dest, other_free, other_dest, bistro_card, b0, b1, b2) = _table(st, p, disc_bury)
+    held, own_free, other_free, bistro_card, b0, b1, b2 = _table(st, p, disc_bury)
     st[STAMP] = st[G_TURNS]  # the payment of this action reuses the hand
     st[STAMP + 1] = p
     st[STAMP + 2] = nh
@@ -907,8 +911,6 @@ def _seat(st, pr, p):
         nh,
         held,
         own_free,
-        own_dest,
-        other_dest,
         bistro_card,
         b0,
         b1,
@@ -993,6 +995,7 @@ def _bury(st, s, best_v):
         return best_v, best_t, best_d
     nh = s.nh
     k_bury = s.k_bury
+    own_dest, other_dest = _burial_dests(st, s.p)
     co = LISTS + (L_CORPSE + s.p) * MAXC
     for j in range(s.held):
         c = st[co + j]
@@ -1003,10 +1006,10 @@ def _bury(st, s, best_v):
             continue
         pocket = st[C_POCKET + c]
         if s.own_free > 0:
-            d = s.own_dest
+            d = own_dest
             gain = _min(float(pocket), s.room)
         else:
-            d = s.other_dest
+            d = other_dest
             half = pocket // 2
             gain = _min(float(pocket - half), s.room) - s.share * half
         need = kb - s.ret_bury

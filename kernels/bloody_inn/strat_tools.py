@@ -27,6 +27,19 @@ from .layout import (
 SEASON2_SHARE = 0.65
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def _turn_of_round(turns, np_):
+    """``turns % (2 * np_)``: the action of the night ``turns`` is at (BI-N1), divided by a
+    constant for each player count (a multiply), not by a variable (a ~20-cycle division)."""
+    if np_ == 3:
+        return turns % 6
+    if np_ == 4:
+        return turns % 8
+    if np_ == 2:
+        return turns % 4
+    return turns % (2 * np_)
+
+
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")  # three callers, ~120 calls a game
 def clock(st):
     """(rounds left incl. this one, travellers in the inn, police among them, actions the
@@ -40,7 +53,7 @@ def clock(st):
             if st[C_TYPE + c] == CTYPE.police:
                 police += 1
     np_ = st[G_NP]
-    my_left = 1 if st[G_TURNS] % (2 * np_) < np_ else 0  # BI-N1: two passes a round
+    my_left = 1 if _turn_of_round(st[G_TURNS], np_) < np_ else 0  # BI-N1: two passes a round
     ent_left = st[G_ENT_N] - st[G_ENT_POS]
     final_season = st[G_SEASON] >= st[G_SEASONS]
     # BI-E4: in the last season an Entrance with fewer cards than players ends the game
