@@ -549,6 +549,13 @@ def recount(t):
             under = [c for c in range(n) if locs[c] >= LOC.buried and t.slot(c) == a]
             assert len(under) == t.fill(a) <= t.rank(a), "annex fill / capacity"
             assert all(locs[c] == LOC.buried + (locs[a] - LOC.annex) for c in under)
+    # free burial places of each player (its Barn and annexes) and of all (BI-C3, BI-C4)
+    free = [1 - int(t[L.P_BARN_FILL + q]) for q in range(np_)]
+    for a in range(n):
+        if LOC.annex <= locs[a] < LOC.annex + np_:
+            free[locs[a] - LOC.annex] += t.rank(a) - t.fill(a)
+    assert [int(t[L.P_FREE_SPACE + q]) for q in range(np_)] == free, "free places per player"
+    assert sum(free) == t[L.G_FREE_SPACE], "free places in all"
 
 
 def decision_scratch(st):

@@ -374,6 +374,34 @@ def test_BI_N6_burying_under_another_players_annex_splits_the_money(dest):
     t.check()
 
 
+def test_BI_C3_C4_free_burial_places_of_each_player_follow_builds_and_burials():
+    """BI-C4: each Barn holds one corpse; BI-C3: an annex as many as its rank.  The count of
+    each player's free places (which the heuristic reads) follows a build and the burials,
+    and the invariant check flags a count moved from one player to another (code 4) even
+    though the total is still right."""
+    from kernels.bloody_inn.invariants import check
+
+    t = Table(3).clear()
+
+    def free():
+        return [int(t[L.P_FREE_SPACE + q]) for q in range(3)]
+
+    assert free() == [1, 1, 1] and t[L.G_FREE_SPACE] == 3
+    annex = t.give_annex(2, "count")  # rank 2 annex
+    assert free() == [1, 1, 3] and t[L.G_FREE_SPACE] == 5
+    corpse = t.to_corpse(0, "major")[0]
+    t.to_hand(0, "novice", "monk", "abbot")
+    assert t.act_bury(0, (corpse, annex))  # under another player's annex
+    assert free() == [1, 1, 2] and t[L.G_FREE_SPACE] == 4
+    peasant = t.to_corpse(1, "peasant")[0]
+    assert t.act_bury(1, (peasant, t.barn(1)))
+    assert free() == [1, 0, 2] and t[L.G_FREE_SPACE] == 3
+    t.check()
+    t.st[L.P_FREE_SPACE + 0] -= 1
+    t.st[L.P_FREE_SPACE + 2] += 1
+    assert check(t.st) == 4
+
+
 def test_BI_N6_an_odd_pocket_gives_the_burier_the_larger_half():
     """BI-N6: with a card edit making the pocket money odd, the burier takes the larger half."""
     t = Table(2, cards={"count": {"pocket": 13}}).clear()
