@@ -208,6 +208,7 @@ class Table:
             _state.move_card(st, c, LOC.box, 0)
             st[L.C_FILL + c] = 0
         st[L.R_CARD : L.R_CARD + L.NROOMS] = -1
+        st[L.G_INN] = 0
         st[L.R_TOKENS : L.R_TOKENS + L.NROOMS * L.MAXP] = 0
         st[L.P_BARN_FILL : L.P_BARN_FILL + L.MAXP] = 0
         st[L.G_FREE_SPACE] = st[L.G_NP]  # only the Barns are left (BI-C4)
@@ -257,6 +258,7 @@ class Table:
         assert self.room_card(r) < 0, f"room {r} is taken"
         c = self._take(kind)
         self.st[L.R_CARD + r] = c
+        self.st[L.G_INN] |= 1 << r
         _state.move_card(self.st, c, LOC.room, r)
         return c
 
@@ -529,6 +531,7 @@ def recount(t):
             assert t.keys()[r] != L.CLOSED
             seen.add(c)
     assert seen == in_rooms
+    assert t[L.G_INN] == sum(1 << r for r, c in enumerate(t.rooms()) if c >= 0), "mask of the rooms"
     ent = t.entrance()
     assert len(set(ent)) == len(ent) and set(ent) == {c for c in range(n) if locs[c] == LOC.entrance}
     if hasattr(L, "LISTS"):

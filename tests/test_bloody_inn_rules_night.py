@@ -299,6 +299,28 @@ def test_BI_N5_kill_makes_an_unburied_corpse_without_money(kind):
     t.check()
 
 
+def test_BI_N3_N5_the_mask_of_occupied_rooms_follows_kills_and_bribes():
+    """BI-N5 and BI-N3 take a traveller out of its room: the mask of the rooms holding one
+    (which the heuristic visits) loses that room, and the invariant check flags a mask that
+    disagrees with the rooms (code 3)."""
+    from kernels.bloody_inn.invariants import check
+
+    t = Table(2).clear()
+    a = t.to_room(1, "viscount")
+    b = t.to_room(6, "baron")
+    assert t[L.G_INN] == (1 << 1) | (1 << 6)
+    t.to_hand(0, *(["peasant"] * t.rank(a)))
+    assert t.act_kill(0, a)
+    assert t[L.G_INN] == 1 << 6
+    t.to_hand(1, *(["peasant"] * t.rank(b)))
+    assert t.act_bribe(1, b)
+    assert t[L.G_INN] == 0
+    t.check()
+    t.to_room(3, "major")
+    t.st[L.G_INN] = 1 << 2  # the wrong room
+    assert check(t.st) == 3
+
+
 def test_BI_N5_kill_a_peasant_from_the_bistro_for_free():
     """BI-N5: a Bistro peasant can be killed at cost 0 (one per action); none, no kill."""
     t = Table(2).clear()

@@ -12,6 +12,7 @@ from .layout import (
     G_ERR,
     G_ERR_ROUND,
     G_FIRST,
+    G_INN,
     G_LAST_ROUND,
     G_N_EMPTY,
     G_NP,
@@ -65,6 +66,7 @@ def travellers_in_inn(st):
 def place_traveller(st, c, r):
     """Put ``c`` in room ``r``; BI-E2 Room Service pays each token's owner the rank."""
     st[R_CARD + r] = c
+    st[G_INN] |= 1 << r
     move_card(st, c, LOC.room, r)
     log_event(st, EVENT.place, st[G_FIRST], c, r, 0, 0)
     rank = st[C_RANK + c]

@@ -2,7 +2,7 @@
 
 Codes (``G_ERR``; 1-9 here, 10+ illegal strategy decisions, see night/evening/morning):
 1 a location counter or card list disagrees with the card locations; 2 the Entrance list disagrees;
-3 a room and its traveller disagree; 4 an annex or Barn holds more than its capacity or
+3 a room and its traveller (or the mask of the rooms holding one) disagree; 4 an annex or Barn holds more than its capacity or
 its fill disagrees with its corpses, or a count of free places disagrees with them; 5 cash outside 0..cap or negative cheques; 6 a card in
 an impossible place (peasant in a room, police as annex, ...); 7 a room holds more than one
 Room-Service token under ``room_service_per_room = 1`` (BI-V12) or a token on a closed room.
@@ -31,6 +31,7 @@ from .layout import (
     G_ERR_ROUND,
     G_EXIT_N,
     G_FREE_SPACE,
+    G_INN,
     G_NCARDS,
     G_NP,
     G_PHASE,
@@ -161,6 +162,8 @@ def check(st):
             return 2
     for r in range(NROOMS):
         c = st[R_CARD + r]
+        if (c >= 0) != ((st[G_INN] >> r) & 1 != 0):
+            return 3  # the rooms' mask disagrees with the rooms
         if c >= 0:
             inroom -= 1
             if st[C_LOC + c] != LOC.room or st[C_SLOT + c] != r:

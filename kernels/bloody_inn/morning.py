@@ -10,6 +10,7 @@ from .layout import (
     G_ERR,
     G_ERR_ROUND,
     G_FIRST,
+    G_INN,
     G_NCARDS,
     G_NP,
     G_OVER,
@@ -98,6 +99,7 @@ def travellers_leave(st):
             st[R_CARD + r] = -1
             move_card(st, c, LOC.exit, 0)
             log_event(st, EVENT.to_exit, -1, c, r, 0, 0)
+    st[G_INN] = 0
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

@@ -36,6 +36,7 @@ from .layout import (
     G_ERR,
     G_ERR_ROUND,
     G_FREE_SPACE,
+    G_INN,
     G_NCARDS,
     G_NP,
     G_ROUND,
@@ -199,6 +200,7 @@ def _take_from_inn(st, pr, p, action, strats):
         c = st[D_T + i]
         r = st[C_SLOT + c]
         st[R_CARD + r] = -1
+        st[G_INN] &= ~(1 << r)
         rank = st[C_RANK + c]
         if bribing:
             move_card(st, c, LOC.hand + p, 0)

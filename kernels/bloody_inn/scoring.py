@@ -7,6 +7,7 @@ from .layout import (
     C_KIND,
     EVENT,
     G_END_CAPPED,
+    G_INN,
     G_NP,
     G_OVER,
     G_TIEBREAK_OWN,
@@ -59,6 +60,7 @@ def end_game(st, pr, strats=ALL):
             st[R_CARD + r] = -1
             move_card(st, c, LOC.exit, 0)
             log_event(st, EVENT.discard, -1, c, r, 0, 0)
+    st[G_INN] = 0
     if st[G_OVER] == 0:
         for p in range(np_):
             investigate(st, pr, p, EVENT.final_investigation, strats)

@@ -21,6 +21,7 @@ from .layout import (
     G_FIRST,
     G_FREE_SPACE,
     G_GAME_ID,
+    G_INN,
     G_LAST_ROUND,
     G_NCARDS,
     G_NLINEUP,
@@ -187,6 +188,7 @@ def setup_game(st):
         if st[R_KEY + r] != CLOSED:
             n_open += 1
     st[G_OPEN_ROOMS] = n_open
+    st[G_INN] = 0  # every room empty
     st[G_FREE_SPACE] = np_  # BI-C4: one Barn place per player
     for p in range(MAXP):
         st[P_FREE_SPACE + p] = 1 if p < np_ else 0

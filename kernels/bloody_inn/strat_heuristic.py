@@ -32,6 +32,7 @@ from collections import namedtuple
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from kernels.sigs import PR, ST, B, F, I, on_first_use
 
@@ -61,6 +62,7 @@ from .layout import (
     G_ENT_POS,
     G_EXIT_N,
     G_FREE_SPACE,
+    G_INN,
     G_NP,
     G_OPEN_ROOMS,
     G_REC,
@@ -122,6 +124,7 @@ from .layout import (
 from .legal import may, may_build_kind, token_room_ok
 from .strat_fines import best_fine_cheques
 from .strat_tools import clock as _clock
+from .strat_tools import clock_of_inn, inn
 
 #: (name, default, meaning) of the parameters, in ``pr`` order.
 PARAMS = (
@@ -815,6 +818,7 @@ Seat = namedtuple(
         "avail_own",
         "avail_any",
         "def_exp",
+        "kill_pocket",
     ),
 )
 
@@ -835,7 +839,11 @@ def _seat(st, pr, p):
     rec = st[G_REC]  # search: record every candidate (and prune nothing)
     if rec != 0:
         st[REC_N] = 0
-    rl, in_inn, police, my_left, last = _clock(st)
+    hand_n = _min(st[P_HAND_N + p], HMAX)  # the cards _sort_hand values
+    disc_kill = st[P_DISCOUNT + p * NACT + ACTION.kill]
+    # the travellers, and the most pocket money of one the hand can pay to kill (_launder)
+    in_inn, police, kill_pocket = inn(st, hand_n + disc_kill)
+    rl, my_left, last = clock_of_inn(st, in_inn)
     rn = rl - 1.0 + 0.5 * my_left  # rounds of use after this action
     tau = _fade(rn, horizon)
     cash = st[P_CASH + p]
@@ -902,7 +910,7 @@ def _seat(st, pr, p):
         room,
         st[P_DISCOUNT + p * NACT + ACTION.bribe],
         st[P_DISCOUNT + p * NACT + ACTION.build],
-        st[P_DISCOUNT + p * NACT + ACTION.kill],
+        disc_kill,
         disc_bury,
         crypt,
         chapel,
@@ -927,6 +935,7 @@ def _seat(st, pr, p):
         own_free - held,
         slots - held,
         def_exp,
+        kill_pocket,
     )
 
 
@@ -966,11 +975,8 @@ def _launder(st, s):
             if g > pend:
                 pend = float(g)
     if buy > 0:
-        if s.avail_own > 0:
-            for r in range(NROOMS):
-                c = st[R_CARD + r]
-                if c >= 0 and st[C_RANK + c] - s.disc_kill <= nh and st[C_POCKET + c] > pend:
-                    pend = float(st[C_POCKET + c])
+        if s.avail_own > 0 and s.kill_pocket > pend:  # a traveller it can pay to kill
+            pend = float(s.kill_pocket)
         if st[HCASH] > pend:  # the best on-build cash in hand (noted by ``_hand``)
             pend = float(st[HCASH])
         room_after = _room(cash - 10 * buy, cap, s.unlimited)
@@ -1150,7 +1156,11 @@ def _kill(st, s, c, best_v):
                 ub = 0.0
         if not ub + (s.kill_b - loss) > best_v:
             return False, 0.0
-    exp = _exposure(s, s.held + 1, pol_after, s.slots, -1, kb, left)
+    if s.held == 0:  # the usual case: this corpse alone, valued inline (~80 a game)
+        payable = _payable(s.b0, s.b1, s.b2, 0, -1, kb, left, s.ret_bury)
+        exp = _exposed(1, pol_after, s.last, s.my_left, s.slots, payable, s.crypt, s.pn)
+    else:
+        exp = _exposure(s, s.held + 1, pol_after, s.slots, -1, kb, left)
     if s.avail_any <= 0:
         v = -s.fine  # nowhere to bury it: a fine sooner or later
     else:
@@ -1332,10 +1342,10 @@ def action(st, pr, p):
         best_v, best_a, best_t = v, ACTION.build, t
     may_kill = may(st, p, ACTION.kill)
     may_bribe = may(st, p, ACTION.bribe)
-    for r in range(NROOMS):
-        c = st[R_CARD + r]
-        if c < 0:
-            continue
+    rooms = st[G_INN]
+    while rooms != 0:  # the rooms holding a traveller, in order
+        c = st[R_CARD + trailing_zeros(rooms)]
+        rooms &= rooms - 1
         if may_kill:
             ok, v = _kill(st, s, c, best_v)
             if ok and v > best_v:
