@@ -213,6 +213,23 @@ def test_BI_M4_first_player_passes_to_the_next_seat(players):
     assert seen == [i % players for i in range(players + 1)]
 
 
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_BI_M4_N1_seat_order_and_the_turn_of_the_night_agree_with_python_modulo(players):
+    """The seat ``i`` places after the first player (BI-M4 passes the first seat on) and the
+    action of the night a turn count is at (BI-N1: two passes a round) are computed without
+    a division by the player count; they equal Python's ``%`` for every first player and
+    offset, and for turn counts far past any game's end."""
+    from kernels.bloody_inn.state import seat_from_first
+    from kernels.bloody_inn.strat_tools import _turn_of_round
+
+    t = Table(players).clear()
+    for first in range(players):
+        t.st[L.G_FIRST] = first
+        got = [seat_from_first(t.st, i) for i in range(3 * players)]
+        assert got == [(first + i) % players for i in range(3 * players)]
+    assert [_turn_of_round(k, players) for k in range(500)] == [k % (2 * players) for k in range(500)]
+
+
 # -- order ------------------------------------------------------------------------------
 
 
