@@ -209,6 +209,8 @@ class Table:
             st[L.C_FILL + c] = 0
         st[L.R_CARD : L.R_CARD + L.NROOMS] = -1
         st[L.G_INN] = 0
+        st[L.G_INN_N] = 0
+        st[L.G_INN_POLICE] = 0
         st[L.R_TOKENS : L.R_TOKENS + L.NROOMS * L.MAXP] = 0
         st[L.P_BARN_FILL : L.P_BARN_FILL + L.MAXP] = 0
         st[L.G_FREE_SPACE] = st[L.G_NP]  # only the Barns are left (BI-C4)
@@ -259,6 +261,8 @@ class Table:
         c = self._take(kind)
         self.st[L.R_CARD + r] = c
         self.st[L.G_INN] |= 1 << r
+        self.st[L.G_INN_N] += 1
+        self.st[L.G_INN_POLICE] += 1 if self.st[L.C_TYPE + c] == L.CTYPE.police else 0
         _state.move_card(self.st, c, LOC.room, r)
         return c
 
@@ -532,6 +536,8 @@ def recount(t):
             seen.add(c)
     assert seen == in_rooms
     assert t[L.G_INN] == sum(1 << r for r, c in enumerate(t.rooms()) if c >= 0), "mask of the rooms"
+    assert t[L.G_INN_N] == len(in_rooms), "travellers in the inn"
+    assert t[L.G_INN_POLICE] == sum(t[L.C_TYPE + c] == L.CTYPE.police for c in in_rooms), "police in the inn"
     ent = t.entrance()
     assert len(set(ent)) == len(ent) and set(ent) == {c for c in range(n) if locs[c] == LOC.entrance}
     if hasattr(L, "LISTS"):

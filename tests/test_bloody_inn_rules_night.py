@@ -299,26 +299,35 @@ def test_BI_N5_kill_makes_an_unburied_corpse_without_money(kind):
     t.check()
 
 
-def test_BI_N3_N5_the_mask_of_occupied_rooms_follows_kills_and_bribes():
+def test_BI_N3_N5_the_rooms_holding_a_traveller_follow_kills_and_bribes():
     """BI-N5 and BI-N3 take a traveller out of its room: the mask of the rooms holding one
-    (which the heuristic visits) loses that room, and the invariant check flags a mask that
-    disagrees with the rooms (code 3)."""
+    (which the heuristic visits) loses that room and the counts of travellers and police (its
+    clock) go down; the invariant check flags a mask or a count that disagrees with the
+    rooms (code 3)."""
     from kernels.bloody_inn.invariants import check
 
     t = Table(2).clear()
-    a = t.to_room(1, "viscount")
+    a = t.to_room(1, "major")  # police
     b = t.to_room(6, "baron")
-    assert t[L.G_INN] == (1 << 1) | (1 << 6)
+
+    def inn():
+        return t[L.G_INN], t[L.G_INN_N], t[L.G_INN_POLICE]
+
+    assert inn() == ((1 << 1) | (1 << 6), 2, 1)
     t.to_hand(0, *(["peasant"] * t.rank(a)))
     assert t.act_kill(0, a)
-    assert t[L.G_INN] == 1 << 6
+    assert inn() == (1 << 6, 1, 0)
     t.to_hand(1, *(["peasant"] * t.rank(b)))
     assert t.act_bribe(1, b)
-    assert t[L.G_INN] == 0
+    assert inn() == (0, 0, 0)
     t.check()
     t.to_room(3, "major")
-    t.st[L.G_INN] = 1 << 2  # the wrong room
-    assert check(t.st) == 3
+    for field, wrong in ((L.G_INN, 1 << 2), (L.G_INN_N, 2), (L.G_INN_POLICE, 0)):
+        right = t[field]
+        t.st[field] = wrong
+        assert check(t.st) == 3
+        t.st[field] = right
+    assert check(t.st) == 0
 
 
 def test_BI_N5_kill_a_peasant_from_the_bistro_for_free():

@@ -4,7 +4,9 @@ from numba import njit
 
 from .layout import (
     C_RANK,
+    C_TYPE,
     CLOSED,
+    CTYPE,
     ENT,
     EVENT,
     G_ENT_N,
@@ -13,6 +15,8 @@ from .layout import (
     G_ERR_ROUND,
     G_FIRST,
     G_INN,
+    G_INN_N,
+    G_INN_POLICE,
     G_LAST_ROUND,
     G_N_EMPTY,
     G_NP,
@@ -67,6 +71,9 @@ def place_traveller(st, c, r):
     """Put ``c`` in room ``r``; BI-E2 Room Service pays each token's owner the rank."""
     st[R_CARD + r] = c
     st[G_INN] |= 1 << r
+    st[G_INN_N] += 1
+    if st[C_TYPE + c] == CTYPE.police:
+        st[G_INN_POLICE] += 1
     move_card(st, c, LOC.room, r)
     log_event(st, EVENT.place, st[G_FIRST], c, r, 0, 0)
     rank = st[C_RANK + c]

@@ -152,6 +152,8 @@ G_FREE_SPACE = _region(1)  # free burial places over every annex and Barn
 # the rooms holding a traveller, bit r for room r (kept beside R_CARD by every writer): the
 # heuristic visits only these, without a branch per room that it cannot predict
 G_INN = _region(1)
+G_INN_N = _region(1)  # ... how many, and how many of them are police
+G_INN_POLICE = _region(1)
 # a decision made ahead of its turn (search: the decision to play; its rollouts: the
 # candidate under test).  ``decide_action`` plays it when G_STASH = G_TURNS + 1 and the
 # seat matches; D_T / D_DEST hold its targets.

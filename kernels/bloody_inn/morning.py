@@ -11,6 +11,8 @@ from .layout import (
     G_ERR_ROUND,
     G_FIRST,
     G_INN,
+    G_INN_N,
+    G_INN_POLICE,
     G_NCARDS,
     G_NP,
     G_OVER,
@@ -100,6 +102,8 @@ def travellers_leave(st):
             move_card(st, c, LOC.exit, 0)
             log_event(st, EVENT.to_exit, -1, c, r, 0, 0)
     st[G_INN] = 0
+    st[G_INN_N] = 0
+    st[G_INN_POLICE] = 0
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

@@ -37,6 +37,8 @@ from .layout import (
     G_ERR_ROUND,
     G_FREE_SPACE,
     G_INN,
+    G_INN_N,
+    G_INN_POLICE,
     G_NCARDS,
     G_NP,
     G_ROUND,
@@ -201,6 +203,9 @@ def _take_from_inn(st, pr, p, action, strats):
         r = st[C_SLOT + c]
         st[R_CARD + r] = -1
         st[G_INN] &= ~(1 << r)
+        st[G_INN_N] -= 1
+        if st[C_TYPE + c] == CTYPE.police:
+            st[G_INN_POLICE] -= 1
         rank = st[C_RANK + c]
         if bribing:
             move_card(st, c, LOC.hand + p, 0)

@@ -8,6 +8,8 @@ from .layout import (
     EVENT,
     G_END_CAPPED,
     G_INN,
+    G_INN_N,
+    G_INN_POLICE,
     G_NP,
     G_OVER,
     G_TIEBREAK_OWN,
@@ -61,6 +63,8 @@ def end_game(st, pr, strats=ALL):
             move_card(st, c, LOC.exit, 0)
             log_event(st, EVENT.discard, -1, c, r, 0, 0)
     st[G_INN] = 0
+    st[G_INN_N] = 0
+    st[G_INN_POLICE] = 0
     if st[G_OVER] == 0:
         for p in range(np_):
             investigate(st, pr, p, EVENT.final_investigation, strats)

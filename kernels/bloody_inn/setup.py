@@ -22,6 +22,8 @@ from .layout import (
     G_FREE_SPACE,
     G_GAME_ID,
     G_INN,
+    G_INN_N,
+    G_INN_POLICE,
     G_LAST_ROUND,
     G_NCARDS,
     G_NLINEUP,
@@ -189,6 +191,8 @@ def setup_game(st):
             n_open += 1
     st[G_OPEN_ROOMS] = n_open
     st[G_INN] = 0  # every room empty
+    st[G_INN_N] = 0
+    st[G_INN_POLICE] = 0
     st[G_FREE_SPACE] = np_  # BI-C4: one Barn place per player
     for p in range(MAXP):
         st[P_FREE_SPACE + p] = 1 if p < np_ else 0

@@ -124,7 +124,6 @@ from .layout import (
 from .legal import may, may_build_kind, token_room_ok
 from .strat_fines import best_fine_cheques
 from .strat_tools import clock as _clock
-from .strat_tools import clock_of_inn, inn
 
 #: (name, default, meaning) of the parameters, in ``pr`` order.
 PARAMS = (
@@ -640,33 +639,40 @@ def _table(st, p, disc_bury):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")  # in _bury, when it values one
-def _burial_dests(st, p):
-    """Where a corpse of ``p``'s goes (BI-N6): its own Barn, else its first annex with room
-    (-1: none); and another player's last place with room (its Barn, then its annexes), of the
-    poorest such opponent (-1: none)."""
-    own_dest = BARN_SLOT - p if st[P_BARN_FILL + p] < 1 else -1
+def _own_burial_place(st, p):
+    """Where ``p`` buries a corpse in its own places (BI-N6): its first annex with room, else
+    its Barn (-1: none).  Both pay the whole pocket money; annexes first is the order this
+    policy has always used."""
+    ao = LISTS + (L_ANNEX + p) * MAXC
+    for i in range(st[P_ANNEX_N + p]):
+        c = st[ao + i]
+        if st[C_RANK + c] - st[C_FILL + c] > 0:
+            return c
+    return BARN_SLOT - p if st[P_BARN_FILL + p] < 1 else -1
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")  # in _bury, when it values one
+def _others_burial_place(st, p):
+    """Where ``p`` buries a corpse under another player's place (BI-N6): that player's last
+    place with room (its Barn, then its annexes), of the poorest such opponent (-1: none)."""
     other_dest = -1
     best = 1 << 30
     for q in range(st[G_NP]):
-        dest = 0  # q's last place with room
-        if q != p and st[P_BARN_FILL + q] < 1:
-            dest = BARN_SLOT - q
+        if q == p:
+            continue
+        dest = BARN_SLOT - q if st[P_BARN_FILL + q] < 1 else 0  # q's last place with room
         ao = LISTS + (L_ANNEX + q) * MAXC
         for i in range(st[P_ANNEX_N + q]):
             c = st[ao + i]
             if st[C_RANK + c] - st[C_FILL + c] > 0:
-                if q == p:
-                    if own_dest < 0:
-                        own_dest = c
-                else:
-                    dest = c
+                dest = c
         # a burial under another player's annex feeds the poorest opponent, not the leader
-        if q != p and dest != 0:
+        if dest != 0:
             sc = st[P_CASH + q] + 10 * st[P_CHEQUES + q]
             if sc < best:
                 best = sc
                 other_dest = dest
-    return own_dest, other_dest
+    return other_dest
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -818,7 +824,7 @@ Seat = namedtuple(
         "avail_own",
         "avail_any",
         "def_exp",
-        "kill_pocket",
+        "slot_v",
     ),
 )
 
@@ -839,11 +845,8 @@ def _seat(st, pr, p):
     rec = st[G_REC]  # search: record every candidate (and prune nothing)
     if rec != 0:
         st[REC_N] = 0
-    hand_n = _min(st[P_HAND_N + p], HMAX)  # the cards _sort_hand values
     disc_kill = st[P_DISCOUNT + p * NACT + ACTION.kill]
-    # the travellers, and the most pocket money of one the hand can pay to kill (_launder)
-    in_inn, police, kill_pocket = inn(st, hand_n + disc_kill)
-    rl, my_left, last = clock_of_inn(st, in_inn)
+    rl, in_inn, police, my_left, last = _clock(st)
     rn = rl - 1.0 + 0.5 * my_left  # rounds of use after this action
     tau = _fade(rn, horizon)
     cash = st[P_CASH + p]
@@ -935,7 +938,7 @@ def _seat(st, pr, p):
         own_free - held,
         slots - held,
         def_exp,
-        kill_pocket,
+        _slot_value(cap_v, tau, own_free - held - 1),  # the own place a new corpse takes
     )
 
 
@@ -975,8 +978,13 @@ def _launder(st, s):
             if g > pend:
                 pend = float(g)
     if buy > 0:
-        if s.avail_own > 0 and s.kill_pocket > pend:  # a traveller it can pay to kill
-            pend = float(s.kill_pocket)
+        if s.avail_own > 0:  # the most pocket money of a traveller it can pay to kill
+            rooms = st[G_INN]
+            while rooms != 0:  # the rooms holding a traveller
+                c = st[R_CARD + trailing_zeros(rooms)]
+                rooms &= rooms - 1
+                if st[C_RANK + c] - s.disc_kill <= nh and st[C_POCKET + c] > pend:
+                    pend = float(st[C_POCKET + c])
         if st[HCASH] > pend:  # the best on-build cash in hand (noted by ``_hand``)
             pend = float(st[HCASH])
         room_after = _room(cash - 10 * buy, cap, s.unlimited)
@@ -1001,7 +1009,8 @@ def _bury(st, s, best_v):
         return best_v, best_t, best_d
     nh = s.nh
     k_bury = s.k_bury
-    own_dest, other_dest = _burial_dests(st, s.p)
+    # own places first (all the pocket money), else another player's (half of it)
+    d = _own_burial_place(st, s.p) if s.own_free > 0 else _others_burial_place(st, s.p)
     co = LISTS + (L_CORPSE + s.p) * MAXC
     for j in range(s.held):
         c = st[co + j]
@@ -1012,10 +1021,8 @@ def _bury(st, s, best_v):
             continue
         pocket = st[C_POCKET + c]
         if s.own_free > 0:
-            d = own_dest
             gain = _min(float(pocket), s.room)
         else:
-            d = other_dest
             half = pocket // 2
             gain = _min(float(pocket - half), s.room) - s.share * half
         need = kb - s.ret_bury
@@ -1140,7 +1147,7 @@ def _kill(st, s, c, best_v):
     g = 0.0
     if s.avail_any > 0:
         if s.avail_own > 0:
-            g = pocket - _slot_value(s.cap_v, s.tau, s.avail_own - 1)
+            g = pocket - s.slot_v
         else:
             half = pocket // 2
             g = (pocket - half) - s.share * half
@@ -1185,7 +1192,7 @@ def _kill_peasant(st, s, best_v):
         if s.avail_any <= 0:
             ub = -s.fine
         elif s.avail_own > 0:
-            ub = s.corpse_v * (pocket - _slot_value(s.cap_v, s.tau, s.avail_own - 1))
+            ub = s.corpse_v * (pocket - s.slot_v)
         else:
             half = pocket // 2
             ub = s.corpse_v * ((pocket - half) - s.share * half)
@@ -1196,7 +1203,7 @@ def _kill_peasant(st, s, best_v):
         v = -s.fine
     else:
         if s.avail_own > 0:
-            v = s.corpse_v * (pocket - _slot_value(s.cap_v, s.tau, s.avail_own - 1))
+            v = s.corpse_v * (pocket - s.slot_v)
         else:
             half = pocket // 2
             v = s.corpse_v * ((pocket - half) - s.share * half)

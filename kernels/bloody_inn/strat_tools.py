@@ -5,24 +5,19 @@ Exit sizes, season, round, the turn counter) and the rooms.
 """
 
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .layout import (
-    C_POCKET,
-    C_RANK,
-    C_TYPE,
-    CTYPE,
     G_ENT_N,
     G_ENT_POS,
     G_EXIT_N,
-    G_INN,
+    G_INN_N,
+    G_INN_POLICE,
     G_LAST_ROUND,
     G_NP,
     G_OPEN_ROOMS,
     G_SEASON,
     G_SEASONS,
     G_TURNS,
-    R_CARD,
 )
 
 #: share of the cards still to come in season 1 expected back in the season-2 Entrance
@@ -43,38 +38,12 @@ def _turn_of_round(turns, np_):
     return turns % (2 * np_)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def inn(st, max_rank):
-    """(travellers in the inn, police among them, the most pocket money of a traveller of rank
-    ``max_rank`` or less, -1 if none), in one pass over the rooms."""
-    n = 0
-    police = 0
-    pocket = -1
-    rooms = st[G_INN]
-    while rooms != 0:  # the rooms holding a traveller, in order
-        c = st[R_CARD + trailing_zeros(rooms)]
-        rooms &= rooms - 1
-        n += 1
-        if st[C_TYPE + c] == CTYPE.police:
-            police += 1
-        if st[C_RANK + c] <= max_rank and st[C_POCKET + c] > pocket:
-            pocket = st[C_POCKET + c]
-    return n, police, pocket
-
-
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")  # three callers, ~120 calls a game
 def clock(st):
     """(rounds left incl. this one, travellers in the inn, police among them, actions the
     acting player has left after this one, no round after this one), all public."""
-    n, police, _ = inn(st, -1)
-    rl, my_left, last = clock_of_inn(st, n)
-    return rl, n, police, my_left, last
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def clock_of_inn(st, n):
-    """:func:`clock` with the ``n`` travellers in the inn counted: (rounds left incl. this
-    one, actions the acting player has left after this one, no round after this one)."""
+    n = st[G_INN_N]  # counted by the rules as travellers enter and leave the rooms
+    police = st[G_INN_POLICE]
     np_ = st[G_NP]
     my_left = 1 if _turn_of_round(st[G_TURNS], np_) < np_ else 0  # BI-N1: two passes a round
     ent_left = st[G_ENT_N] - st[G_ENT_POS]
@@ -88,4 +57,4 @@ def clock_of_inn(st, n):
         rl = 1.0 + ent_left / rooms
         if not final_season:
             rl += (st[G_EXIT_N] + SEASON2_SHARE * (ent_left + n)) / rooms
-    return rl, my_left, last
+    return rl, n, police, my_left, last
