@@ -110,6 +110,18 @@ def test_pure_python_run_gives_the_same_rows_as_the_jit(result):
     assert any(c["check"].startswith("JIT and pure Python") and c["ok"] for c in result["checks"])
 
 
+def test_pure_python_plays_the_compiled_games_of_every_scripted_bloody_inn_policy():
+    """``NUMBA_DISABLE_JIT=1`` runs the kernels as plain Python (the bench's JIT table), so an
+    LLVM intrinsic of the compiled code (the lowest set bit of the rooms' mask) needs a Python
+    twin, and both must play the same games: 2 games of 4 players, a seat of each policy."""
+    lineup = ["random", "greedy", "heuristic", "expert"]
+    spec = {"config": bench.bench_config("bloody_inn", 4, lineup), "digest_games": 2}
+    py = bench._measure_in_child(spec, NUMBA_DISABLE_JIT=1, NUMBA_NUM_THREADS=1)
+    jit = bench._measure_in_child(spec)
+    assert py["jit"] is False and jit["jit"] is True
+    assert py["digest"] == jit["digest"]
+
+
 def test_startup_counts_a_cold_compile(result):
     (s,) = result["startup"]
     assert s["games"] == bench.WARM_GAMES

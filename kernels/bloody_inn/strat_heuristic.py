@@ -32,7 +32,6 @@ from collections import namedtuple
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from kernels.sigs import PR, ST, B, F, I, on_first_use
 
@@ -124,6 +123,7 @@ from .layout import (
 from .legal import may, may_build_kind, token_room_ok
 from .strat_fines import best_fine_cheques
 from .strat_tools import clock as _clock
+from .strat_tools import lowest_set_bit
 
 #: (name, default, meaning) of the parameters, in ``pr`` order.
 PARAMS = (
@@ -981,7 +981,7 @@ def _launder(st, s):
         if s.avail_own > 0:  # the most pocket money of a traveller it can pay to kill
             rooms = st[G_INN]
             while rooms != 0:  # the rooms holding a traveller
-                c = st[R_CARD + trailing_zeros(rooms)]
+                c = st[R_CARD + lowest_set_bit(rooms)]
                 rooms &= rooms - 1
                 if st[C_RANK + c] - s.disc_kill <= nh and st[C_POCKET + c] > pend:
                     pend = float(st[C_POCKET + c])
@@ -1351,7 +1351,7 @@ def action(st, pr, p):
     may_bribe = may(st, p, ACTION.bribe)
     rooms = st[G_INN]
     while rooms != 0:  # the rooms holding a traveller, in order
-        c = st[R_CARD + trailing_zeros(rooms)]
+        c = st[R_CARD + lowest_set_bit(rooms)]
         rooms &= rooms - 1
         if may_kill:
             ok, v = _kill(st, s, c, best_v)

@@ -4,7 +4,9 @@ Everything here reads only what any player may know: the public counters (Entran
 Exit sizes, season, round, the turn counter) and the rooms.
 """
 
+import numba
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .layout import (
     G_ENT_N,
@@ -23,6 +25,18 @@ from .layout import (
 #: share of the cards still to come in season 1 expected back in the season-2 Entrance
 #: (travellers that leave alive plus discarded accomplices); a rough public estimate.
 SEASON2_SHARE = 0.65
+
+if numba.config.DISABLE_JIT:  # plain Python (``sim bench``'s JIT table): no LLVM intrinsic
+
+    def lowest_set_bit(mask):
+        """Index of the lowest set bit of ``mask`` > 0 (a room of the ``G_INN`` mask)."""
+        m = int(mask)
+        return (m & -m).bit_length() - 1
+
+else:
+    #: Index of the lowest set bit of ``mask`` > 0 (a room of the ``G_INN`` mask): one
+    #: ``tzcnt`` instruction (``llvm.cttz``) in compiled code.
+    lowest_set_bit = trailing_zeros
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
