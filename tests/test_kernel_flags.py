@@ -31,11 +31,9 @@ NUMPY_MODEL = [
 GUARDED = {
     ("bloody_inn/strat_heuristic", "_slot_value"): {"2.0 + spare": "spare is clipped to >= 0"},
     ("bloody_inn/strat_heuristic", "_fade"): {"hz": "hz = max(horizon, 1e-6)"},
-    ("bloody_inn/strat_tools", "clock"): {"2 * np_": "G_NP >= 1", "rooms": "rooms = max(G_OPEN_ROOMS, 1)"},
-    ("bloody_inn/morning", "travellers_leave"): {"np_": "G_NP >= 1 (1-4 players)"},
-    ("bloody_inn/morning", "morning"): {"np_": "G_NP >= 1"},
+    ("bloody_inn/strat_tools", "clock"): {"rooms": "rooms = max(G_OPEN_ROOMS, 1)"},
+    ("bloody_inn/strat_tools", "_turn_of_round"): {"2 * np_": "G_NP >= 1"},
     ("bloody_inn/setup", "setup_game"): {"st[G_NLINEUP]": "a lineup has >= 1 seat"},
-    ("bloody_inn/play", "play_one"): {"np_": "G_NP >= 1"},
     ("bloody_inn/play", "_write_rows"): {"n_win": "only for a winner, so n_win >= 1"},
     ("bloody_inn/play", "_play_block"): {"st[G_NLINEUP]": "a lineup has >= 1 seat"},
 }
