@@ -2,10 +2,12 @@
 
 Codes (``G_ERR``; 1-9 here, 10+ illegal strategy decisions, see night/evening/morning):
 1 a location counter or card list disagrees with the card locations; 2 the Entrance list disagrees;
-3 a room and its traveller (or the mask or the counts of the rooms holding one) disagree; 4 an annex or Barn holds more than its capacity or
-its fill disagrees with its corpses, or a count of free places disagrees with them; 5 cash outside 0..cap or negative cheques; 6 a card in
-an impossible place (peasant in a room, police as annex, ...); 7 a room holds more than one
-Room-Service token under ``room_service_per_room = 1`` (BI-V12) or a token on a closed room.
+3 a room and its traveller disagree, or the mask or counts of the rooms holding one do; 4 an
+annex or Barn holds more than its capacity, its fill disagrees with its corpses, or a count of
+free places (per player or in all) disagrees with them; 5 cash outside 0..cap or negative
+cheques; 6 a card in an impossible place (peasant in a room, police as annex, ...); 7 a room
+holds more than one Room-Service token under ``room_service_per_room = 1`` (BI-V12) or a
+token on a closed room.
 """
 
 from numba import njit
@@ -162,25 +164,20 @@ def check(st):
         c = st[ENT + i]
         if st[C_LOC + c] != LOC.entrance:
             return 2
+    in_inn = 0  # travellers and police in the rooms, against the rules' counts
+    police = 0
     for r in range(NROOMS):
         c = st[R_CARD + r]
         if (c >= 0) != ((st[G_INN] >> r) & 1 != 0):
             return 3  # the rooms' mask disagrees with the rooms
         if c >= 0:
             inroom -= 1
+            in_inn += 1
+            police += 1 if st[C_TYPE + c] == CTYPE.police else 0
             if st[C_LOC + c] != LOC.room or st[C_SLOT + c] != r:
                 return 3
-    if inroom != 0:
+    if inroom != 0 or in_inn != st[G_INN_N] or police != st[G_INN_POLICE]:
         return 3
-    n = 0
-    police = 0
-    for r in range(NROOMS):
-        c = st[R_CARD + r]
-        if c >= 0:
-            n += 1
-            police += 1 if st[C_TYPE + c] == CTYPE.police else 0
-    if n != st[G_INN_N] or police != st[G_INN_POLICE]:
-        return 3  # the counts of travellers and police in the rooms disagree with them
     for r in range(NROOMS):
         tokens = 0
         for q in range(MAXP):
