@@ -38,11 +38,14 @@ from pathlib import Path
 
 from . import api
 from . import balance_metrics as bm
-from .errors import SimError
+from .balance_spec import run_config
+from .errors import ConfigError, SimError
 
 BLOCKS = "blocks.jsonl"
 STATE = "state.json"
 BALANCE_FORMAT = "boardsim-balance"
+#: the loss of a candidate the game refuses (told to the optimiser)
+INVALID = 1e3
 
 
 class BalanceInterrupted(KeyboardInterrupt):
@@ -297,6 +300,8 @@ class Search:
         optimizer=None,
         racing=None,
         stream=None,
+        max_candidates=None,
+        seed=None,
     ):
         self.spec = spec
         self.out = Path(out) if out is not None else None
@@ -311,7 +316,8 @@ class Search:
         self.optimizer_name = optimizer or spec.search["optimizer"]
         self.racing = dict(racing or spec.racing)
         self.rungs = self.racing["rungs"]
-        self.seed = spec.search["seed"]
+        self.seed = spec.search["seed"] if seed is None else seed
+        self.max_candidates = max_candidates
         self.exps = bm.experiments(spec)
         self.cands = {}
         self.order = []
@@ -414,9 +420,22 @@ class Search:
     def _rank_key(self, c):
         return (self.score(c), len(c.changes), c.id)
 
+    def _valid(self, c):
+        """Resolve the candidate's run configs: edits the game refuses together (a deck
+        larger than the travellers left by fewer copies...) make an invalid candidate, which
+        the optimiser hears as a very poor one."""
+        try:
+            for n in self.spec.players:
+                api.resolve(run_config(self.spec, c.values, n))
+        except ConfigError as exc:
+            c.dropped = f"invalid: {exc.key} = {exc.value!r}"
+            c.evals = [{"rows": [], "loss": INVALID, "loss_lo": INVALID, "loss_hi": INVALID, "meets": False}]
+            return False
+        return True
+
     def race(self, batch):
         """Race a batch of new candidates (rung by rung); return them."""
-        live = list(batch)
+        live = [c for c in batch if self._valid(c)]
         keep = self.racing["keep"]
         last = len(self.rungs) - 1
         for rung in range(len(self.rungs)):
@@ -481,6 +500,9 @@ class Search:
         return self.budget_minutes * 60 - (time.monotonic() - self.t0)
 
     def _exhausted(self):
+        if self.max_candidates is not None and len(self.order) >= self.max_candidates:
+            self.stopped_because = f"{self.max_candidates} candidates tried"
+            return True
         if self.budget_games is not None and self.games >= self.budget_games:
             self.stopped_because = f"games budget ({self.budget_games:,}) used"
             return True
@@ -518,7 +540,7 @@ class Search:
         )
 
     # -- the loop --------------------------------------------------------------------------
-    def run(self):
+    def run(self, confirm=True):
         """Search until the budget is used; then confirm the front.  Returns self."""
         spec = self.spec
         per_cand = sum(
@@ -590,12 +612,16 @@ class Search:
         ]
         return [self.official, *sorted(front, key=lambda c: (len(c.changes), c.id))]
 
-    def confirm(self):
+    def confirm(self, candidates=None):
+        """Play the official rules and the front (or ``candidates``) on the fresh confirmation
+        deals; return ``[(candidate, evaluate(...)), ...]``."""
         conf = self.spec.confirm
+        if conf["seed"] == self.seed:
+            raise SimError(f"confirm.seed {conf['seed']} is the search's seed: the deals would not be fresh")
         exps = bm.experiments(self.spec, conf["strategy"])
         rungs = [conf["games"]]
         self.confirmation = []
-        for c in self.to_confirm():
+        for c in self.to_confirm() if candidates is None else candidates:
             items = [
                 (c, ek, exp, a, n, s) for ek, exp, a, n, s in self._blocks(c, 0, conf["seed"], exps, rungs)
             ]

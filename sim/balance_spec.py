@@ -81,7 +81,8 @@ class Edit:
 
     @property
     def label(self):
-        return self.key if self.players is None else f"{self.key}@{self.players}p"
+        key = self.key if self.term == 0 else f"{self.key}#{self.term}"  # which amount of the effect
+        return key if self.players is None else f"{key}@{self.players}p"
 
     def applies(self, players):
         return self.players is None or self.players == players
