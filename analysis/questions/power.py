@@ -28,7 +28,8 @@ import tomllib
 from ..dataset import manifest_config
 from ..game_facts import annex_kinds
 from ..metrics import Metric, asked_by_game, question, register
-from ..stats import Z95
+from ..stats import holm, paired_diff_interval, paired_diff_p, stratified_lift
+from ..text import join_names
 
 BASELINE = "baseline"
 #: the lift is shown only for annexes / actions taken (and not taken) at least this often
@@ -66,7 +67,10 @@ def _by(metric):
 
 def paired_power(seats, by, unit):
     """Per arm: the restricted entry's win share in the baseline and in the arm, and their
-    paired difference over ``unit`` (``deal`` or ``game_id``) with its 95% interval.
+    paired difference over ``unit`` (``deal`` or ``game_id``) with its 95% interval
+    (:func:`analysis.stats.paired_diff_interval`: it holds when the differences are sparse,
+    most deals unchanged by the restriction, or constant, a seat that never wins) and the
+    p-value that agrees with it.
 
     Also the unpaired standard error of the same difference (every game taken as an
     independent draw, the pairing ignored), so what the pairing buys can be read off.
@@ -90,14 +94,22 @@ def paired_power(seats, by, unit):
     )
     if joined.is_empty():
         return None
+    pos, neg = pl.col("d").clip(lower_bound=0.0), (-pl.col("d")).clip(lower_bound=0.0)
     agg = (
         joined.group_by([*by, "arm"])
         .agg(
             pl.len().alias("units"),
+            (pl.col("d") != 0).sum().alias("differing_units"),
             pl.col("w_base").mean().alias("share_unrestricted"),
             pl.col("w").mean().alias("share_restricted"),
             pl.col("d").mean().alias("power"),
             pl.col("d").std().alias("sd_d"),
+            pos.sum().alias("_ps"),
+            (pos * pos).sum().alias("_pq"),
+            pos.max().alias("_pm"),
+            neg.sum().alias("_ns"),
+            (neg * neg).sum().alias("_nq"),
+            neg.max().alias("_nm"),
         )
         .join(v_arm, on=[*by, "arm"], how="left")
         .join(v_base, on=by, how="left")
@@ -105,51 +117,40 @@ def paired_power(seats, by, unit):
             (pl.col("sd_d") / pl.col("units").cast(pl.Float64).sqrt()).alias("se"),
             (pl.col("v") + pl.col("v_base")).sqrt().alias("se_unpaired"),
         )
-        .with_columns(
-            (pl.col("power") - Z95 * pl.col("se")).alias("power_lo"),
-            (pl.col("power") + Z95 * pl.col("se")).alias("power_hi"),
-            (1.0 - (pl.col("se") / pl.col("se_unpaired")) ** 2).alias("variance_reduction"),
-        )
+        .with_columns((1.0 - (pl.col("se") / pl.col("se_unpaired")) ** 2).alias("variance_reduction"))
     )
-    return agg.drop("sd_d", "v", "v_base")
+    sums = [agg[c].to_numpy().astype(np.float64) for c in ("units", "_ps", "_pq", "_pm", "_ns", "_nq", "_nm")]
+    _, lo, hi = paired_diff_interval(*sums)
+    agg = agg.with_columns(
+        pl.Series("power_lo", np.atleast_1d(lo)),
+        pl.Series("power_hi", np.atleast_1d(hi)),
+        pl.Series("p_value", np.atleast_1d(paired_diff_p(*sums))),
+    )
+    return agg.drop("sd_d", "v", "v_base", "_ps", "_pq", "_pm", "_ns", "_nq", "_nm")
 
 
-def _flag_lift(frame, flag, strata):
-    """Win-share lift of ``flag`` (player-games with it against without), within strata,
-    combined with the flagged counts as weights; normal 95% interval."""
-    t = (
-        frame.with_columns(flag.cast(pl.Float64).alias("_f"), pl.col("win").cast(pl.Float64).alias("_w"))
-        .group_by(strata)
-        .agg(
-            pl.col("_f").sum().alias("n1"),
-            pl.len().alias("n"),
-            (pl.col("_w") * pl.col("_f")).sum().alias("s1"),
-            pl.col("_w").sum().alias("s"),
-            (pl.col("_w") ** 2 * pl.col("_f")).sum().alias("q1"),
-            (pl.col("_w") ** 2).sum().alias("q"),
-        )
-        .collect()
+def _lift_of(grp, flag, strata):
+    """The ``cards`` lift (:func:`analysis.stats.stratified_lift`: stratified, Newcombe
+    interval with the game-clustered design effect) of the player-games where ``flag`` holds."""
+    df = grp.select(
+        pl.col("win").cast(pl.Float64),
+        flag.fill_null(False).alias("_f"),
+        (pl.struct(strata).rank("dense") - 1).cast(pl.Int64).alias("_s"),
+        (pl.struct(["point", "game_id"]).rank("dense") - 1).cast(pl.Int64).alias("_g"),
     )
-    n1, n, s1, s, q1, q = (t[c].to_numpy().astype(float) for c in ("n1", "n", "s1", "s", "q1", "q"))
-    n0, s0, q0 = n - n1, s - s1, q - q1
-    ok = (n1 > 1) & (n0 > 1)
-    if not ok.any():
-        return None, None, None, int(n1.sum())
-    w = np.where(ok, n1, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        m1, m0 = s1 / n1, s0 / n0
-        v1 = (q1 - n1 * m1 * m1) / (n1 - 1) / n1
-        v0 = (q0 - n0 * m0 * m0) / (n0 - 1) / n0
-    lift = float((w * np.where(ok, m1 - m0, 0.0)).sum() / w.sum())
-    se = math.sqrt(float((w * w * np.where(ok, np.maximum(v1 + v0, 0.0), 0.0)).sum())) / w.sum()
-    return lift, lift - Z95 * se, lift + Z95 * se, int(n1.sum())
+    f = df["_f"].to_numpy()
+    r = stratified_lift(df["win"].to_numpy(), f, df["_s"].to_numpy(), df["_g"].to_numpy())
+    if not math.isfinite(r["lift"]):
+        return None, None, None, r["builders"]
+    return r["lift"], r["lift_lo"], r["lift_hi"], r["builders"]
 
 
 def associational_lift(seats, by, arms, kinds):
-    """Lift of each arm's annex or action in the baseline arm (every lineup entry)."""
+    """Lift of each arm's annex or action in the baseline arm (every lineup entry): the
+    same lift as the ``cards`` question's, stratified by seat and strategy."""
     base = seats.filter(pl.col("arm") == BASELINE).collect()
     strata = [*by, "seat"]
-    if "strategy" in seats.collect_schema().names():
+    if "strategy" in base.columns:
         strata.append("strategy")
     bit_of = {k["id"]: k["bit"] for k in kinds}
     rows = []
@@ -172,7 +173,7 @@ def associational_lift(seats, by, arms, kinds):
         # per player count (and other grouping keys) separately
         for key, grp in base.group_by(by, maintain_order=True) if by else [((), base)]:
             key = key if isinstance(key, tuple) else (key,)
-            lift, lo, hi, n1 = _flag_lift(grp.lazy(), flag, strata)
+            lift, lo, hi, n1 = _lift_of(grp, flag, strata)
             rows.append(
                 {**dict(zip(by, key)), "arm": arm, "lift": lift, "lift_lo": lo, "lift_hi": hi, "takers": n1}
             )
@@ -195,6 +196,9 @@ TABLE_COLS = (
     "power",
     "power_lo",
     "power_hi",
+    "p_value",
+    "p_holm",
+    "differing_units",
     "lift",
     "lift_lo",
     "lift_hi",
@@ -215,10 +219,14 @@ class CausalPower(Metric):
     needs = ("lineup", "win", "annex_mask")
     note = (
         "power = win share of lineup entry 0 unrestricted - the same entry barred from the "
-        "annex (card:) or action (action:), on the same deals; paired normal 95% interval "
-        "over deals (units). lift = associational win-share lift of building it / taking it "
-        "in the baseline (builders against others; for actions, player-games above their "
-        "stratum's median count against the rest; same seat and strategy): not a cause; none "
+        "annex (card:) or action (action:), on the same deals; paired 95% interval over deals "
+        "(units): Newcombe's paired hybrid score interval on the positive and negative parts "
+        "of the per-deal differences (it keeps its width when few deals differ, "
+        "differing_units, or all differ alike); p_value agrees with it, p_holm = Holm-adjusted "
+        "over the arms of one kind (annexes, actions): help / hurt counts use p_holm < 0.05. "
+        "lift = the cards question's associational lift of building it / taking it in the "
+        "baseline (builders against others; for actions, player-games above their stratum's "
+        "median count against the rest; same seat and strategy; game-clustered): not a cause; none "
         "for launder (no seat column records it). signs: 'disagree' when both intervals "
         "exclude 0 with opposite signs. variance_reduction = 1 - (paired se / unpaired se)^2, "
         "unpaired = the same games taken as independent draws."
@@ -240,7 +248,7 @@ class CausalPower(Metric):
         for r in table.iter_rows(named=True):
             kind, target = parse_arm(r["arm"])
             if r["takers"] is not None and r["takers"] < MIN_TAKERS:
-                r.update(lift=None, lift_lo=None, lift_hi=None)  # too rare for a normal interval
+                r.update(lift=None, lift_lo=None, lift_hi=None)  # too rare to rank (as in cards)
             sp, sl = _sign(r["power_lo"], r["power_hi"]), _sign(r["lift_lo"], r["lift_hi"])
             if r["lift"] is None:
                 signs = "no lift" if not r["takers"] else f"taken {r['takers']}x: too rare"
@@ -249,7 +257,16 @@ class CausalPower(Metric):
             else:
                 signs = "unclear"
             rows.append({**r, "kind": kind, "target": target, "signs": signs})
-        out = pl.DataFrame(rows, schema_overrides={**schema, "takers": pl.Int64}).select([*by, *TABLE_COLS])
+        out = pl.DataFrame(rows, schema_overrides={**schema, "takers": pl.Int64})
+        # "helps" / "hurts" is claimed for a family of arms at once (24 annexes, 5 actions):
+        # Holm keeps the chance of any false claim in the family at 5%
+        out = out.with_columns(pl.col("p_value").fill_nan(1.0)).with_columns(
+            pl.col("p_value")
+            .map_batches(lambda p: pl.Series(holm(p.to_numpy())), return_dtype=pl.Float64)
+            .over([*by, "kind"])
+            .alias("p_holm")
+        )
+        out = out.select([*by, *TABLE_COLS])
         return out.sort([*by, "power", "target"], descending=[False] * len(by) + [True, False])
 
 
@@ -268,6 +285,65 @@ def leaders(rows):
         return []
     top = rows[0]
     return [r for r in rows if r["power_hi"] >= top["power_lo"]]
+
+
+def _restricted_strategy(ds):
+    """The strategy lineup entry 0 plays (the restricted one), in backticks; "the" if unknown."""
+    for man in ds.manifests.values():
+        seats = manifest_config(man).get("seats") or []
+        seats = seats if isinstance(seats, list) else [seats]
+        if seats and seats[0].get("strategy"):
+            return f"`{seats[0]['strategy']}`"
+    return "restricted"
+
+
+def never_wins(r):
+    """An arm whose restricted seat never won: its power is the seat's whole unrestricted
+    share, not a size to rank."""
+    return r["share_restricted"] == 0
+
+
+def _power_sentence(rows, label, units):
+    """Rank (only where intervals separate, arms whose seat never wins set apart) and count
+    the arms that help and hurt (Holm-adjusted over the family)."""
+    alive = [r for r in rows if not never_wins(r)]
+    dead = [r for r in rows if never_wins(r)]
+    lead = leaders(alive)
+    if len(lead) == 1 and len(alive) > 1:
+        r = lead[0]
+        rank = (
+            f"{r['target']} has the largest causal power, {_pts(r['power'])} "
+            f"{_iv(r['power_lo'], r['power_hi'])} (its interval is clear of every other)"
+        )
+    elif lead:
+        rank = (
+            "no single largest: "
+            + ", ".join(
+                f"{r['target']} {_pts(r['power'])} {_iv(r['power_lo'], r['power_hi'])}" for r in lead[:6]
+            )
+            + (" have overlapping intervals" if len(lead) > 1 else "")
+        )
+    else:
+        rank = "none ranked"
+    if dead:
+        rank += (
+            f"; barred from {join_names([r['target'] for r in dead])} the seat never won "
+            f"(power = its whole share, {_pts(dead[0]['share_unrestricted'])}: not ranked)"
+        )
+    pos = [r for r in rows if r["p_holm"] < 0.05 and r["power"] > 0]
+    neg = [r for r in rows if r["p_holm"] < 0.05 and r["power"] < 0]
+    raw = sum(1 for r in rows if r["power_lo"] > 0 or r["power_hi"] < 0)
+    hurt = f"{len(neg)} hurt" + (
+        f" ({join_names([r['target'] for r in neg])}: barring them raises the win share, so the "
+        "strategy takes them to its cost)"
+        if neg
+        else ""
+    )
+    return (
+        f"causal power of {label} (win share unrestricted - barred, paired over {units:,} deals): "
+        f"{rank}; {len(pos)} of {len(rows)} help and {hurt}, at 5% with Holm's correction over the "
+        f"{len(rows)} {label} ({raw} intervals exclude 0 one by one)."
+    )
 
 
 def headlines(ds, results):
@@ -294,34 +370,7 @@ def headlines(ds, results):
             if g.is_empty():
                 continue
             rows = g.to_dicts()
-            pos = [r for r in rows if r["power_lo"] > 0]
-            neg = [r for r in rows if r["power_hi"] < 0]
-            lead = leaders(rows)
-            if len(lead) == 1 and len(rows) > 1:
-                r = lead[0]
-                rank = (
-                    f"{r['target']} has the largest causal power, {_pts(r['power'])} "
-                    f"{_iv(r['power_lo'], r['power_hi'])} (its interval is clear of every other)"
-                )
-            else:
-                rank = (
-                    "no single largest: "
-                    + ", ".join(
-                        f"{r['target']} {_pts(r['power'])} {_iv(r['power_lo'], r['power_hi'])}"
-                        for r in lead[:6]
-                    )
-                    + (" have overlapping intervals" if len(lead) > 1 else "")
-                )
-            out.append(
-                f"{intro}causal power of {label} (win share unrestricted - barred, paired over "
-                f"{units:,} deals): {rank}; {len(pos)} of {len(rows)} help (interval above 0), "
-                f"{len(neg)} hurt (below 0"
-                + (
-                    ": barring them raises the win share, so the strategy takes them to its cost)."
-                    if neg
-                    else ")."
-                )
-            )
+            out.append(intro + _power_sentence(rows, label, units))
             dis = [r for r in rows if r["signs"] == "disagree"]
             if dis:
                 out.append(
@@ -341,10 +390,14 @@ def headlines(ds, results):
                 if r["power_hi"] < 0
                 else "no measurable difference"
             )
+            who = _restricted_strategy(ds)
             out.append(
                 f"{intro}does murder pay? Causal power of the kill action {_pts(r['power'])} "
                 f"{_iv(r['power_lo'], r['power_hi'])}: a seat that never kills wins "
-                f"{100 * r['share_restricted']:.1f}% instead of {100 * r['share_unrestricted']:.1f}% — {verdict}."
+                f"{100 * r['share_restricted']:.1f}% instead of {100 * r['share_unrestricted']:.1f}% — {verdict} "
+                f"for one {who} seat with killing barred and its play not re-tuned for the "
+                "restriction (the cost to this player, not what a policy built for honest play "
+                "would win)."
             )
         vr = grp["variance_reduction"].drop_nulls().drop_nans()  # NaN: an arm with no variance
         if vr.len():
