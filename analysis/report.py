@@ -22,6 +22,10 @@ import polars as pl
 from .dataset import Dataset, manifest_config, open_dataset
 from .metrics import QUESTIONS, question_names, run_question
 from .text import AnswerTable, format_rows
+from .verdicts import verdict_block
+
+#: scope caveats said in a question's verdict
+SCOPES = {"cards": "association, not cause", "power": "causal: restricted play on the same deals"}
 
 PROVENANCE_START = "<!-- provenance:start -->"
 PROVENANCE_END = "<!-- provenance:end -->"
@@ -68,8 +72,8 @@ def answer(ds: Dataset, name: str, label: str = "", options=None):
     apply).  ``options`` overrides ``analysis.metrics.OPTIONS``."""
     q = QUESTIONS[name]
     reason = q.why_not(ds) if q.why_not else None
-    if reason:
-        return Section(name, q.title, label, [reason], [], [])
+    if reason:  # an unanswerable question is not shown
+        return None
     results = run_question(ds, name, options)
     if not results:
         return None
@@ -113,8 +117,13 @@ def report_for_dir(path, questions=DEFAULT_QUESTIONS, title=None):
     ds = open_dataset(path)
     label = Path(path).resolve().name
     kind = "sweep" if ds.kind == "sweep" else "run"
-    title = title or f"Balance report: {label}"
-    intro = f"{ds.game} {kind} `{label}`" + (f" over {', '.join(ds.params)}" if ds.params else "") + "."
+    cfg = manifest_config(next(iter(ds.manifests.values()))) if ds.manifests else {}
+    name = cfg.get("name") or label
+    title = title or f"Balance report: {name}"
+    desc = cfg.get("description") or ""
+    intro = f"{ds.game} {kind} {name}" + (f" over {', '.join(ds.params)}" if ds.params else "") + "."
+    if desc:
+        intro += " " + desc
     return build_report([Entry(label, ds, tuple(questions))], title, intro)
 
 
@@ -221,7 +230,7 @@ td:first-child,th:first-child{text-align:left}
 .warn{background:#fff4e0;border:1px solid #e0b050;padding:.5em 1em}
 figure{margin:1em 0}figcaption{font-size:.85em;color:#444}
 pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.8em}
-.scroll{overflow-x:auto}
+.scroll{overflow-x:auto;max-width:100%}.verdicts li{margin:.4em 0}
 td.t,th.t{text-align:left}
 .prov .scroll{overflow-x:visible}.prov table{width:100%}
 .prov td{word-break:break-all;text-align:left}
@@ -290,6 +299,11 @@ def render_html(report: Report) -> str:
             + "".join(f"<li>{_e(w)}</li>" for w in report.warnings)
             + "</ul></div>"
         )
+    verdicts = verdict_block(report.sections, SCOPES)
+    if verdicts:
+        o.append('<h2 id="verdicts">Verdicts</h2><ul class="verdicts">')
+        o += [f"<li><b>{_e(v.title)}</b>: {_e(v.sentence)}</li>" for v in verdicts]
+        o.append("</ul>")
     o.append('<h2 id="answers">Answers</h2>')
     for i, sec in enumerate(report.sections):
         if not sec.headlines:
@@ -395,6 +409,9 @@ def render_markdown(report: Report, plot_dir: str):
         o += [report.intro, ""]
     if report.warnings:
         o += ["> **Warnings**", ">"] + [f"> - {w}" for w in report.warnings] + [""]
+    verdicts = verdict_block(report.sections, SCOPES)
+    if verdicts:
+        o += ["## Verdicts", ""] + [f"- **{v.title}**: {v.sentence}" for v in verdicts] + [""]
     o += ["## Answers", ""]
     for sec in report.sections:
         if not sec.headlines:

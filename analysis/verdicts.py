@@ -1,0 +1,205 @@
+"""The verdict block: one sentence per answerable question, at the top of a report.
+
+Each question offers its headline numbers (``key_numbers``: an estimate with its 95%
+interval).  A question played at several strengths (a study's ladder: the same entry once
+per rung, strongest first) gets one verdict spoken by the strongest rung whose intervals are
+narrow enough to decide every number; the other rungs support it, or, when one of their
+intervals separates from the speaking rung's, the verdict says the answer changes with
+strength and names that rung and by how much.  A number decides when its interval excludes
+0 (a clear advantage) or lies within +-``margin`` of 0 (no advantage worth a point); a level
+(rounds per game, ``zero = False``) always decides.  A zero-width interval is a degenerate
+arm (it cannot win, or always wins): flagged, never ranked.  Nothing here claims more than
+the interval: "undecided" when the interval holds 0 and is wider than the margin.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+#: within this distance of 0 (a share difference) an interval says "no advantage"
+MARGIN = 0.01
+
+
+@dataclass
+class Verdict:
+    """One question's verdict: its title and the sentence."""
+
+    question: str
+    title: str
+    sentence: str
+
+
+def _fmt(k):
+    unit = k.get("unit", "pts")
+    scale = 100.0 if unit == "pts" else 1.0
+    digits = k.get("digits", 1)
+    sign = "+" if unit == "pts" else ""
+    est = f"{scale * k['estimate']:{sign}.{digits}f}"
+    if k.get("lo") is None or k.get("hi") is None or not math.isfinite(k["lo"]):
+        return f"{est} {unit} (no interval)"
+    lo, hi = f"{scale * k['lo']:{sign}.{digits}f}", f"{scale * k['hi']:{sign}.{digits}f}"
+    return f"{est} {unit} [{lo}, {hi}]"
+
+
+def degenerate(k) -> bool:
+    """A zero-width interval: the number cannot vary (an arm that cannot win, or one seat
+    always wins), so it is no finding."""
+    return k.get("lo") is not None and k.get("hi") is not None and k["hi"] - k["lo"] <= 1e-12
+
+
+def classify(k, margin=MARGIN) -> str:
+    """'degenerate', 'level', 'above', 'below', 'even' (within +-margin) or 'undecided'."""
+    if k.get("lo") is None or k.get("hi") is None or not math.isfinite(k["lo"]):
+        return "undecided"
+    if degenerate(k):
+        return "degenerate"
+    if k.get("zero", True) is False:
+        return "level"
+    if k["lo"] > 0:
+        return "above"
+    if k["hi"] < 0:
+        return "below"
+    if -margin <= k["lo"] and k["hi"] <= margin:
+        return "even"
+    return "undecided"
+
+
+_WORDS = {
+    "above": "above 0",
+    "below": "below 0",
+    "even": "within ±{m:.0f} pt of 0 (no advantage)",
+    "undecided": "undecided (the interval holds 0 and is wider than ±{m:.0f} pt)",
+    "degenerate": "degenerate (zero-width interval: cannot vary), not ranked",
+    "level": "",
+}
+
+
+def _decides(k, margin):
+    return classify(k, margin) not in ("undecided",)
+
+
+def _separate(a, b):
+    if a.get("lo") is None or b.get("lo") is None:
+        return False
+    return a["hi"] < b["lo"] or b["hi"] < a["lo"]
+
+
+def speaking_rung(rungs, margin=MARGIN):
+    """Index of the rung that speaks: the strongest (first) one that decides every number;
+    else the one deciding the most (the strongest among equals)."""
+    scores = [sum(_decides(k, margin) for k in keys) for _, keys in rungs]
+    for i, ((_, keys), s) in enumerate(zip(rungs, scores)):
+        if keys and s == len(keys):
+            return i
+    return max(range(len(rungs)), key=lambda i: (scores[i], -i))
+
+
+def _games(keys):
+    g = sorted({k.get("games") for k in keys if k.get("games")})
+    if not g:
+        return ""
+    return f"{g[0]:,} games per cell" if len(g) == 1 else f"{g[0]:,}-{g[-1]:,} games per cell"
+
+
+def verdict(question, title, rungs, scope="", margin=MARGIN) -> Verdict | None:
+    """One question's verdict.
+
+    Parameters
+    ----------
+    question, title : str
+    rungs : list of (rung name or "", list of key-number dicts)
+        Strongest first; one entry (name "") when the question was played at one strength.
+    scope : str
+        Who plays and what the data hold, said in the sentence (e.g. "every seat plays
+        expert").
+
+    Returns
+    -------
+    Verdict or None
+        None when no rung has a number (the question does not apply).
+    """
+    rungs = [(r, keys) for r, keys in rungs if keys]
+    if not rungs:
+        return None
+    i = speaking_rung(rungs, margin)
+    name, keys = rungs[i]
+    m = 100 * margin
+    parts = []
+    for k in keys:
+        word = _WORDS[classify(k, margin)].format(m=m)
+        parts.append(f"{k['key']} {_fmt(k)}" + (f", {word}" if word else ""))
+    head = f"under {name}" if name else "measured"
+    where = ", ".join(x for x in (_games(keys), scope) if x)
+    s = f"{head}" + (f" ({where})" if where else "") + ": " + "; ".join(parts) + "."
+    others = [(r, ks) for j, (r, ks) in enumerate(rungs) if j != i]
+    changes = []
+    by_key = {k["key"]: k for k in keys}
+    for r, ks in others:
+        for k in ks:
+            a = by_key.get(k["key"])
+            if a is None or degenerate(a) or degenerate(k):
+                continue
+            if _separate(a, k):
+                unit = k.get("unit", "pts")
+                scale = 100.0 if unit == "pts" else 1.0
+                d = scale * (k["estimate"] - a["estimate"])
+                changes.append(f"{r} gives {k['key']} {_fmt(k)} ({d:+.1f} {unit} from {name})")
+    if changes:
+        s += " Changes with strength: " + "; ".join(changes) + "."
+    elif others:
+        s += " Support: " + ", ".join(r for r, _ in others) + " (no interval separates from it)."
+    s = s[0].upper() + s[1:]
+    return Verdict(question, title, s)
+
+
+def _rung_groups(sections):
+    """Sections grouped per question and key set, in report order: a ladder's rungs (the
+    same entry label with ``, <rung>`` appended, strongest first) form one group."""
+    groups = {}
+    for sec in sections:
+        if not sec.key_numbers or sec.question == "ladder":
+            continue
+        keyset = tuple(k["key"] for k in sec.key_numbers if not k.get("optional"))
+        groups.setdefault((sec.question, keyset), []).append(sec)
+    return list(groups.values())
+
+
+def _rung_name(label, labels):
+    """The rung part of a ladder entry's label (what follows the labels' common prefix)."""
+    if len(labels) < 2:
+        return ""
+    pre = labels[0]
+    for x in labels[1:]:
+        while not x.startswith(pre):
+            pre = pre[:-1]
+    pre = pre[: pre.rfind(", ") + 2] if ", " in pre else ""
+    return label[len(pre) :] or label
+
+
+def verdict_block(sections, scopes=None, margin=MARGIN):
+    """The report's verdicts, one per answerable question (group of rungs).
+
+    Parameters
+    ----------
+    sections : list of report.Section
+    scopes : dict, optional
+        question -> scope caveat said in the sentence (e.g. "association, not cause").
+
+    Returns
+    -------
+    list of Verdict
+    """
+    scopes = scopes or {}
+    out = []
+    for secs in _rung_groups(sections):
+        labels = [s.dataset for s in secs]
+        rungs = [
+            (_rung_name(s.dataset, labels), [k for k in s.key_numbers if not k.get("optional")]) for s in secs
+        ]
+        v = verdict(secs[0].question, secs[0].title, rungs, scopes.get(secs[0].question, ""), margin)
+        if v is not None:
+            if len(secs) == 1 and secs[0].dataset:
+                v.sentence = f"{secs[0].dataset}: {v.sentence}"
+            out.append(v)
+    return out

@@ -1,0 +1,62 @@
+"""Verdict sentences from constructed results: a clear advantage, none, a change with
+strength, a degenerate arm; no verdict claims more than its interval supports."""
+
+from analysis.verdicts import classify, speaking_rung, verdict
+
+
+def _k(key, est, lo, hi, games=20_000, **kw):
+    return {"key": key, "estimate": est, "lo": lo, "hi": hi, "games": games, "unit": "pts", **kw}
+
+
+def test_clear_advantage_is_stated_with_number_interval_strength_and_scope():
+    v = verdict(
+        "seats",
+        "First player",
+        [("expert", [_k("first-player gap, 2p", -0.041, -0.049, -0.033)])],
+        scope="every seat plays expert",
+    )
+    s = v.sentence
+    assert s.startswith("Under expert (20,000 games per cell, every seat plays expert)")
+    assert "-4.1 pts [-4.9, -3.3]" in s and "below 0" in s
+
+
+def test_no_advantage_only_when_interval_within_margin():
+    narrow = verdict("seats", "t", [("", [_k("gap", 0.001, -0.004, 0.006)])]).sentence
+    assert "no advantage" in narrow and "undecided" not in narrow
+    # a wide interval holding 0 is not "no advantage"
+    wide = verdict("seats", "t", [("", [_k("gap", 0.001, -0.06, 0.06, games=240)])]).sentence
+    assert "undecided" in wide and "no advantage" not in wide
+
+
+def test_strongest_rung_narrow_enough_speaks_and_disagreeing_rung_is_named():
+    rungs = [
+        ("search8", [_k("gap, 4p", 0.0, -0.06, 0.06, games=240)]),  # strongest, too wide to decide
+        ("expert", [_k("gap, 4p", -0.037, -0.045, -0.029)]),
+        ("heuristic", [_k("gap, 4p", 0.02, 0.012, 0.028)]),
+    ]
+    assert speaking_rung(rungs) == 1
+    s = verdict("seats", "t", rungs).sentence
+    assert s.startswith("Under expert")
+    assert "Changes with strength: heuristic gives gap, 4p +2.0 pts [+1.2, +2.8] (+5.7 pts from expert)" in s
+    assert "search8" not in s.split("Changes with strength")[1]
+
+
+def test_overlapping_rungs_support_without_claiming_sameness():
+    rungs = [("expert", [_k("gap", -0.04, -0.05, -0.03)]), ("heuristic", [_k("gap", -0.035, -0.045, -0.025)])]
+    s = verdict("seats", "t", rungs).sentence
+    assert "Support: heuristic (no interval separates from it)" in s
+    assert "holds" not in s and "same" not in s
+
+
+def test_degenerate_arm_is_flagged_never_ranked():
+    k = _k("bury power", 0.5, 0.5, 0.5, games=5000)
+    assert classify(k) == "degenerate"
+    s = verdict("power", "Causal power", [("", [k])]).sentence
+    assert "degenerate" in s and "not ranked" in s and "above 0" not in s
+    # a degenerate number is never a disagreement between rungs
+    s2 = verdict("power", "t", [("a", [_k("x", 0.1, 0.05, 0.15)]), ("b", [_k("x", 0.5, 0.5, 0.5)])]).sentence
+    assert "Changes with strength" not in s2
+
+
+def test_nothing_to_say_gives_no_verdict():
+    assert verdict("deck", "t", [("", [])]) is None
