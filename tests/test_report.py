@@ -276,8 +276,8 @@ def _browser_check(html_path, tmp_path):
     return json.loads(html_lib.unescape(m.group(1)))
 
 
-@pytest.mark.skipif(_BROWSER is None, reason="no Chromium installed (apt-get install chromium)")
 def test_reports_render_in_a_browser_without_overflow(small_run, small_sweep, tmp_path):
+    assert _BROWSER, "no Chromium on PATH: apt-get install -y chromium (.ci/run does it)"
     for name, data in (("run", small_run), ("sweep", small_sweep)):
         html_path, md_path = write_report(report_for_dir(data), tmp_path / name / "report.html")
         c = _browser_check(html_path, tmp_path / name)
