@@ -6,7 +6,8 @@ digests were written, not that they are right (the rules tests and referees say 
 The cases, each played in memory (``sim.api.play_range``, events on) at a small game count:
 
 - every run config under ``configs/`` (both games, strategy folders and studies' bases);
-- every grid point of every sweep file, and every power config's arms (baseline, each annex,
+- every grid point of every sweep file (a `sim balance` spec, whose configs its search finds,
+  is not a case), and every power config's arms (baseline, each annex,
   each action) as ``sim power`` plans them;
 - every data entry of every study file, one case per rung of its strength ladder;
 - every strategy of every game at every player count (``search`` at one and two);
@@ -68,7 +69,8 @@ def _sweep_cases():
     from sim import sweep
 
     for path in sorted((ROOT / "configs").rglob("*.toml")):
-        if "base" in _toml(path):
+        raw = _toml(path)
+        if isinstance(raw.get("base"), str) and "grid" in raw:  # not a balance spec's [base]
             for point in sweep.load(path).points:
                 yield f"{_rel(path)}:{point.name}", point.resolved
 
