@@ -45,6 +45,8 @@ def _fmt(k):
 def degenerate(k) -> bool:
     """A zero-width interval: the number cannot vary (an arm that cannot win, or one seat
     always wins), so it is no finding."""
+    if k.get("degenerate"):
+        return True
     return k.get("lo") is not None and k.get("hi") is not None and k["hi"] - k["lo"] <= 1e-12
 
 
@@ -99,7 +101,40 @@ def _games(keys):
     g = sorted({k.get("games") for k in keys if k.get("games")})
     if not g:
         return ""
-    return f"{g[0]:,} games per cell" if len(g) == 1 else f"{g[0]:,}-{g[-1]:,} games per cell"
+    word = keys[0].get("count", "games")
+    return f"{g[0]:,} {word} per cell" if len(g) == 1 else f"{g[0]:,}-{g[-1]:,} {word} per cell"
+
+
+#: more numbers than this and a verdict counts them per class and names the extremes
+MAX_LISTED = 4
+
+
+def _parts(keys, margin, m):
+    """Each number with its interval and class; many numbers as counts and extremes."""
+    if len(keys) <= MAX_LISTED:
+        out = []
+        for k in keys:
+            word = _WORDS[classify(k, margin)].format(m=m)
+            out.append(f"{k['key']} {_fmt(k)}" + (f", {word}" if word else ""))
+        return out
+    classes = {}
+    for k in keys:
+        classes.setdefault(classify(k, margin), []).append(k)
+    names = {
+        "above": "above 0",
+        "below": "below 0",
+        "even": "within ±1 pt of 0",
+        "undecided": "undecided",
+        "degenerate": "degenerate (not ranked)",
+        "level": "measured",
+    }
+    counts = ", ".join(f"{len(v)} {names[c]}" for c, v in classes.items())
+    ranked = [k for k in keys if not degenerate(k)]
+    out = [f"{len(keys)} numbers: {counts}"]
+    if ranked:
+        lo, hi = min(ranked, key=lambda k: k["estimate"]), max(ranked, key=lambda k: k["estimate"])
+        out.append(f"lowest {lo['key']} {_fmt(lo)}; highest {hi['key']} {_fmt(hi)}")
+    return out
 
 
 def verdict(question, title, rungs, scope="", margin=MARGIN) -> Verdict | None:
@@ -125,10 +160,7 @@ def verdict(question, title, rungs, scope="", margin=MARGIN) -> Verdict | None:
     i = speaking_rung(rungs, margin)
     name, keys = rungs[i]
     m = 100 * margin
-    parts = []
-    for k in keys:
-        word = _WORDS[classify(k, margin)].format(m=m)
-        parts.append(f"{k['key']} {_fmt(k)}" + (f", {word}" if word else ""))
+    parts = _parts(keys, margin, m)
     head = f"under {name}" if name else "measured"
     where = ", ".join(x for x in (_games(keys), scope) if x)
     s = f"{head}" + (f" ({where})" if where else "") + ": " + "; ".join(parts) + "."
@@ -153,11 +185,37 @@ def verdict(question, title, rungs, scope="", margin=MARGIN) -> Verdict | None:
     return Verdict(question, title, s)
 
 
+def power_keys(table, names=None):
+    """Key numbers of a causal-power table (``target``, ``power`` and its interval): an arm
+    whose restricted seat never won is degenerate (its power is its whole share)."""
+    names = names or {}
+    out = []
+    for r in table.sort("power", descending=True).iter_rows(named=True):
+        cannot_win = r.get("share_restricted") == 0
+        out.append(
+            {
+                "key": f"{names.get(r['target'], r['target'])}, {r['players']}p",
+                "estimate": r["power"],
+                "lo": r["power_lo"],
+                "hi": r["power_hi"],
+                "games": r.get("units"),
+                "unit": "pts",
+                "degenerate": cannot_win,
+                "count": "paired deals",
+            }
+        )
+    return out
+
+
 def _rung_groups(sections):
     """Sections grouped per question and key set, in report order: a ladder's rungs (the
     same entry label with ``, <rung>`` appended, strongest first) form one group."""
     groups = {}
     for sec in sections:
+        if sec.question == "power" and not sec.key_numbers:
+            for name, _, _, df in sec.tables:
+                if name == "causal_power" and {"target", "power", "power_lo", "power_hi"} <= set(df.columns):
+                    sec.key_numbers = power_keys(df)
         if not sec.key_numbers or sec.question == "ladder":
             continue
         keyset = tuple(k["key"] for k in sec.key_numbers if not k.get("optional"))
@@ -191,6 +249,8 @@ def verdict_block(sections, scopes=None, margin=MARGIN):
     list of Verdict
     """
     scopes = scopes or {}
+    order = {"seats": 0, "power": 1, "deck": 2, "characters": 3, "cards": 4, "duration": 5}
+    sections = sorted(sections, key=lambda s: order.get(s.question, 3))  # stable: rungs keep order
     out = []
     for secs in _rung_groups(sections):
         labels = [s.dataset for s in secs]
@@ -199,7 +259,7 @@ def verdict_block(sections, scopes=None, margin=MARGIN):
         ]
         v = verdict(secs[0].question, secs[0].title, rungs, scopes.get(secs[0].question, ""), margin)
         if v is not None:
-            if len(secs) == 1 and secs[0].dataset:
+            if len(secs) == 1 and secs[0].dataset and len(set(s.dataset for s in sections)) > 1:
                 v.sentence = f"{secs[0].dataset}: {v.sentence}"
             out.append(v)
     return out
