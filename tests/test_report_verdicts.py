@@ -60,3 +60,25 @@ def test_degenerate_arm_is_flagged_never_ranked():
 
 def test_nothing_to_say_gives_no_verdict():
     assert verdict("deck", "t", [("", [])]) is None
+
+
+def test_power_arm_whose_seat_never_won_is_degenerate_not_ranked():
+    import polars as pl
+
+    from analysis.verdicts import power_keys
+
+    t = pl.DataFrame(
+        {
+            "players": [2, 2],
+            "target": ["bury", "launder"],
+            "units": [100, 100],
+            "share_restricted": [0.0, 0.015],
+            "power": [0.5, 0.485],
+            "power_lo": [0.474, 0.452],
+            "power_hi": [0.5, 0.495],
+        }
+    )
+    s = verdict("power", "Causal power", [("", power_keys(t))]).sentence
+    assert "bury, 2p +50.0 pts [+47.4, +50.0], degenerate" in s
+    assert "launder, 2p +48.5 pts [+45.2, +49.5], above 0" in s
+    assert "100 paired deals per cell" in s
