@@ -94,7 +94,8 @@ def _seat_gap_figure(t, groups, lim):
                 sub = sub.filter(pl.col(k) == v)
             x = sub["seat"].to_numpy()
             y = 100 * sub["_g"].to_numpy()
-            err = np.vstack([y - 100 * sub["_lo"].to_numpy(), 100 * sub["_hi"].to_numpy() - y])
+            # rounding can put an end a hair inside the estimate (a 0-of-n share): never negative
+            err = np.maximum(np.vstack([y - 100 * sub["_lo"].to_numpy(), 100 * sub["_hi"].to_numpy() - y]), 0)
             ax.axhline(0.0, color="grey", ls="dashed", lw=0.8)
             ax.errorbar(x, y, yerr=err, fmt="o", ms=4, color="#2e86c1", ecolor="black", capsize=3, lw=0.9)
             ax.set_xticks(x, [str(v) for v in x])
@@ -205,7 +206,7 @@ def lift_chart(table: pl.DataFrame, label: str = "annex"):
         lo = 100 * t["lift_lo"].fill_null(float("nan")).to_numpy()
         hi = 100 * t["lift_hi"].fill_null(float("nan")).to_numpy()
         has = np.isfinite(lo)
-        err = np.vstack([x[has] - lo[has], hi[has] - x[has]])
+        err = np.maximum(np.vstack([x[has] - lo[has], hi[has] - x[has]]), 0)
         ax.axvline(0, color="grey", lw=0.8, ls="dashed")
         ax.errorbar(
             x[has], y[has], xerr=err, fmt="o", ms=4, color="#2e86c1", ecolor="black", capsize=2, lw=0.8
