@@ -56,8 +56,8 @@ def classify(k, margin=MARGIN) -> str:
         return "undecided"
     if degenerate(k):
         return "degenerate"
-    if k.get("zero", True) is False:
-        return "level"
+    if k.get("zero", True) is False:  # a level decides once it is known to +-1% of itself
+        return "level" if k["hi"] - k["lo"] <= 0.02 * abs(k["estimate"]) else "imprecise"
     if k["lo"] > 0:
         return "above"
     if k["hi"] < 0:
@@ -74,11 +74,12 @@ _WORDS = {
     "undecided": "undecided (the interval holds 0 and is wider than ±{m:.0f} pt)",
     "degenerate": "degenerate (zero-width interval: cannot vary), not ranked",
     "level": "",
+    "imprecise": "imprecise (the interval is wider than ±1% of the value)",
 }
 
 
 def _decides(k, margin):
-    return classify(k, margin) not in ("undecided",)
+    return classify(k, margin) not in ("undecided", "imprecise")
 
 
 def _separate(a, b):
@@ -257,7 +258,10 @@ def verdict_block(sections, scopes=None, margin=MARGIN):
         rungs = [
             (_rung_name(s.dataset, labels), [k for k in s.key_numbers if not k.get("optional")]) for s in secs
         ]
-        v = verdict(secs[0].question, secs[0].title, rungs, scopes.get(secs[0].question, ""), margin)
+        scope = scopes.get(secs[0].question, "")
+        if len(secs) > 1:  # a ladder: self-play at each rung
+            scope = ", ".join(x for x in ("every seat plays the rung's strategy", scope) if x)
+        v = verdict(secs[0].question, secs[0].title, rungs, scope, margin)
         if v is not None:
             if len(secs) == 1 and secs[0].dataset and len(set(s.dataset for s in sections)) > 1:
                 v.sentence = f"{secs[0].dataset}: {v.sentence}"

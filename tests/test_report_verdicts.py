@@ -82,3 +82,13 @@ def test_power_arm_whose_seat_never_won_is_degenerate_not_ranked():
     assert "bury, 2p +50.0 pts [+47.4, +50.0], degenerate" in s
     assert "launder, 2p +48.5 pts [+45.2, +49.5], above 0" in s
     assert "100 paired deals per cell" in s
+
+
+def test_a_level_from_few_games_does_not_speak_over_a_precise_rung():
+    lvl = dict(unit="rounds", zero=False, digits=2)
+    rungs = [
+        ("search8", [_k("rounds, 2p", 15.33, 14.92, 15.75, games=6, **lvl)]),
+        ("expert", [_k("rounds, 2p", 14.97, 14.96, 14.98, **lvl)]),
+    ]
+    s = verdict("duration", "t", rungs).sentence
+    assert s.startswith("Under expert") and "imprecise" not in s.split("Support")[0]
