@@ -235,8 +235,8 @@ def _bfs(adj, start, blocked):
 
 @pytest.mark.parametrize("steps", ["exact", "up_to"])
 def test_every_walk_is_legal_under_move_steps(steps):
-    """CL-T1 / move_steps over whole games, replayed from the log with an independent walk
-    enumeration: a walk entering a room takes at most the roll; one ending on a square takes
+    """CL-T1 "move exactly the total" (default) and the flag ``move_steps = "up_to"`` over
+    whole games, replayed from the log with an independent walk enumeration: a walk entering a room takes at most the roll; one ending on a square takes
     exactly the roll (exact: or the longest walk left to a boxed-in pawn) or at most the roll
     (up_to); never through a pawn."""
     res = resolved(4, ("logic", "naive", "logic", "naive"), seed=5, move_steps=steps)
@@ -501,7 +501,7 @@ def test_resolved_config_is_complete_and_strategies_listed():
         "max_turns": 2000,
         "characters": "random",
         "roll_every_turn": "no",
-        "move_steps": "exact",
+        "move_steps": "exact",  # CL-T1: move exactly the total; "up_to" is the flag
     }
     assert len(res["seats"]) == 3 and res["seats"][0]["params"]["risk"] == 0.85
     names = [s["name"] for s in C.ADAPTER.strategies()]

@@ -153,7 +153,7 @@ def test_all_six_pawns_start_on_their_squares_whatever_the_player_count():
         assert len(set(rooms)) == 6 and all(0 <= r < 9 for r in rooms)
 
 
-# --- move_steps = "exact" (the seed's default) ------------------------------------------------
+# --- CL-T1 "move exactly the total" (default; the classic "up to" is move_steps = "up_to") -----
 
 
 def saw_ends(start, total, occupied):
@@ -218,8 +218,8 @@ def test_exact_move_ends_are_the_walks_of_the_whole_roll(seed):
 
 
 def test_exact_move_cannot_stop_short_but_up_to_can():
-    """move_steps: from Scarlett's start a roll of 4 cannot end on the next square (exact),
-    which "up to" allows; 4 squares out is fine either way."""
+    """CL-T1 "move exactly the total": from Scarlett's start a roll of 4 cannot end on the
+    next square, which the flag ``move_steps = "up_to"`` allows; 4 squares out is fine either way."""
     st, tb = state()
     start = B.start[0]
     ends, _ = legal_ends(st, tb, start, 4)

@@ -8,10 +8,13 @@ computed here from the log and the kernel adapter's board, not from the referee'
 
 from __future__ import annotations
 
+import ast
 from collections import deque
+from pathlib import Path
 
 import pytest
 
+import sim.referee_cluedo
 from sim.api import simulate
 from sim.games import cluedo as C
 from sim.referee_cluedo import CluedoRules, replay_game
@@ -349,9 +352,42 @@ def test_look_by_a_dragged_pawn_that_does_not_stay(two_upto):
     two_upto.objects(gid, bad, "CL-2.2", seq=evs[i].seq, words="only if it stays")
 
 
+def test_look_missing_on_entering_a_face_down_room(two):
+    """CL-2.2: a player who enters a room holding a face-down card looks at it; deleting the
+    look (the player walked, took a passage or stayed there and logged none) is objected to
+    at the event that came in its place."""
+    gid, evs, i = two.find(lambda g, evs, i: evs[i].kind == "look")
+    two.objects(gid, dropped(evs, i), "CL-2.2", seq=i, words="the log has no look")
+
+
+def test_look_where_none_is_due(two):
+    """CL-2.2: the look is logged the first time the player looks at a room's card; a look
+    added when the player walks back into a face-down room it has looked at before is
+    objected to (right card, right room, yet no look is due)."""
+
+    def reentry(g, evs, i):
+        e = evs[i]
+        if e.kind != "move" or e.d not in (0, 1) or evs[i + 1].kind == "look":
+            return False
+        return any(x.kind == "look" and x.seat == e.seat and x.b == e.b and x.turn < e.turn for x in evs[:i])
+
+    gid, evs, i = two.find(reentry)
+    e = evs[i]
+    card = next(x.a for x in evs if x.kind == "deal" and x.seat == 7 and x.b == e.b)
+    bad = inserted(evs, i + 1, Ev(0, e.turn, e.seat, "look", card, e.b, -1, -1))
+    two.objects(gid, bad, "CL-2.2", seq=i + 1, words="it did on turn")
+
+
+def test_second_look_in_one_turn(two):
+    """CL-2.2: one look at a face-down card: the same look logged twice in a turn is objected
+    to at the second."""
+    gid, evs, i = two.find(lambda g, evs, i: evs[i].kind == "look")
+    two.objects(gid, inserted(evs, i + 1, evs[i]), "CL-2.2", seq=i + 1, words="this turn")
+
+
 def test_exact_move_short_of_the_roll(logic4):
-    """CL-T1 with ``move_steps = "exact"`` (default): a walk ending on a square uses the
-    whole roll; a step to a neighbouring square with an even roll cannot."""
+    """CL-T1 "move exactly the total" (default; ``move_steps = "up_to"`` is the classic
+    reading): a walk ending on a square uses the whole roll; a step to a neighbouring square with an even roll cannot."""
     found = {}
 
     def even_walk(g, evs, i):
@@ -496,3 +532,84 @@ def test_show_when_nobody_can_refute(logic4):
     e = evs[i]
     bad = inserted(evs, i + 1, Ev(0, e.turn, (e.seat + 1) % 4, "show", e.a, e.seat, 0, -1))
     logic4.objects(gid, bad, "CL-T5", seq=i + 1, words="nobody shows")
+
+
+# --- every event kind is read by a rule ----------------------------------------------------
+
+REFEREE_DIR = Path(sim.referee_cluedo.__file__).parent
+
+#: kinds whose loss alone the referee cannot see, with why: nothing else may be listed here
+REDUNDANT = {
+    "deal_start": "repeats the seat of the first `deal` row (CL-S2), checked against it when present"
+}
+
+
+def _strings(node):
+    """The string constants of ``node``: a constant or a tuple / list / set of them."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value}
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return set().union(*(_strings(e) for e in node.elts))
+    return set()
+
+
+def referee_dispatch():
+    """Event kinds the referee's code compares an event's ``kind`` with, or passes as the
+    ``kind`` argument of its own readers (``expect``, ``_participants``): parsed from its
+    source, so a kind nobody dispatches on is missing."""
+    trees = [ast.parse(f.read_text()) for f in sorted(REFEREE_DIR.glob("*.py"))]
+    takes_kind = {}  # function name -> index of its ``kind`` argument at a call site
+    for tree in trees:
+        for fn in ast.walk(tree):
+            if isinstance(fn, ast.FunctionDef):
+                names = [a.arg for a in fn.args.args]
+                if "kind" in names:
+                    takes_kind[fn.name] = names.index("kind") - (names[0] == "self")
+    kinds = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare):
+                sides = [node.left, *node.comparators]
+                if any(isinstance(x, ast.Attribute) and x.attr == "kind" for x in sides):
+                    kinds |= set().union(*(_strings(x) for x in sides))
+            elif isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+                k = takes_kind.get(name)
+                if k is not None and k < len(node.args):
+                    kinds |= _strings(node.args[k])
+    return kinds
+
+
+def logged_kinds(*logs):
+    return {e.kind for log in logs for evs in log.games.values() for e in evs}
+
+
+def test_every_event_kind_the_kernel_writes_is_read_by_a_rule(two, logic4, reckless):
+    """The kinds the adapter declares and the kinds real 2- and 4-player logs hold are all
+    dispatched on by the referee: a kind added to the kernel without a rule fails here."""
+    declared = set(C.dataset_facts({})["event_kinds"])
+    logged = logged_kinds(two, logic4, reckless)
+    assert logged <= declared, f"logged kinds the adapter does not declare: {logged - declared}"
+    missing = (declared | logged) - referee_dispatch()
+    assert not missing, f"event kinds no rule of the referee reads: {sorted(missing)}"
+
+
+def test_losing_any_event_kind_is_objected_to(two, logic4, reckless):
+    """Deleting one event of any kind from a clean log (in up to 5 games per kind, each kind
+    taken where real logs hold it) is objected to: a kind the referee reads only when it
+    happens to be there, as the face-down look once was (CL-2.2), fails here."""
+    declared = set(C.dataset_facts({})["event_kinds"])
+    tried = {}
+    for log in (two, logic4, reckless):
+        for gid, evs in log.games.items():
+            assert log.replay(gid, evs) is None, "the clean log must replay clean"
+            for kind in {e.kind for e in evs}:
+                if kind in REDUNDANT or len(tried.get(kind, [])) >= 5:
+                    continue
+                i = next(j for j, e in enumerate(evs) if e.kind == kind)
+                div = log.replay(gid, dropped(evs, i))
+                tried.setdefault(kind, []).append((gid, div))
+    assert set(tried) == declared - set(REDUNDANT), "enlarge the samples: some kind never happens"
+    accepted = {k: gids for k, v in tried.items() if (gids := [g for g, d in v if d is None])}
+    assert not accepted, f"deletions the referee accepted (kind: games): {accepted}"

@@ -174,13 +174,15 @@ def show_named(st, card):
 
 @njit(cache=True)
 def look_face_down(st, seat, room):
-    """CL-2.2: a player in a room holding a face-down card looks at it (privately)."""
+    """CL-2.2: a player in a room holding a face-down card looks at it (privately).  The
+    look is logged the first time the seat looks at that room's card, whatever the seat may
+    have deduced before, so a referee can demand it from the rules alone."""
     c = st[S_ROOMCARD + room]
     if c >= 0:
+        first = not (st[S_LOOKED + seat] >> room) & 1
         st[S_LOOKED + seat] |= 1 << room
-        kb = kbase(seat)
-        if not (st[kb + K_HAS + TABLE] >> c) & 1:
-            add_has(st, kb, TABLE, 1 << c)
+        add_has(st, kbase(seat), TABLE, 1 << c)
+        if first:
             emit(st, seat, EV.LOOK, c, room, -1, -1)
 
 

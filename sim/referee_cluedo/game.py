@@ -53,7 +53,7 @@ class GameReplay:
         self.suggestions = [0] * n
         self.first_room = [-1] * n
         self.moved = [False] * 6  # pawn moved into a room by someone else (CL-T4)
-        self.looked = set()  # (seat, room) face-down cards looked at (CL-2.2)
+        self.looked = {}  # (seat, room) -> turn of the look at that face-down card (CL-2.2)
         # game
         self.turn = 0
         self.cur = 0

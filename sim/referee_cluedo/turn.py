@@ -79,6 +79,7 @@ def _stay(g, p):
     g.check(ctx.may_stay, "CL-T3", _no_stay_reason(g))
     ctx.stayed = True
     _looks(g, p)
+    _look_due(g, p, pos, "staying in the room to suggest")
     suggest(g, p, pos)
 
 
@@ -125,6 +126,7 @@ def _enter(g, p, room):
     g.ctx.entered.add(room)
     _mark_room(g, p)
     _looks(g, p)
+    _look_due(g, p, room, "entering the room on its own turn")
 
 
 def _looks(g, p):
@@ -137,10 +139,32 @@ def _looks(g, p):
         g.check_value("CL-2.2", "looking seat", p, ev.seat)
         g.check_value("CL-2.2", "room of the looking pawn", room, ev.b)
         g.check_value("CL-2.2", "face-down card of the room", g.face_down.get(room), ev.a)
-        g.check((p, room) not in g.looked, "LOG-2", "the player has already looked at this card")
-        g.looked.add((p, room))
+        before = g.looked.get((p, room))
+        if before is not None:
+            fail(
+                "CL-2.2",
+                "a look is logged the first time the player looks at a face-down card; "
+                + ("it already looked at it this turn" if before == g.turn else f"it did on turn {before}"),
+                {"look": None},
+                {"look": ev.a, "room": room},
+            )
+        g.looked[(p, room)] = g.turn
         if room not in g.ctx.entered:
             g.ctx.pending_look = ev
+
+
+def _look_due(g, p, room, how):
+    """CL-2.2: a player entering a room that holds a face-down card (or staying there to
+    suggest) looks at it; the look is logged the first time, right then."""
+    if room in g.face_down and (p, room) not in g.looked:
+        g.current = g.peek()
+        fail(
+            "CL-2.2",
+            f"{how}, the player looks at the face-down card of the {g.data.node_name(room)}; "
+            "the log has no look",
+            {"kind": "look", "a": g.face_down[room], "b": room},
+            {"kind": g.current.kind, "seat": g.current.seat},
+        )
 
 
 def _accuses_next(g, p):
