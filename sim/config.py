@@ -85,9 +85,13 @@ def load_toml(path):
             f"{p}: not UTF-8 text (byte 0x{data[exc.start]:02x} at line {line}); save the config as UTF-8"
         ) from None
     try:
-        return tomllib.loads(text)
+        table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise TomlSyntaxError("toml", str(exc), "valid TOML syntax", source=str(p)) from None
+    if not table:
+        what = "the file is empty" if not text.strip() else "the file sets no keys (only comments)"
+        raise SimError(f"{p}: {what}; a run config sets at least game = 'bloody_inn' or 'cluedo'")
+    return table
 
 
 def load_run_config(config):
@@ -100,6 +104,40 @@ def load_run_config(config):
 
 
 # --- validation helpers ------------------------------------------------------------
+
+
+class SeatCountError(ConfigError):
+    """A ``[[seats]]`` list whose length fits neither one entry for every seat nor one per seat."""
+
+    def _format(self):
+        where = f"{self.source}: " if self.source else ""
+        n, players = self.value
+        return (
+            f"{where}{self.key}: {n} [[seats]] entr{'y' if n == 1 else 'ies'} for {players} players; "
+            f"allowed: {self.allowed}"
+        )
+
+    def with_source(self, source):
+        return self if self.source else SeatCountError(self.key, self.value, self.allowed, source)
+
+
+def check_seat_count(seats, players):
+    """``seats`` (the raw ``[[seats]]`` list) holds one entry (every seat plays it) or one per seat."""
+    if not isinstance(seats, list):
+        raise ConfigError("seats", seats, "a list of [[seats]] tables")
+    if len(seats) not in (1, players):
+        raise SeatCountError(
+            "seats", (len(seats), players), f"1 entry (every seat plays it) or {players} (one per seat)"
+        )
+
+
+def default_seats_note(raw, resolved):
+    """The line a run prints when its config has no ``[[seats]]`` and the game's default lineup
+    plays, e.g. ``no [[seats]]: every seat plays random``; None when the config names its seats."""
+    if not isinstance(raw, dict) or "seats" in raw or not resolved.get("seats"):
+        return None
+    names = sorted({s["strategy"] for s in resolved["seats"]})
+    return f"no [[seats]]: every seat plays {' and '.join(names)} (the game's default lineup)"
 
 
 def check_keys(table, allowed, prefix=""):

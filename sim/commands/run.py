@@ -11,7 +11,15 @@ import typer
 
 from .. import api, backends, registry, runner
 from .. import sweep as sweeps
-from ..config import MAX_GAMES, MAX_SEED, config_id, load_manifest, load_toml, manifest_file
+from ..config import (
+    MAX_GAMES,
+    MAX_SEED,
+    config_id,
+    default_seats_note,
+    load_manifest,
+    load_toml,
+    manifest_file,
+)
 from ..errors import ConfigError, SimError
 from ..progress import Progress, auto_enabled
 
@@ -134,7 +142,8 @@ def run(
     """
     _check_overrides(games, seed)
     manifest_path = manifest_file(config)
-    if manifest_path is None and sweeps.is_sweep(load_toml(config)):
+    raw = load_toml(config) if manifest_path is None else None
+    if manifest_path is None and sweeps.is_sweep(raw):
         raise ConfigError(
             "config",
             str(config),
@@ -175,6 +184,9 @@ def run(
     if json_:
         typer.echo(json.dumps(s))
         return
+    note = default_seats_note(raw, resolved)
+    if note:  # the lineup nobody wrote down, said on the summary's first line
+        typer.echo(note)
     if manifest.get("nothing_to_do"):
         typer.echo(f"{out} is already complete ({s['games']:,} games); nothing to do")
         return
@@ -382,6 +394,9 @@ def validate(
         f"{resolved['games']:,} games, seed {resolved['seed']}, "
         f"config_id {config_id(resolved)}"
     )
+    note = default_seats_note(raw, resolved)
+    if note:
+        typer.echo(note)
 
 
 def _validate_study(target, json_):

@@ -8,7 +8,7 @@ import pyarrow as pa
 
 from kernels.layout_tools import alloc_columns, block_count
 
-from ..config import check_keys, find_data_file, get_bool, get_choice, get_float, get_int
+from ..config import check_keys, check_seat_count, find_data_file, get_bool, get_choice, get_float, get_int
 from ..errors import ConfigError
 from ..registry import Chunk
 from . import bloody_inn_cards as cards
@@ -186,12 +186,7 @@ def _resolve_seats(raw, players, table):
     seats = raw.get("seats", [{"strategy": "random"}])
     if isinstance(seats, dict):
         seats = [seats]
-    if not isinstance(seats, list) or len(seats) not in (1, players):
-        raise ConfigError(
-            "seats",
-            f"{len(seats) if isinstance(seats, list) else seats!r} entries",
-            f"one [[seats]] entry for every seat or exactly {players}",
-        )
+    check_seat_count(seats, players)
     out = []
     for i, s in enumerate(seats):
         prefix = f"seats.{i}."

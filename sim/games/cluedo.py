@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from kernels.cluedo import layout as L  # constants only: importing it compiles nothing
 from kernels.layout_tools import alloc_columns, block_count
-from sim.config import check_keys, data_dir, get_choice, get_float, get_int
+from sim.config import check_keys, check_seat_count, data_dir, get_choice, get_float, get_int
 from sim.errors import ConfigError
 from sim.games.lazy import lazy
 from sim.registry import Chunk
@@ -338,10 +338,7 @@ def resolve(raw):
         raise ConfigError("seats", seats_raw, "a non-empty list of {strategy, params} tables")
     default_n = len(seats_raw) if len(seats_raw) > 1 else 4
     n = get_int(raw, "players", default_n, 2, 6)
-    if len(seats_raw) not in (1, n):
-        raise ConfigError(
-            "seats", f"{len(seats_raw)} entries", f"1 entry (every seat) or {n} entries (one per seat)"
-        )
+    check_seat_count(seats_raw, n)
     lineup = [
         _resolve_seat(e if isinstance(e, dict) else {"strategy": e}, i) for i, e in enumerate(seats_raw)
     ]
