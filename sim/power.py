@@ -50,7 +50,10 @@ def _restrict(raw_seats, players, kind, target):
     return seats
 
 
-def plan(config, *, cards=None, actions=False, games=None, seed=None):
+CHARACTERS = "characters"
+
+
+def plan(config, *, cards=None, actions=False, games=None, seed=None, characters=None):
     """The experiment's points: ``[(arm, resolved config), ...]``, baseline first.
 
     Parameters
@@ -63,6 +66,10 @@ def plan(config, *, cards=None, actions=False, games=None, seed=None):
         One arm per action the game lets a seat be barred from.
     games : int, optional
         Games per arm (rounded up to whole deals, a multiple of the player count).
+    characters : bool, optional
+        Add the ``characters`` arm (a game whose adapter offers it, Cluedo): the same deals
+        with the deal's characters rotated over the seats game by game, nobody restricted, so
+        a character's win share is measured at every seat.  Default: when the game has it.
     """
     raw, source = load_run_config(config)
     base = api.resolve(config, games=games, seed=seed)
@@ -92,12 +99,18 @@ def plan(config, *, cards=None, actions=False, games=None, seed=None):
     arms += [(f"card:{c}", "card", c) for c in parse_cards(cards, allowed["build"])]
     if actions:
         arms += [(f"action:{a}", "action", a) for a in allowed["actions"]]
+    if characters is None:
+        characters = bool(allowed.get("characters"))
+    if characters and allowed.get("characters"):
+        arms.append((CHARACTERS, CHARACTERS, None))
     if len(arms) == 1:
         raise ConfigError("--cards/--actions", "none", "--cards ALL|ids and/or --actions")
     out = []
     for arm, kind, target in arms:
         pt = copy.deepcopy(raw)
-        if kind is not None:
+        if kind == CHARACTERS:
+            pt["rules"] = dict(pt.get("rules") or {}, characters="permute")
+        elif kind is not None:
             pt["seats"] = _restrict(pt["seats"], players, kind, target)
         pt["name"] = f"power/{arm}"
         try:

@@ -104,14 +104,19 @@ def test_sim_power_end_to_end(tmp_path):
     assert "power" in [sec.question for sec in rep.sections]
 
 
-def test_sim_power_of_a_game_without_restricted_play_is_one_line(tmp_path):
+def test_sim_power_of_a_game_without_restricted_play_is_one_line(tmp_path, monkeypatch):
     # the game's adapter says it has no restricted play (restrictions() is None)
+    import fake_adapter
+
+    from sim import registry
+
+    monkeypatch.setitem(registry._ADAPTERS, fake_adapter.NAME, "fake_adapter")
     cfg = tmp_path / "c.toml"
-    cfg.write_text('game = "cluedo"\nplayers = 3\n')
+    cfg.write_text('game = "fakegame"\nplayers = 3\n')
     r = CliRunner().invoke(app, ["power", str(cfg), "--actions", "--out", str(tmp_path / "o")])
     lines = [x for x in r.output.splitlines() if x.strip()]
     assert r.exit_code == 2 and len(lines) == 1, r.output
-    assert "c.toml" in lines[0] and "'cluedo'" in lines[0] and "restricted play" in lines[0]
+    assert "c.toml" in lines[0] and "'fakegame'" in lines[0] and "restricted play" in lines[0]
     assert not (tmp_path / "o").exists()
 
 

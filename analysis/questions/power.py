@@ -1,4 +1,5 @@
-"""Causal power of annexes and actions (The Bloody Inn), from restricted play.
+"""Causal power of annexes and actions (The Bloody Inn; Cluedo's modern elements) and of
+the starting character (Cluedo), from restricted play on duplicate deals.
 
 ``sim power`` plays a baseline and one *arm* per restriction on the same deals: in an arm,
 lineup entry 0 may never build one annex (``card:<id>``) or never take one action
@@ -13,6 +14,13 @@ interval from the per-deal differences.  Beside it stands the *associational lif
 baseline (win share of player-games that built the annex / took the action against those
 that did not, same seat and strategy): the number the ``cards`` question ranks, which mixes
 the card's effect with the positions in which players take it.
+
+The ``characters`` arm (Cluedo) restricts nobody: the same deals are played with the deal's
+characters rotated over the seats game by game (``rules.characters = "permute"``), so every
+character of a deal plays from every seat once.  A character's power is its win share there
+minus the fair share 1/players, with the deal as the unit: the seat order's effect is spread
+evenly over the characters instead of mixed into them, and the seats' own shares in the same
+arm stand beside it.
 
 The dataset is a sweep whose only swept key is ``arm`` (``baseline`` plus the arms).
 """
@@ -32,6 +40,8 @@ from ..stats import holm, paired_diff_interval, paired_diff_p, stratified_lift
 from ..text import join_names
 
 BASELINE = "baseline"
+#: the arm with the characters rotated over the seats (Cluedo)
+CHARACTERS = "characters"
 #: the lift is shown only for annexes / actions taken (and not taken) at least this often
 MIN_TAKERS = 100
 #: the lineup entry that is restricted in the arms
@@ -75,7 +85,7 @@ def paired_power(seats, by, unit):
     Also the unpaired standard error of the same difference (every game taken as an
     independent draw, the pairing ignored), so what the pairing buys can be read off.
     """
-    mine = seats.filter(pl.col("lineup") == RESTRICTED)
+    mine = seats.filter((pl.col("lineup") == RESTRICTED) & (pl.col("arm") != CHARACTERS))
     per_unit = (
         mine.group_by([*by, "arm", unit]).agg(pl.col("win").cast(pl.Float64).mean().alias("w")).collect()
     )
@@ -167,8 +177,11 @@ def associational_lift(seats, by, arms, kinds):
             for c in ACTION_COLUMNS[target]:
                 count = count + pl.col(c).cast(pl.Int64)
             flag = count > count.median().over(strata)
-        if flag is None:  # launder: no seat column records it
-            rows.append({"arm": arm, "lift": None, "lift_lo": None, "lift_hi": None, "takers": None})
+        if flag is None:  # launder (Cluedo's elements): no seat column records it
+            for key, _ in base.group_by(by, maintain_order=True) if by else [((), None)]:
+                key = key if isinstance(key, tuple) else (key,)
+                none = {"lift": None, "lift_lo": None, "lift_hi": None, "takers": None}
+                rows.append({**dict(zip(by, key)), "arm": arm, **none})
             continue
         # per player count (and other grouping keys) separately
         for key, grp in base.group_by(by, maintain_order=True) if by else [((), base)]:
@@ -216,7 +229,7 @@ class CausalPower(Metric):
 
     name = "causal_power"
     title = "Causal power (restricted play) beside the associational lift"
-    needs = ("lineup", "win", "annex_mask")
+    needs = ("lineup", "win")
     note = (
         "power = win share of lineup entry 0 unrestricted - the same entry barred from the "
         "annex (card:) or action (action:), on the same deals; paired 95% interval over deals "
@@ -240,7 +253,8 @@ class CausalPower(Metric):
         if table is None:
             return None
         arms = sorted(set(table["arm"].to_list()))
-        lift = associational_lift(seats, by, arms, annex_kinds(ds.config))
+        has_annex = "annex_mask" in seats.collect_schema().names()
+        lift = associational_lift(seats, by, arms, annex_kinds(ds.config) if has_annex else [])
         schema = {c: pl.Float64 for c in ("lift", "lift_lo", "lift_hi")}
         lift_t = pl.DataFrame(lift, schema_overrides={**schema, "takers": pl.Int64})
         table = table.join(lift_t, on=[*by, "arm"], how="left")
@@ -268,6 +282,88 @@ class CausalPower(Metric):
         )
         out = out.select([*by, *TABLE_COLS])
         return out.sort([*by, "power", "target"], descending=[False] * len(by) + [True, False])
+
+
+@register("power")
+class CharacterPower(Metric):
+    """Win share by character and by seat in the ``characters`` arm, deal-clustered."""
+
+    name = "character_power"
+    title = "Starting character and seat, separated (characters rotated over the seats)"
+    needs = ("character", "win", "deal")
+    note = (
+        "characters arm: each deal is played once per rotation of its characters over the seats, "
+        "so each character of the deal plays every seat once. share = win share; power = share - "
+        "1/players; 95% normal interval with the deal as the unit (a deal's games are dependent). "
+        "kind = character: the character's effect with the seat order spread evenly over it; kind = "
+        "seat: the seat's effect in the same games."
+    )
+
+    def compute(self, seats):
+        by = [c for c in _by(self) if c != "players"]
+        arm = seats.filter(pl.col("arm") == CHARACTERS)
+        out = []
+        for kind, col in (("character", "character"), ("seat", "seat")):
+            per_deal = (
+                arm.group_by([*by, "players", col, "deal"])
+                .agg(pl.col("win").cast(pl.Float64).mean().alias("w"))
+                .group_by([*by, "players", col])
+                .agg(
+                    pl.len().alias("units"),
+                    pl.col("w").mean().alias("share"),
+                    pl.col("w").std().alias("sd"),
+                )
+                .with_columns(
+                    pl.lit(kind).alias("kind"),
+                    pl.col(col).cast(pl.String).alias("target"),
+                    (pl.col("share") - 1.0 / pl.col("players").cast(pl.Float64)).alias("power"),
+                    (pl.col("sd") / pl.col("units").cast(pl.Float64).sqrt()).alias("se"),
+                )
+                .with_columns(
+                    (pl.col("power") - Z95 * pl.col("se")).alias("power_lo"),
+                    (pl.col("power") + Z95 * pl.col("se")).alias("power_hi"),
+                )
+                .select([*by, "players", "kind", "target", "units", "share", "power", "power_lo", "power_hi"])
+                .collect()
+            )
+            out.append(per_deal)
+        table = pl.concat(out)
+        if table.is_empty():
+            return None
+        return table.sort([*by, "players", "kind", "power"], descending=[False] * (len(by) + 2) + [True])
+
+
+def character_headlines(results):
+    t = results.get("character_power")
+    if t is None or t.is_empty():
+        return []
+    out = []
+    by = [
+        c for c in t.columns if c not in ("kind", "target", "units", "share", "power", "power_lo", "power_hi")
+    ]
+    for key, grp in t.group_by(by, maintain_order=True):
+        cell = ", ".join(f"{k} = {v}" for k, v in zip(by, key if isinstance(key, tuple) else (key,)))
+        for kind, label in (("character", "starting character"), ("seat", "seat order")):
+            g = grp.filter(pl.col("kind") == kind).sort("power", descending=True)
+            if g.is_empty():
+                continue
+            rows = g.to_dicts()
+            pos = [r["target"] for r in rows if r["power_lo"] > 0]
+            neg = [r["target"] for r in rows if r["power_hi"] < 0]
+            top, low = rows[0], rows[-1]
+            verdict = (
+                f"above the fair share: {', '.join(pos)}; below: {', '.join(neg) or 'none'}"
+                if pos or neg
+                else "no character/seat is clear of the fair share"
+            )
+            out.append(
+                f"{cell}: {label} with the characters rotated over the seats "
+                f"(paired over {int(g['units'].min()):,} deals): best {top['target']} "
+                f"{_pts(top['power'])} {_iv(top['power_lo'], top['power_hi'])}, worst {low['target']} "
+                f"{_pts(low['power'])} {_iv(low['power_lo'], low['power_hi'])}; {verdict}"
+                + (" (seat order separated out)." if kind == "character" else ".")
+            )
+    return out
 
 
 def _pts(x):
@@ -347,11 +443,16 @@ def _power_sentence(rows, label, units):
 
 
 def headlines(ds, results):
+    return _restriction_headlines(ds, results) + character_headlines(results)
+
+
+def _restriction_headlines(ds, results):
     t = results.get("causal_power")
     if t is None or t.is_empty():
         return []
     # an annex arm reads by its annex's name (the card table as played), an action by its own
-    annex = {k["id"]: k["annex"] for k in annex_kinds(ds.config)}
+    has_cards = (t["kind"] == "card").any()  # Cluedo has no annexes (its facts' cards are ids)
+    annex = {k["id"]: k["annex"] for k in annex_kinds(ds.config)} if has_cards else {}
     t = t.with_columns(
         pl.when(pl.col("kind") == "card")
         .then(pl.col("target").replace_strict(annex, default=pl.col("target")))

@@ -56,9 +56,14 @@ from .layout import (
     N_HOLDERS,
     N_PARAMS,
     PARAM_SCALE,
+    R_CLUE,
+    R_GAMBLE,
+    R_OWN,
+    R_PASSAGE,
     S_ACTIVE,
     S_AGENT,
     S_CHAR,
+    S_FORBID,
     S_HSIZE,
     S_LOOKED,
     S_MOVE_STEPS,
@@ -98,6 +103,12 @@ PASSAGE = 2  # + destination room
 
 SOLVER_BUDGET = 4000
 PR_VER = 21  # S_PROB slots: 0..20 envelope ppm per card, 21 knowledge version, 22 best, 23 ppm
+
+
+@njit(cache=True, inline="always")
+def _forbids(st, seat, bit):
+    """Restricted play (sim power): the seat never makes the choice ``bit`` (layout.R_*)."""
+    return (st[S_FORBID + seat] & bit) != 0
 
 
 @njit(cache=True, inline="always")
@@ -306,6 +317,8 @@ def wants_accuse(st, seat):
     t = certain_triple(st, seat)
     if t >= 0:
         return t
+    if _forbids(st, seat, R_GAMBLE):
+        return -1  # restricted: accuses at its first certainty, never on a probability
     if st[S_AGENT + seat] == AGENT.PROB:
         pb = S_PROB + seat * 24
         if st[pb + 22] >= 0 and st[pb + 23] >= param(st, seat, P_RISK):
@@ -398,6 +411,8 @@ def start_action(st, tb, seat, pos, may_stay):
     if st[S_STALE + seat]:
         may_stay = False  # the last suggestion taught nothing: go elsewhere,
         passages = 0  # on foot (no passage ping-pong)
+    if _forbids(st, seat, R_PASSAGE):
+        passages = 0
     if may_stay and (useful >> pos) & 1:
         return STAY
     if passages & useful:
@@ -430,7 +445,7 @@ def choose_target(st, tb, seat, pos):
 @njit(cache=True)
 def wants_clue(st, tb, seat, target, total):
     """Loupe (CL-T2): use it for a clue card unless that step is needed to reach the target."""
-    if param(st, seat, P_LOUPE) <= 0:
+    if param(st, seat, P_LOUPE) <= 0 or _forbids(st, seat, R_CLUE):
         return False
     d = reached_steps(st, target)
     return not (d == total)
@@ -440,7 +455,7 @@ def wants_clue(st, tb, seat, target, total):
 def wants_clue_staying(st, seat):
     """Loupe of a player who stays or takes a passage (``roll_every_turn``): no step is
     needed, so it draws a clue card whenever it uses loupes at all."""
-    return param(st, seat, P_LOUPE) > 0
+    return param(st, seat, P_LOUPE) > 0 and not _forbids(st, seat, R_CLUE)
 
 
 @njit(cache=True)
@@ -531,7 +546,36 @@ def _exact_square(st, tb, pos, target, nq):
 
 
 @njit(sig(ST, I, I), cache=True)
+def _pick_not_own(st, seat, cat):
+    """Restricted (never names an own card, CL-T5): the card of ``cat`` as ``_pick`` would
+    choose it among the cards the seat does not hold (a settled category: its envelope card)."""
+    mine = st[S_TRUE + seat] & cat
+    cand = candidates(st, seat) & cat & ~mine
+    if cand == 0:
+        cand = cat & ~mine
+    if cand & (cand - 1) == 0:
+        return low_card(cand)
+    info = _refutable(st, seat, cand)
+    if info:
+        cand = info
+    if st[S_AGENT + seat] == AGENT.PROB and st[S_PROB + seat * 24 + 22] >= 0:
+        best = -1
+        bv = -1
+        for c in range(21):
+            if (cand >> c) & 1:
+                p = _env_prob(st, seat, c)
+                v = p * (1_000_000 - p)
+                if v > bv:
+                    bv = v
+                    best = c
+        return best
+    return random_card(st, cand)
+
+
+@njit(sig(ST, I, I), cache=True)
 def _pick(st, seat, cat):
+    if _forbids(st, seat, R_OWN):
+        return _pick_not_own(st, seat, cat)
     cand = candidates(st, seat) & cat
     if cand == 0:
         cand = cat

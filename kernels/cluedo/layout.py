@@ -47,6 +47,7 @@ N_PARAMS = 8  # float parameters per strategy (stored x PARAM_SCALE)
 PARAM_SCALE = 1_000_000
 MAX_CLAUSES = 48  # "holds at least one of" facts kept per player
 EV_COLS = 8  # event row: seq, turn, seat, kind, a, b, c, d
+SLOG_MAX = 256  # public suggestion log (search rollouts rebuild opponents' knowledge from it)
 EV_BUF = 128  # events buffered per turn (setup: weapons, envelope, deal, up to 64 clue cards)
 
 
@@ -56,6 +57,7 @@ class Agent(NamedTuple):
     NAIVE: int = 0
     LOGIC: int = 1
     PROB: int = 2
+    SEARCH: int = 3
 
 
 AGENT = Agent()
@@ -195,8 +197,21 @@ X_A = _a(N_HOLDERS)  # solver: cards assigned to each holder
 X_REM = _a(N_HOLDERS)  # solver: free places of each holder
 X_CNT = _a(324)  # prob agent: weight of each envelope triple (ppm-scaled)
 X_W = _a(N_CARDS)
+# restricted play (sim power) and the search player (kernels/cluedo/search.py)
+S_FORBID = _a(6)  # seat -> restriction bits (R_*): choices the seat never makes
+S_SDEC = _a()  # search decisions taken so far in this game (keys their random streams)
+S_SACC = _a(6)  # search seat: triple decided before its turn (-1 none)
+S_NSLOG = _a()  # suggestions logged
+S_SLOG = _a(SLOG_MAX)  # public suggestion log: suggester | mask << 3 | (refuter + 1) << 24
 S_EVB = _a(EV_BUF * EV_COLS)
 STATE_SIZE = _a.n
+
+# restriction bits (sim power): a seat with the bit set never makes that choice
+R_CLUE = 1  # never uses a loupe to draw a clue card (CL-T2)
+R_PASSAGE = 2  # never takes a secret passage (CL-T3, CL-K7)
+R_OWN = 4  # never names one of its own cards in a suggestion (CL-T5)
+R_GAMBLE = 8  # accuses only when certain: at its first certainty, never on a probability (CL-T6)
+ROTATE_DUPLICATE = 2  # T_ROTATE of rotate = "duplicate": the games of a deal share its stream
 
 # --- per-run tables ``tb`` ------------------------------------------------------------
 _t = Alloc()
@@ -226,6 +241,9 @@ T_LAGENT = _t(6)
 T_LPARAM = _t(6 * N_PARAMS)
 T_ADJ = _t(MAX_NODES * MAX_DEGREE)
 T_SDIST = _t(9 * MAX_NODES)  # static walking distance from each room to each node
+T_LFORBID = _t(6)  # lineup entry -> restriction bits (R_*)
+T_XSTEP = _t(6)  # what-if: extra steps each character's walk gets (rules.extra_steps)
+T_PERMUTE = _t()  # 1 characters = "permute": the deal's characters rotate over the seats
 TABLE_SIZE = _t.n
 
 

@@ -28,6 +28,7 @@ from .layout import (
     N_CARDS,
     N_HOLDERS,
     N_PARAMS,
+    ROTATE_DUPLICATE,
     S_ACCUSED,
     S_ACTIVE,
     S_AGENT,
@@ -40,6 +41,7 @@ from .layout import (
     S_EVB,
     S_EVSEQ,
     S_FIRST_ROOM,
+    S_FORBID,
     S_GAME,
     S_HSIZE,
     S_LINEUP,
@@ -49,6 +51,7 @@ from .layout import (
     S_N,
     S_NEV,
     S_NPILE,
+    S_NSLOG,
     S_NSUGG,
     S_NWRONG,
     S_OVER,
@@ -61,8 +64,10 @@ from .layout import (
     S_RNG,
     S_ROOMCARD,
     S_ROUNDS,
+    S_SACC,
     S_SEATOF,
     S_SHOWN,
+    S_SLOG,
     S_STALE,
     S_TRUE,
     S_TTAKEN,
@@ -71,6 +76,7 @@ from .layout import (
     S_WINNER,
     S_WRONG,
     S_WROOM,
+    SLOG_MAX,
     T_CHARS,
     T_CHARS_RANDOM,
     T_CLUE,
@@ -79,17 +85,20 @@ from .layout import (
     T_DICE,
     T_FIRST_CLASSIC,
     T_LAGENT,
+    T_LFORBID,
     T_LOUPE_DICE,
     T_LPARAM,
     T_NCLUE,
     T_NLINEUP,
     T_PASS,
+    T_PERMUTE,
     T_ROLL_ALWAYS,
     T_ROTATE,
     T_SEED,
     T_START,
     T_STAY,
     T_TWO_RANDOM,
+    T_XSTEP,
     TABLE,
 )
 
@@ -251,6 +260,7 @@ def resolve_suggestion(st, seat, s, w, room):
             card = agents.choose_show(st, j, seat, match)
             break
     emit(st, seat, EV.SUGGEST, s, w, r, refuter)
+    _log_suggestion(st, seat, m, refuter)
     # who could not refute: everyone sees it
     last = n if refuter < 0 else (refuter - seat) % n
     for k in range(1, last):
@@ -264,6 +274,16 @@ def resolve_suggestion(st, seat, s, w, room):
             if p != seat and p != refuter and _smart(st, p):
                 add_clause(st, kbase(p), refuter, m)
     st[S_STALE + seat] = 1 if st[kbase(seat) + K_VER] == ver else 0
+
+
+@njit(cache=True)
+def _log_suggestion(st, seat, m, refuter):
+    """Keep the public part of a suggestion (who asked, the three cards, who showed): the
+    search player's rollouts rebuild each opponent's knowledge from it."""
+    i = st[S_NSLOG]
+    if i < SLOG_MAX:
+        st[S_SLOG + i] = seat | (m << 3) | ((refuter + 1) << 24)
+        st[S_NSLOG] = i + 1
 
 
 # --- clue cards (CL-K) -------------------------------------------------------------------
@@ -488,7 +508,7 @@ def _walk(st, tb, seat, pos):
     d1 = r // 64
     d2 = (r // 4) % 16
     loupes = r % 4
-    total = d1 + d2
+    total = d1 + d2 + tb[T_XSTEP + ch]  # what-if rules.extra_steps (0 by the rules)
     target = agents.choose_target(st, tb, seat, pos)
     nq = reach(st, tb, pos, total)  # rooms within the roll: enough to decide on the loupe
     draw = _may_draw(st, tb, loupes) and agents.wants_clue(st, tb, seat, target, total)
@@ -530,7 +550,10 @@ def setup(st, tb, game_id, n, rec):
     for i in range(st.shape[0]):
         st[i] = 0
     st[S_REC] = rec
-    st[S_RNG] = stream_key(tb[T_SEED], game_id)
+    # duplicate deals: the games of one deal (one per rotation of the lineup) share the
+    # stream, so the characters, the deal and the first dice are the same in each
+    dup = tb[T_ROTATE] == ROTATE_DUPLICATE
+    st[S_RNG] = stream_key(tb[T_SEED], game_id // n if dup else game_id)
     st[S_GAME] = game_id
     st[S_N] = n
     st[S_WINNER] = -1
@@ -557,6 +580,8 @@ def setup(st, tb, game_id, n, rec):
                 st[S_CHAR + j] = st[S_CHAR + j - 1]
                 j -= 1
             st[S_CHAR + j] = v
+    if tb[T_PERMUTE]:  # characters = "permute": game k of the deal rotates them by k seats
+        _rotate_characters(st, n, game_id % n)
     for i in range(n, 6):
         st[S_CHAR + i] = -1
     for i in range(n):
@@ -570,6 +595,8 @@ def setup(st, tb, game_id, n, rec):
             st[S_PARAM + i * N_PARAMS + k] = tb[T_LPARAM + e * N_PARAMS + k]
         st[S_ACTIVE + i] = 1
         st[S_FIRST_ROOM + i] = -1
+        st[S_FORBID + i] = tb[T_LFORBID + e]
+        st[S_SACC + i] = -1
     # pawns on their start squares, played or not (CL-S1)
     for c in range(6):
         st[S_POS + c] = tb[T_START + c]
@@ -659,6 +686,17 @@ def setup(st, tb, game_id, n, rec):
         emit(st, -1, EV.PILE, st[S_DECK + i] + 1, i, -1, -1)
     for p in range(n):
         kn_init(st, kbase(p), p, n, n == 2)
+
+
+@njit(cache=True)
+def _rotate_characters(st, n, k):
+    """Seat ``i`` takes the character of seat ``(i + k) mod n`` (``S_SEATOF`` as scratch:
+    it is filled right after)."""
+    for i in range(n):
+        st[S_SEATOF + i] = st[S_CHAR + (i + k) % n]
+    for i in range(n):
+        st[S_CHAR + i] = st[S_SEATOF + i]
+        st[S_SEATOF + i] = -1
 
 
 @njit(cache=True)

@@ -86,6 +86,7 @@ RULE_KEYS = (
     "characters",
     "roll_every_turn",
     "move_steps",
+    "extra_steps",
 )
 RULE_DEFAULTS = {
     "loupe_dice": 2,
@@ -296,7 +297,12 @@ def _resolve_rules(raw, n):
     }
     suspects = load_board().suspects
     chars = rules.get("characters", "random")  # CL-S3
-    if chars != "random":
+    if chars == "permute":  # the deal's random characters rotate over the seats game by game
+        if raw.get("rotate") != "duplicate":
+            raise ConfigError(
+                p + "characters", chars, '"permute" only with rotate = "duplicate" (it rotates within a deal)'
+            )
+    elif chars != "random":
         if (
             not isinstance(chars, list)
             or len(chars) != n
@@ -306,16 +312,55 @@ def _resolve_rules(raw, n):
             raise ConfigError(
                 p + "characters",
                 chars,
-                f"'random' or a list of {n} distinct suspects from " + ", ".join(suspects),
+                f"'random', 'permute' or a list of {n} distinct suspects from " + ", ".join(suspects),
             )
         chars = list(chars)
     out["characters"] = chars
+    extra = _resolve_extra_steps(rules.get("extra_steps", {}), suspects, p + "extra_steps")
+    if extra:  # absent = the rules (no extra step), so rule-true configs keep their config_id
+        out["extra_steps"] = extra
     return out
+
+
+def _resolve_extra_steps(value, suspects, key):
+    """What-if ``extra_steps = { plum = 1 }``: steps added to a character's every walk (not a
+    rule of the game: a handicap to measure what movement is worth, 0 by the rules)."""
+    if not isinstance(value, dict):
+        raise ConfigError(key, value, "a table of suspect = extra steps (0 to 12)")
+    check_keys(value, suspects, key + ".")
+    out = {}
+    for c in suspects:
+        if c in value:
+            v = get_int(value, c, 0, 0, 12, key + ".")
+            if v:
+                out[c] = v
+    return out
+
+
+#: restricted play (``sim power``): seat ``restrict = { actions = [...] }`` -> kernel bit
+RESTRICT_BIT = {
+    "clue_cards": L.R_CLUE,  # never uses a loupe for a clue card (CL-T2)
+    "passage": L.R_PASSAGE,  # never takes a secret passage (CL-T3)
+    "own_cards": L.R_OWN,  # never names its own suspect or weapon card in a suggestion (CL-T5)
+    "gamble": L.R_GAMBLE,  # accuses at its first certainty, never on a probability (CL-T6)
+}
+RESTRICT_ACTIONS = tuple(RESTRICT_BIT)
+
+
+def _resolve_restrict(value, prefix):
+    """``restrict = { actions = [...] }`` of one seat -> sorted list of actions."""
+    if not isinstance(value, dict):
+        raise ConfigError(prefix.rstrip("."), value, "a table { actions = [...] }")
+    check_keys(value, ("actions",), prefix)
+    acts = value.get("actions", [])
+    if not isinstance(acts, list) or any(a not in RESTRICT_ACTIONS for a in acts):
+        raise ConfigError(prefix + "actions", acts, "a list of " + ", ".join(RESTRICT_ACTIONS))
+    return sorted(set(acts))
 
 
 def _resolve_seat(entry, i):
     p = f"seats.{i}."
-    check_keys(entry, ("strategy", "params"), p)
+    check_keys(entry, ("strategy", "params", "restrict"), p)
     name = get_choice(entry, "strategy", None, tuple(STRATEGIES), p)
     defaults = STRATEGIES[name][2]
     given = entry.get("params", {})
@@ -324,7 +369,11 @@ def _resolve_seat(entry, i):
     for k, d in defaults.items():
         lo, hi = PARAM_RANGES[k]
         params[k] = get_float(given, k, d, lo, hi, p + "params.")
-    return {"strategy": name, "params": params}
+    out = {"strategy": name, "params": params}
+    acts = _resolve_restrict(entry.get("restrict", {}), p + "restrict.")
+    if acts:  # absent = unrestricted, so unrestricted configs keep their config_id
+        out["restrict"] = {"actions": acts}
+    return out
 
 
 def resolve(raw):
@@ -367,7 +416,8 @@ def build_tables(resolved, seed=None):
     tb[L.T_NNODES] = b.n_nodes
     tb[L.T_NPLAYERS] = n
     tb[L.T_SEED] = resolved.get("seed", 0) if seed is None else seed
-    tb[L.T_ROTATE] = 1 if resolved.get("rotate", True) else 0
+    rotate = resolved.get("rotate", True)
+    tb[L.T_ROTATE] = L.ROTATE_DUPLICATE if rotate == "duplicate" else (1 if rotate else 0)
     tb[L.T_NLINEUP] = len(resolved["seats"])
     tb[L.T_LOUPE_DICE] = min(r["loupe_dice"], r["dice"])
     tb[L.T_DICE] = r["dice"]
@@ -378,8 +428,9 @@ def build_tables(resolved, seed=None):
     tb[L.T_MAX_TURNS] = r["max_turns"]
     tb[L.T_ROLL_ALWAYS] = 1 if r["roll_every_turn"] == "yes" else 0
     tb[L.T_EXACT] = 1 if r["move_steps"] == "exact" else 0
-    if r["characters"] == "random":
+    if r["characters"] in ("random", "permute"):
         tb[L.T_CHARS_RANDOM] = 1
+        tb[L.T_PERMUTE] = 1 if r["characters"] == "permute" else 0
     else:
         for i, c in enumerate(r["characters"]):
             tb[L.T_CHARS + i] = b.suspects.index(c)
@@ -390,8 +441,12 @@ def build_tables(resolved, seed=None):
     for i, (eff, target) in enumerate(b.clue):
         tb[L.T_CLUE + 2 * i] = eff
         tb[L.T_CLUE + 2 * i + 1] = target
+    for c, v in r.get("extra_steps", {}).items():
+        tb[L.T_XSTEP + b.suspects.index(c)] = v
     for e, seat in enumerate(resolved["seats"]):
         tb[L.T_LAGENT + e] = STRATEGIES[seat["strategy"]][0]
+        for a in seat.get("restrict", {}).get("actions", []):
+            tb[L.T_LFORBID + e] |= RESTRICT_BIT[a]
         for k, v in seat["params"].items():
             tb[L.T_LPARAM + e * L.N_PARAMS + PARAM_SLOTS[k]] = int(round(v * L.PARAM_SCALE))
     tb[L.T_ADJ : L.T_ADJ + L.MAX_NODES * L.MAX_DEGREE] = b.adj.ravel()
@@ -452,6 +507,14 @@ def _agent_label(seat):
     return seat["strategy"] + (f"({','.join(diff)})" if diff else "")
 
 
+def _deal_column(resolved, start, count):
+    """``deal`` of duplicate deals: the games of one deal share its stream (characters, deal,
+    first dice); one game per rotation of the lineup."""
+    if resolved.get("rotate") != "duplicate":
+        return {}
+    return {"deal": np.arange(start, start + count, dtype=np.int64) // resolved["players"]}
+
+
 def simulate_chunk(resolved, start, count, *, events=False):
     """Play games ``start..start+count-1``; Arrow tables without ``config_id``."""
     b = load_board()
@@ -473,6 +536,7 @@ def simulate_chunk(resolved, start, count, *, events=False):
             "n_winners": g["n_winners"],
             "truncated": g["truncated"],
             "winners": winners,
+            **_deal_column(resolved, start, count),
             "solution_suspect": _names(b.suspects, g["solution_suspect"]),
             "solution_weapon": _names(b.weapons, g["solution_weapon"]),
             "solution_room": _names(b.rooms, g["solution_room"]),
@@ -526,6 +590,7 @@ COLUMNS = {
         "winner": "seat that accused right, -1 if nobody did",
         "n_winners": "1 if someone won, else 0",
         "winners": "bit p set: seat p is among the winners",
+        "deal": 'the deal (rotate = "duplicate" only): its games share characters, cards and first dice',
         "truncated": "1 if the game hit rules.max_turns (CL-V7)",
         "solution_suspect": "suspect in the envelope (card id)",
         "solution_weapon": "weapon in the envelope (card id)",
@@ -594,6 +659,7 @@ def dataset_facts(resolved):
 
 class _Adapter:
     name = "cluedo"
+    duplicate_deals = True  # rotate = "duplicate" (kernels/cluedo/rules.py setup)
     title = "Cluedo (modern edition: loupe dice, 29 clue cards, 2-player mode)"
     min_players = 2
     max_players = 6
@@ -612,10 +678,12 @@ class _Adapter:
         return referee_cluedo
 
     def analyses(self):
-        return ("characters",)
+        return ("characters", "power")
 
     def restrictions(self, resolved):
-        return None  # no restricted play yet
+        # no annexes to bar; the modern edition's elements as actions, and the characters
+        # permuted over the seats on the same deals (sim power's character arm)
+        return {"actions": list(RESTRICT_ACTIONS), "build": [], "characters": True}
 
 
 ADAPTER = _Adapter()
