@@ -36,7 +36,7 @@ import tomllib
 from ..dataset import manifest_config
 from ..game_facts import annex_kinds
 from ..metrics import Metric, asked_by_game, question, register
-from ..stats import holm, paired_diff_interval, paired_diff_p, stratified_lift
+from ..stats import Z95, holm, paired_diff_interval, paired_diff_p, stratified_lift
 from ..text import join_names
 
 BASELINE = "baseline"
