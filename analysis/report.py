@@ -117,7 +117,8 @@ def report_for_dir(path, questions=DEFAULT_QUESTIONS, title=None):
     ds = open_dataset(path)
     label = Path(path).resolve().name
     kind = "sweep" if ds.kind == "sweep" else "run"
-    cfg = manifest_config(next(iter(ds.manifests.values()))) if ds.manifests else {}
+    # a run is named by its config; a sweep's points carry point names, so its folder names it
+    cfg = manifest_config(next(iter(ds.manifests.values()))) if ds.manifests and kind == "run" else {}
     name = cfg.get("name") or label
     title = title or f"Balance report: {name}"
     desc = cfg.get("description") or ""
