@@ -111,11 +111,14 @@ class LocalPlayer:
         return [bm.play_block(spec, cand, exp, start, count, seed) for cand, exp, start, count, seed in tasks]
 
 
-def _ray_block(spec, cand, exp, start, count, seed):
+def _ray_block(spec, cand, exp, start, count, seed, adapters):
     import numba
 
+    from . import registry
     from .backends.ray import code_fingerprint
 
+    for name, module in adapters.items():  # games the driver registered at run time
+        registry._ADAPTERS.setdefault(name, module)
     numba.set_num_threads(1)
     return bm.play_block(spec, cand, tuple(exp), start, count, seed), code_fingerprint(spec.game)
 
@@ -138,8 +141,11 @@ class RayPlayer:
     def play(self, spec, tasks):
         if self.code is None:
             self.code = self.fingerprint(spec.game)
+        from . import registry
+
         spec_ref = self.ray.put(spec)
-        refs = [self.remote.remote(spec_ref, c, e, s, n, seed) for c, e, s, n, seed in tasks]
+        adapters = {spec.game: registry._ADAPTERS[spec.game]}
+        refs = [self.remote.remote(spec_ref, c, e, s, n, seed, adapters) for c, e, s, n, seed in tasks]
         out = []
         for stats, code in self.ray.get(refs):
             if code != self.code:

@@ -235,3 +235,24 @@ def test_cli_writes_the_dataset_and_resumes(tmp_path):
     )
     assert res2.exit_code == 0, res2.output
     assert json.loads(res2.output)["front"] == summ["front"]
+
+
+def test_ray_backend_gives_the_local_front(tmp_path, monkeypatch):
+    """Candidates' blocks as Ray tasks on a local Ray instance: the same front and
+    confirmation as the local backend."""
+    pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[test,ray]'")
+    import os
+
+    from sim.backends import ray as ray_backend
+
+    tests_dir = os.path.dirname(__file__)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([tests_dir, os.environ.get("PYTHONPATH", "")]))
+    spec = parse_spec(
+        spec_dict(search={"seed": 4, "batch": 4, "budget_games": 60_000}, confirm={"games": 5000})
+    )
+    local = bal.Search(spec, progress=False).run()
+    try:
+        remote = bal.Search(spec, progress=False, player=bal.RayPlayer()).run()
+    finally:
+        ray_backend.shutdown()
+    assert _front(remote) == _front(local)
