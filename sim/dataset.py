@@ -134,18 +134,23 @@ def manifest_path(out):
     return Path(out) / MANIFEST
 
 
-def read_manifest(out):
-    """The manifest dict of the dataset at ``out``, or ``None`` if there is none."""
+def read_manifest(out, *, writing=False):
+    """The manifest dict of the dataset at ``out``, or ``None`` if there is none.
+
+    ``writing``: the caller is about to write a dataset there, so a broken manifest's message
+    may suggest ``--force`` (the readers, ``analyse``, ``report`` and ``replay``, have no such option).
+    """
     p = manifest_path(out)
     if not p.is_file():
         return None
+    hint = "; use --force to overwrite the dataset" if writing else ""
     try:
         with p.open(encoding="utf-8") as fh:
             m = json.load(fh)
     except (OSError, ValueError) as exc:  # ValueError: JSON or UTF-8 decoding
-        raise SimError(f"{p}: unreadable manifest ({exc}); use --force to overwrite the dataset") from None
+        raise SimError(f"{p}: unreadable manifest ({exc}){hint}") from None
     if not isinstance(m, dict) or m.get("format") != FORMAT:
-        raise SimError(f"{p}: not a {FORMAT} manifest; use --force to overwrite")
+        raise SimError(f"{p}: not a {FORMAT} manifest{hint}")
     return m
 
 

@@ -275,7 +275,7 @@ def _open_existing(out, resolved, events, chunk_games, resume, force):
     if force:
         dataset.clear_dataset(out)
         return None
-    existing = dataset.read_manifest(out)
+    existing = dataset.read_manifest(out, writing=True)
     if existing is None:
         if resume:
             # No manifest was ever written: nothing of it was recorded, so nothing to keep.

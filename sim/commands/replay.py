@@ -29,6 +29,25 @@ def _datasets(directory):
     return found
 
 
+def _warnings(path, manifest):
+    """What ``analyse`` and ``report`` warn about too: chunk files the manifest does not list (never
+    replayed) and a dataset that is not complete (only its finished games are replayed)."""
+    from ..dataset import effective_status, unlisted_files
+
+    out = []
+    status = effective_status(path, manifest)
+    if status is not None and status != "complete":
+        out.append(
+            f"dataset {path} is {status}, not complete: only its {manifest.get('games_done', 0):,} "
+            f"finished games of {manifest.get('games', 0):,} are replayed"
+        )
+    extra = unlisted_files(path, manifest)
+    if extra:
+        more = ", ..." if len(extra) > 1 else ""
+        out.append(f"{path}: {len(extra)} chunk file(s) not in its manifest were ignored ({extra[0]}{more})")
+    return out
+
+
 def _referee(path, manifest):
     """The referee of the dataset's game, from its adapter (``replay_dataset`` and
     ``ReplayReport``); one-line error for a game without one."""
@@ -78,6 +97,9 @@ def replay(
     if show < 0:
         raise ConfigError("--show", show, "0 or more")
     found = _datasets(directory)
+    for path, manifest in found:
+        for line in _warnings(path, manifest):
+            typer.echo(f"warning: {line}", err=True)
     referees = [_referee(path, manifest) for path, manifest in found]
     bar = Progress(enabled=auto_enabled() if progress is None else progress)
     for _, manifest in found:
