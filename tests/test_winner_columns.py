@@ -49,3 +49,28 @@ def test_synthetic_tables_follow_the_contract():
         3,
     )
     assert shared > 100
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_bloody_inn_winners_follow_scores_and_the_tie_break(players):
+    """The winners rebuilt from the seats' cash, cheques and burials by the rules alone (BI-G3:
+    score = cash + 10 x cheques, highest wins; a tie goes to the tied player who buried more
+    (BI-V9 default ``buried_by_player``); a remaining tie is shared), not from the kernel's own
+    winner bookkeeping."""
+    res = simulate(
+        {"game": "bloody_inn", "players": players, "seats": [{"strategy": "random"}]}, games=1200, seed=5
+    )
+    s = {
+        c: res.seats.column(c).to_numpy().reshape(-1, players) for c in ("cash", "cheques", "buried", "score")
+    }
+    g = {c: res.games.column(c).to_numpy() for c in ("winners", "truncated")}
+    score = s["cash"] + 10 * s["cheques"]
+    assert (score == s["score"]).all()  # BI-G3
+    best = score == score.max(axis=1, keepdims=True)
+    buried = np.where(best, s["buried"], -1)
+    won = best & (buried == buried.max(axis=1, keepdims=True))
+    bits = (won * (1 << np.arange(players))).sum(axis=1)
+    played = g["truncated"] == 0
+    assert played.sum() > 1000
+    assert (g["winners"][played] == bits[played]).all()
+    assert (best.sum(axis=1) > won.sum(axis=1)).any()  # the tie-break decided some games
