@@ -13,6 +13,7 @@ import hashlib
 import html
 import json
 import subprocess
+import textwrap
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -412,7 +413,10 @@ def render_markdown(report: Report, plot_dir: str):
         o += ["> **Warnings**", ">"] + [f"> - {w}" for w in report.warnings] + [""]
     verdicts = verdict_block(report.sections, SCOPES)
     if verdicts:
-        o += ["## Verdicts", ""] + [f"- **{v.title}**: {v.sentence}" for v in verdicts] + [""]
+        o += ["## Verdicts", ""]
+        for v in verdicts:  # wrapped: readable as plain text
+            o += textwrap.wrap(f"- **{v.title}**: {v.sentence}", 100, subsequent_indent="  ")
+        o.append("")
     o += ["## Answers", ""]
     for sec in report.sections:
         if not sec.headlines:
