@@ -45,14 +45,14 @@ def resolve(config, *, games=None, seed=None):
     """
     manifest = manifest_file(config)
     if manifest is not None:  # a dataset's manifest: play that dataset again
-        return resolve_manifest(manifest, list(registry._ADAPTERS), _resolve_default, games=games, seed=seed)
+        return resolve_manifest(manifest, registry.game_names(), _resolve_default, games=games, seed=seed)
     raw, source = load_run_config(config)
     if games is not None:
         raw["games"] = games
     if seed is not None:
         raw["seed"] = seed
     try:
-        name, common = resolve_common(raw, list(registry._ADAPTERS))
+        name, common = resolve_common(raw, registry.game_names())
         adapter = registry.get_adapter(name)
         resolved = adapter.resolve(raw)
         resolved.update(common)
