@@ -47,7 +47,7 @@ COMPRESSION = "zstd"
 #: ``game_id`` rises game after game (by one in ``games``, in runs in ``seats`` and ``events``)
 #: and the events' ``seq`` within a game: delta encoding stores them in a few bits a row,
 #: where a dictionary of a chunk's 100,000 distinct ids took the most write time of any
-#: column and a fifth of the seats file (issue 17).
+#: column and a fifth of the seats file.
 DELTA_COLUMNS = ("game_id", "seq")
 #: Min/max statistics are written for ``game_id`` only: every chunk file spans every seat,
 #: strategy and value range, so no other column's min/max can let a reader skip a file, and

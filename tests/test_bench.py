@@ -136,7 +136,7 @@ def test_startup_counts_a_cold_compile(result):
 
 
 def test_startup_reports_compile_seconds_and_a_warm_cache_hit(result):
-    """Issue 17: the cold compile of the game's kernels read from numba's compile events."""
+    """The cold compile of the game's kernels read from numba's compile events."""
     (s,) = result["startup"]
     # the cold run (empty cache) compiled: seconds spent, and every kernel version in the
     # cache was compiled by it or by its helper process (both compile a few shared leaves);
@@ -214,7 +214,7 @@ def test_bad_options_are_one_line(tmp_path, args, fragment):
 
 
 def test_speedup_target_is_stricter_for_long_games():
-    # issue 17: games longer than 10 CPU us need 1.85 on 2 threads; shorter ones 1.8
+    # games longer than 10 CPU us need 1.85 on 2 threads; shorter ones 1.8
     long_row = {
         "threads": 2,
         "speedup": 1.82,
