@@ -21,6 +21,7 @@ digests after an intended change of the rows (and say why in the commit)::
 
     PYTHONPATH=. python tests/golden_rows.py            # rewrites tests/golden/rows.json
     PYTHONPATH=. python tests/golden_rows.py --check    # compares, prints what differs
+    PYTHONPATH=. python tests/golden_rows.py --add      # plays and records new cases only
 """
 
 from __future__ import annotations
@@ -214,19 +215,27 @@ def play(resolved):
     return {t: table_digest(getattr(chunk, t)) for t in TABLES}
 
 
-def compute():
-    """``{"cases": {label: play key}, "rows": {play key: {table: digest}}}``."""
+def compute(known=None):
+    """``{"cases": {label: play key}, "rows": {play key: {table: digest}}}``; the plays in
+    ``known`` (``{play key: {table: digest}}``) are kept, not played."""
     labels, rows = {}, {}
     for label, resolved in cases().items():
         key = play_key(resolved)
         labels[label] = key
-        if key not in rows:
+        if known and key in known:
+            rows[key] = known[key]
+        elif key not in rows:
             rows[key] = play(resolved)
             print(f"{label}: {rows[key]['games']}", file=sys.stderr, flush=True)
     return {"games": GAMES, "search_games": SEARCH_GAMES, "cases": labels, "rows": rows}
 
 
 def main(argv):
+    if "--add" in argv:  # digests of new cases only: the recorded ones stay as they are
+        result = compute(json.loads(GOLDEN.read_text())["rows"])
+        result["rows"] = {k: v for k, v in result["rows"].items() if k in set(result["cases"].values())}
+        GOLDEN.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+        return 0
     result = compute()
     if "--check" in argv:
         golden = json.loads(GOLDEN.read_text())
