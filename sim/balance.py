@@ -267,6 +267,12 @@ def make_optimiser(spec, name, seed, expected_candidates):
     if name in ("tpe", "nsga2"):
         return OptunaOptimiser(spec, seed, name)
     if name == "ngopt":
+        import importlib.util
+
+        if importlib.util.find_spec("nevergrad") is None:
+            raise SimError(
+                "--optimizer ngopt needs nevergrad, which is not installed: pip install 'boardsim[ngopt]'"
+            )
         return NevergradOptimiser(spec, seed, expected_candidates)
     return RandomOptimiser(spec, seed)
 
