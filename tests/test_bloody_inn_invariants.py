@@ -51,6 +51,31 @@ FLAGS = [
         "voluntary_dismissal": False,
         "white_keys": "players",
     },
+    {  # every numeric rule constant away from the printed rules (BI-S3, BI-X1, BI-E2, ...)
+        "start_cash": 0,
+        "start_cheques": 3,
+        "start_peasants": 1,
+        "solo_bistro_peasants": 4,
+        "room_service_per_rank": 3,
+        "peasants_per_bribe": 3,
+        "police_to_investigate": 2,
+        "fine_per_corpse": 20,
+        "leave_income_per_room": 2,
+        "wage_per_accomplice": 2,
+        "final_fine_per_corpse": 30,
+    },
+    {  # ... and down to nothing
+        "start_cash": 20,
+        "start_cheques": 0,
+        "start_peasants": 0,
+        "solo_bistro_peasants": 0,
+        "room_service_per_rank": 0,
+        "peasants_per_bribe": 1,
+        "fine_per_corpse": 0,
+        "leave_income_per_room": 0,
+        "wage_per_accomplice": 0,
+        "final_fine_per_corpse": 0,
+    },
 ]
 GAMES = {1: 3500, 2: 4000, 3: 4000, 4: 4000}
 CASES = [(p, i) for p in (1, 2, 3, 4) for i in range(len(FLAGS))]

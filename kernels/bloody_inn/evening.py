@@ -20,6 +20,7 @@ from .layout import (
     G_LAST_ROUND,
     G_N_EMPTY,
     G_NP,
+    G_ROOM_SERVICE,
     G_ROUND,
     G_SEASON,
     G_SEASON_ON_DRAW,
@@ -76,11 +77,11 @@ def place_traveller(st, c, r):
         st[G_INN_POLICE] += 1
     move_card(st, c, LOC.room, r)
     log_event(st, EVENT.place, st[G_FIRST], c, r, 0, 0)
-    rank = st[C_RANK + c]
+    income = st[C_RANK + c] * st[G_ROOM_SERVICE]  # BI-E2: the rank (1 F per rank printed)
     for q in range(st[G_NP]):
         t = st[R_TOKENS + r * MAXP + q]
-        if t > 0 and rank > 0:
-            got = gain_cash(st, q, rank * t)
+        if t > 0 and income > 0:
+            got = gain_cash(st, q, income * t)
             log_event(st, EVENT.room_service, q, c, got, r, t)
 
 

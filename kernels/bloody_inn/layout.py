@@ -125,6 +125,19 @@ G_TIEBREAK_OWN = _region(1)  # BI-V9 buried_under_own_annexes
 G_SEASON_ON_DRAW = _region(1)  # BI-V11 season_change = on_next_draw (0: when_empty, BI-E3)
 G_RS_ANY = _region(1)  # BI-V12 room_service_per_room = any (0: at most one token per room)
 G_MAX_ROUNDS = _region(1)  # BI-G4
+# numeric rule constants, set from ``[rules]`` (the adapter's ``RULE_CONSTANTS`` names each
+# with its rule id and printed value): state, not code, so a new value needs no compile
+G_START_CASH = _region(1)  # BI-S3 cash on the track at the start
+G_START_CHEQUES = _region(1)  # BI-S3 cheques at the start
+G_START_PEASANTS = _region(1)  # BI-S3 peasants dealt to each hand
+G_SOLO_BISTRO = _region(1)  # BI-X1 peasants in the Bistro at the start of a solo game
+G_ROOM_SERVICE = _region(1)  # BI-E2 francs per rank of a traveller placed on a token
+G_PEAS_BRIBE = _region(1)  # BI-N3 peasants one bribe may take (without the Brewery)
+G_POLICE_MIN = _region(1)  # BI-M1 police travellers in the inn that make an investigation
+G_FINE = _region(1)  # BI-M1 francs per unburied corpse (a multiple of 10)
+G_LEAVE = _region(1)  # BI-M2 francs per own-keyed room holding a traveller
+G_WAGE = _region(1)  # BI-M3 francs per accomplice kept
+G_FINAL_FINE = _region(1)  # BI-G1 francs per unburied corpse at the end (a multiple of 10)
 G_ROTATE = _region(1)  # 0 fixed lineup, 1 rotate, ROTATE_DUPLICATE: each deal once per rotation
 G_NLINEUP = _region(1)
 G_LOG = _region(1)  # log events

@@ -21,7 +21,9 @@ from .layout import (
     G_BISTRO_N,
     G_CAP,
     G_FREE_SPACE,
+    G_INN_POLICE,
     G_NP,
+    G_POLICE_MIN,
     G_RS_ANY,
     G_UNIQUE,
     K_ANNEXABLE,
@@ -228,12 +230,9 @@ def launder_range(st, p):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def police_in_inn(st):
-    """BI-M1: at least one police traveller in a room."""
-    for r in range(NROOMS):
-        c = st[R_CARD + r]
-        if c >= 0 and st[C_TYPE + c] == CTYPE.police:
-            return True
-    return False
+    """BI-M1: enough police travellers in the rooms for an investigation (printed rules: at
+    least one; ``rules.police_to_investigate``)."""
+    return st[G_INN_POLICE] >= st[G_POLICE_MIN]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")

@@ -9,15 +9,19 @@ from .layout import (
     EVENT,
     G_ERR,
     G_ERR_ROUND,
+    G_FINAL_FINE,
+    G_FINE,
     G_FIRST,
     G_INN,
     G_INN_N,
     G_INN_POLICE,
+    G_LEAVE,
     G_NCARDS,
     G_NP,
     G_OVER,
     G_ROUND,
     G_VOLUNTARY,
+    G_WAGE,
     L_CORPSE,
     LOC,
     NROOMS,
@@ -49,7 +53,8 @@ from .strategies import ALL, decide_fine, decide_wages
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def investigate(st, pr, p, kind, strats=ALL):
-    """Fine ``p`` 10 F per unburied corpse and box the corpses.  BI-M1: cash or cheques is
+    """Fine ``p`` for each unburied corpse (10 F printed: ``G_FINE`` in a Morning,
+    ``G_FINAL_FINE`` at the end, BI-G1) and box the corpses.  BI-M1: cash or cheques is
     the player's choice (``decide_fine``; a short player pays what they can).
     Solo (BI-X2): an unburied corpse at an investigation loses the game at once."""
     n = st[P_CORPSE_N + p]
@@ -60,16 +65,18 @@ def investigate(st, pr, p, kind, strats=ALL):
         st[G_OVER] = 1
         log_event(st, EVENT.solo_lost, p, -1, n, 0, 0)
         return
-    lo, hi = fine_range(st, p, n)
+    final = 1 if kind == EVENT.final_investigation else 0
+    tens = n * (st[G_FINAL_FINE] if final != 0 else st[G_FINE]) // 10
+    lo, hi = fine_range(st, p, tens)
     k = lo
     if hi > lo:  # a choice only when there is one (no draw from the stream otherwise)
-        k = decide_fine(st, pr, p, n, lo, hi, 1 if kind == EVENT.final_investigation else 0, *strats)
+        k = decide_fine(st, pr, p, tens, lo, hi, final, *strats)
         if k < lo or k > hi:  # not a legal split: a strategy bug
             if st[G_ERR] == 0:
                 st[G_ERR] = 41
                 st[G_ERR_ROUND] = st[G_ROUND]
             k = lo
-    cash_paid, cheques_paid = pay_fine(st, p, n, k)
+    cash_paid, cheques_paid = pay_fine(st, p, tens, k)
     st[P_FINES + p] += cash_paid + 10 * cheques_paid
     log_event(st, kind, p, -1, n, cash_paid, cheques_paid)
     while st[P_CORPSE_N + p] > 0:
@@ -80,7 +87,8 @@ def investigate(st, pr, p, kind, strats=ALL):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def travellers_leave(st):
-    """BI-M2: 1 F per own-keyed room holding a traveller (+ Gardens), then the inn empties."""
+    """BI-M2: 1 F (``G_LEAVE``) per own-keyed room holding a traveller (+ Gardens), then the
+    inn empties."""
     np_ = st[G_NP]
     for q in range(np_):
         st[S_A + q] = 0
@@ -91,7 +99,7 @@ def travellers_leave(st):
     for i in range(np_):
         p = seat_from_first(st, i)
         rooms = st[S_A + p]
-        income = rooms + st[P_LEAVE_INCOME + p]
+        income = rooms * st[G_LEAVE] + st[P_LEAVE_INCOME + p]
         if income > 0:
             got = gain_cash(st, p, income)
             log_event(st, EVENT.leave_income, p, -1, got, rooms, st[P_LEAVE_INCOME + p])
@@ -108,13 +116,19 @@ def travellers_leave(st):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def pay_wages(st, pr, p, strats=ALL):
-    """BI-M3: 1 F cash per accomplice (never cheques; Distillery: some free).  Unpaid
-    accomplices leave; with BI-V5 the player may also dismiss ones they could pay."""
+    """BI-M3: 1 F (``G_WAGE``) cash per accomplice (never cheques; Distillery: some free).
+    Unpaid accomplices leave; with BI-V5 the player may also dismiss ones they could pay."""
     h = st[P_HAND_N + p]
     if h == 0:
         return
     free = st[P_WAGE_FREE + p]
-    max_keep = st[P_CASH + p] + free
+    wage = st[G_WAGE]
+    cash = st[P_CASH + p]
+    max_keep = free
+    paid = wage
+    while max_keep < h and paid <= cash:  # as many as the cash pays (no division)
+        max_keep += 1
+        paid += wage
     if max_keep > h:
         max_keep = h
     st[D_NT] = 0
@@ -151,6 +165,7 @@ def pay_wages(st, pr, p, strats=ALL):
     cost = kept - free
     if cost < 0:
         cost = 0
+    cost *= wage
     st[P_CASH + p] -= cost
     st[P_WAGES + p] += cost
     log_event(st, EVENT.wages, p, -1, cost, kept, min(free, kept))

@@ -31,10 +31,15 @@ from .layout import (
     G_NTRAV,
     G_OPEN_ROOMS,
     G_OVER,
+    G_PEAS_BRIBE,
     G_PHASE,
     G_ROTATE,
     G_ROUND,
     G_SEASON,
+    G_SOLO_BISTRO,
+    G_START_CASH,
+    G_START_CHEQUES,
+    G_START_PEASANTS,
     G_TRUNC,
     G_TURNS,
     G_WHITE_KEYS,
@@ -127,7 +132,7 @@ def _reset_players(st):
             P_END_CHEQUE,
         ):
             st[f + p] = 0
-        st[P_PEAS_LIMIT + p] = 2  # BI-N3: 1 or 2 peasants per bribe
+        st[P_PEAS_LIMIT + p] = st[G_PEAS_BRIBE]  # BI-N3: 1 or 2 peasants per bribe
         for a in range(NACT):
             st[P_DISCOUNT + p * NACT + a] = 0
             st[P_MULTI + p * NACT + a] = 0
@@ -220,14 +225,14 @@ def setup_game(st):
     # BI-S3: 5 F, one cheque, 2 peasants each; solo: 2 peasants in the Bistro (BI-X1)
     pe = ntrav
     for p in range(np_):
-        st[P_CASH + p] = 5
-        st[P_CHEQUES + p] = 1
-        for _ in range(2):
+        st[P_CASH + p] = st[G_START_CASH]
+        st[P_CHEQUES + p] = st[G_START_CHEQUES]
+        for _ in range(st[G_START_PEASANTS]):
             move_card(st, pe, LOC.hand + p, 0)
             log_event(st, EVENT.deal, p, pe, 0, 0, 0)
             pe += 1
     if np_ == 1:
-        for _ in range(2):
+        for _ in range(st[G_SOLO_BISTRO]):
             move_card(st, pe, LOC.bistro, 0)
             log_event(st, EVENT.bistro, -1, pe, 0, 0, 0)
             pe += 1

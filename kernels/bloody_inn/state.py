@@ -168,17 +168,18 @@ def gain_cash(st, p, amount):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def fine_range(st, p, corpses):
-    """BI-M1: the legal splits of a fine of 10 F per corpse, as (fewest, most) cheques.
+def fine_range(st, p, tens):
+    """BI-M1: the legal splits of a fine of ``tens`` times 10 F (10 F per corpse printed), as
+    (fewest, most) cheques.
 
     Any number of cheques from ``lo`` to ``hi`` may pay part of the fine and cash pays the
     rest.  A player who can pay in full must pay exactly the fine (cash covers what the
-    cheques leave, so at least ``corpses - cash // 10`` cheques); a player who is short pays
+    cheques leave, so at least ``tens - cash // 10`` cheques); a player who is short pays
     what they can: every cheque and all their cash (then ``lo == hi``).
     """
     cash = st[P_CASH + p]
-    hi = min(st[P_CHEQUES + p], corpses)
-    lo = corpses - cash // 10
+    hi = min(st[P_CHEQUES + p], tens)
+    lo = tens - cash // 10
     if lo < 0:
         lo = 0
     if lo > hi:  # short: the only split is everything
@@ -187,11 +188,12 @@ def fine_range(st, p, corpses):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def pay_fine(st, p, corpses, cheques):
-    """BI-M1: pay 10 F per corpse with ``cheques`` cheques (a split within ``fine_range``)
-    and cash for the rest, as far as the cash goes.  Returns (cash paid, cheques paid)."""
+def pay_fine(st, p, tens, cheques):
+    """BI-M1: pay a fine of ``tens`` times 10 F with ``cheques`` cheques (a split within
+    ``fine_range``) and cash for the rest, as far as the cash goes.  Returns (cash paid,
+    cheques paid)."""
     cash = st[P_CASH + p]
-    cash_paid = min(cash, 10 * corpses - 10 * cheques)
+    cash_paid = min(cash, 10 * tens - 10 * cheques)
     if cash_paid < 0:
         cash_paid = 0
     st[P_CASH + p] = cash - cash_paid

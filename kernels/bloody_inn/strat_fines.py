@@ -1,4 +1,4 @@
-"""BI-M1 fines for the scripted strategies: how many of the 10 F fines to pay by cheque.
+"""BI-M1 fines for the scripted strategies: how many tens of a fine to pay by cheque.
 
 Cash and cheques are worth the same at scoring, so a split only matters through what
 comes after the fine (BI-M): the travellers-leave income is capped (BI-N8) and the wages
@@ -18,7 +18,9 @@ from .layout import (
     C_COLOUR,
     G_CAP,
     G_END_CAPPED,
+    G_LEAVE,
     G_UNLIMITED,
+    G_WAGE,
     L_EXIT,
     LIST_N,
     NCOL,
@@ -44,11 +46,11 @@ UNPAID_ACCOMPLICE = 5.0
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _leave_income(st, p):
     """BI-M2 income of ``p`` this morning: own keyed rooms holding a traveller + Gardens."""
-    n = st[P_LEAVE_INCOME + p]
+    n = 0
     for r in range(NROOMS):
         if st[R_KEY + r] == p and st[R_CARD + r] >= 0:
             n += 1
-    return n
+    return n * st[G_LEAVE] + st[P_LEAVE_INCOME + p]
 
 
 @on_first_use(ST, I)
@@ -65,7 +67,7 @@ def _colour_bonus(st, p):
 
 @on_first_use(ST, I, I, I, I, I)
 @njit(cache=True, error_model="numpy", _nrt=False)
-def best_fine_cheques(st, p, corpses, lo, hi, final):
+def best_fine_cheques(st, p, tens, lo, hi, final):
     """The split (cheques paid, ``lo``..``hi``) that keeps the most value after the fine.
 
     In a Morning (``final == 0``): francs lost to the cap at BI-M2 and accomplices that the
@@ -81,11 +83,11 @@ def best_fine_cheques(st, p, corpses, lo, hi, final):
         per_cheque = st[P_END_CHEQUE + p]
     else:
         income = _leave_income(st, p)
-        wages = st[P_HAND_N + p] - st[P_WAGE_FREE + p]
+        wages = (st[P_HAND_N + p] - st[P_WAGE_FREE + p]) * st[G_WAGE]
     best = lo
     best_v = -1e18
     for k in range(lo, hi + 1):
-        paid = min(cash, 10 * corpses - 10 * k)
+        paid = min(cash, 10 * tens - 10 * k)
         c1 = cash - paid
         q1 = cheques - k
         if final != 0:

@@ -29,6 +29,7 @@ from .layout import (
     D_T,
     G_BISTRO_N,
     G_CAP,
+    G_FINE,
     G_NP,
     G_VOLUNTARY,
     K_BUILD_CASH,
@@ -220,7 +221,7 @@ def action(st, pr, p):
     hand_n = st[P_HAND_N + p]
     police = _police_count(st)
     n_corpses = st[P_CORPSE_N + p]
-    risk = 10.0 * _prm(st, pr, p, 3)
+    risk = st[G_FINE] * _prm(st, pr, p, 3)  # BI-M1: 10 F per corpse printed
     best_v = 0.0
     best_a = ACTION.passing
     best_t = -1
@@ -408,9 +409,9 @@ def token_room(st, pr, p):
 
 @on_first_use(ST, PR, I, I, I, I, I)
 @njit(cache=True, error_model="numpy", _nrt=False)
-def fine(st, pr, p, corpses, lo, hi, final):
+def fine(st, pr, p, tens, lo, hi, final):
     """BI-M1: the split that keeps cash for the income cap and the wages (``strat_fines``)."""
-    return best_fine_cheques(st, p, corpses, lo, hi, final)
+    return best_fine_cheques(st, p, tens, lo, hi, final)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

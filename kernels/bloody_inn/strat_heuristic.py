@@ -60,6 +60,7 @@ from .layout import (
     G_ENT_N,
     G_ENT_POS,
     G_EXIT_N,
+    G_FINE,
     G_FREE_SPACE,
     G_INN,
     G_NP,
@@ -854,7 +855,7 @@ def _seat(st, pr, p):
     unlimited = st[G_UNLIMITED] != 0
     room = _room(cash, cap, unlimited)
     # BI-X2: in solo an investigation with a corpse loses the game
-    fine = 500.0 if np_ == 1 else 10.0 * risk_w
+    fine = 500.0 if np_ == 1 else st[G_FINE] * risk_w  # BI-M1: 10 F per corpse printed
     # chance of police in the inn next round (a fifth of the travellers are police);
     # certain investigation if the next round is the last (BI-G1)
     pn = 1.0
@@ -1673,10 +1674,10 @@ def wages(st, pr, p, max_keep):
 
 @on_first_use(ST, PR, I, I, I, I, I)
 @njit(cache=True, error_model="numpy", _nrt=False)
-def fine(st, pr, p, corpses, lo, hi, final):
+def fine(st, pr, p, tens, lo, hi, final):
     """BI-M1: cheques paid of the fine, the split that keeps cash for the income cap and the
     wages, or the best final score at the end (``strat_fines``; no tuned parameter)."""
-    return best_fine_cheques(st, p, corpses, lo, hi, final)
+    return best_fine_cheques(st, p, tens, lo, hi, final)
 
 
 #: ``expert``: the best parameters found by ``sim tune`` (copied from

@@ -221,7 +221,7 @@ def token_room(st, pr, p):
 
 @on_first_use(ST, PR, I, I, I, I, I)
 @njit(cache=True, error_model="numpy", _nrt=False)
-def fine(st, pr, p, corpses, lo, hi, final):
+def fine(st, pr, p, tens, lo, hi, final):
     """BI-M1: cheques paid, uniform over the legal splits ``lo..hi``."""
     return lo + rand(st, hi - lo + 1)
 

@@ -218,18 +218,18 @@ def decide_wages(st, pr, p, max_keep, with_heur=ON, with_greedy=ON, with_random=
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def decide_fine(st, pr, p, corpses, lo, hi, final, with_heur=ON, with_greedy=ON, with_random=ON):
-    """BI-M1: how many cheques (``lo``..``hi``) pay part of ``p``'s fine of 10 F per corpse;
-    cash pays the rest.  ``final`` is 1 at the investigation of the game end (BI-G1)."""
+def decide_fine(st, pr, p, tens, lo, hi, final, with_heur=ON, with_greedy=ON, with_random=ON):
+    """BI-M1: how many cheques (``lo``..``hi``) pay part of ``p``'s fine of ``tens`` times
+    10 F (one ten per corpse printed); cash pays the rest.  ``final`` is 1 at the investigation of the game end (BI-G1)."""
     s = st[P_STRAT + p]
     if with_heur is not None:
         if s >= HEURISTIC:  # the heuristic and every policy built on it
-            return heur.fine(st, pr, p, corpses, lo, hi, final)
+            return heur.fine(st, pr, p, tens, lo, hi, final)
     if with_greedy is not None:
         if s == GREEDY:
-            return strat_greedy.fine(st, pr, p, corpses, lo, hi, final)
+            return strat_greedy.fine(st, pr, p, tens, lo, hi, final)
     if with_random is not None:
-        return strat_random.fine(st, pr, p, corpses, lo, hi, final)
+        return strat_random.fine(st, pr, p, tens, lo, hi, final)
     return lo
 
 

@@ -231,6 +231,9 @@ T_MAX_TURNS = _t()
 T_CHARS_RANDOM = _t()
 T_ROLL_ALWAYS = _t()  # 1 roll_every_turn = "yes": a stay or a passage still rolls (2023 booklet)
 T_EXACT = _t()  # 1 move_steps = "exact": a walk uses the whole roll unless it enters a room
+# numeric rule constants (sim.games.cluedo RULE_CONSTANTS): data, so a new value compiles nothing
+T_DIE_FACES = _t()  # CL-C2: faces of each die (6), face 1 the loupe
+T_CLUE_PILE = _t()  # CL-C2: clue cards shuffled into the pile (29: the whole deck)
 T_CHARS = _t(6)  # configured characters per seat
 T_CORNERS = _t(4)  # the four corner rooms (CL-2.1 default)
 T_START = _t(6)  # start node of each character

@@ -81,8 +81,10 @@ from .layout import (
     T_CHARS_RANDOM,
     T_CLUE,
     T_CLUE_ON,
+    T_CLUE_PILE,
     T_CORNERS,
     T_DICE,
+    T_DIE_FACES,
     T_FIRST_CLASSIC,
     T_LAGENT,
     T_LFORBID,
@@ -472,8 +474,9 @@ def take_turn(st, tb, seat):
 @njit(cache=True)
 def _dice(st, tb):
     """Roll (CL-T1, CL-V2); returns ``d1 * 64 + d2 * 4 + loupes`` (CL-V1: face 1 is a loupe)."""
-    d1 = 1 + randint(st, S_RNG, 6)
-    d2 = 1 + randint(st, S_RNG, 6) if tb[T_DICE] == 2 else 0
+    faces = tb[T_DIE_FACES]
+    d1 = 1 + randint(st, S_RNG, faces)
+    d2 = 1 + randint(st, S_RNG, faces) if tb[T_DICE] == 2 else 0
     loupes = 0
     if tb[T_LOUPE_DICE] >= 1 and d1 == 1:
         loupes += 1
@@ -681,8 +684,9 @@ def setup(st, tb, game_id, n, rec):
         a = st[S_DECK + i]
         st[S_DECK + i] = st[S_DECK + j]
         st[S_DECK + j] = a
-    st[S_NPILE] = nclue
-    for i in range(nclue):
+    # the whole deck is shuffled and the pile is its top ``T_CLUE_PILE`` cards (all by default)
+    st[S_NPILE] = tb[T_CLUE_PILE]
+    for i in range(tb[T_CLUE_PILE]):
         emit(st, -1, EV.PILE, st[S_DECK + i] + 1, i, -1, -1)
     for p in range(n):
         kn_init(st, kbase(p), p, n, n == 2)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 import pyarrow as pa
@@ -64,6 +66,101 @@ def solo_rating(score, lost, length="long"):
     return "below"
 
 
+class RuleConstant(NamedTuple):
+    """A numeric rule constant of ``[rules]``: its rule id, printed value and allowed range."""
+
+    rule: str
+    printed: int
+    lo: int
+    hi: int
+    step: int  # allowed values are multiples of it
+    slot: str  # the kernel's state slot (kernels/bloody_inn/layout.py)
+    meaning: str
+
+
+#: The numbers of the printed rules a designer may tune, by their ``[rules]`` name.  Each
+#: defaults to the printed value (so a config that does not name them plays the printed
+#: game) and reaches the kernels as state (the template's rule slots), not as code, so a new
+#: value costs no compile.  The cash cap is ``wealth_cap`` (BI-N8, BI-V10); card values
+#: (rank, pocket money, copies, effect amounts) are ``[cards.<id>]`` edits; the deck size is
+#: ``deck_size`` (BI-S2, BI-V2).
+RULE_CONSTANTS = {
+    "start_cash": RuleConstant("BI-S3", 5, 0, 10_000, 1, "G_START_CASH", "cash on the track at the start"),
+    "start_cheques": RuleConstant("BI-S3", 1, 0, 100, 1, "G_START_CHEQUES", "10 F cheques at the start"),
+    "start_peasants": RuleConstant("BI-S3", 2, 0, 8, 1, "G_START_PEASANTS", "peasants dealt to each hand"),
+    "solo_bistro_peasants": RuleConstant(
+        "BI-X1", 2, 0, 8, 1, "G_SOLO_BISTRO", "peasants in the Bistro at the start of a solo game"
+    ),
+    "room_service_per_rank": RuleConstant(
+        "BI-E2",
+        1,
+        0,
+        40,
+        1,
+        "G_ROOM_SERVICE",
+        "francs per rank of a traveller placed on a Room-Service token",
+    ),
+    "peasants_per_bribe": RuleConstant(
+        "BI-N3",
+        2,
+        1,
+        8,
+        1,
+        "G_PEAS_BRIBE",
+        "peasants one bribe may take from the Bistro (the Brewery: its own)",
+    ),
+    "police_to_investigate": RuleConstant(
+        "BI-M1", 1, 1, 8, 1, "G_POLICE_MIN", "police travellers in the inn that make a Morning investigation"
+    ),
+    "fine_per_corpse": RuleConstant(
+        "BI-M1", 10, 0, 100, 10, "G_FINE", "francs fined per unburied corpse at a Morning investigation"
+    ),
+    "leave_income_per_room": RuleConstant(
+        "BI-M2", 1, 0, 40, 1, "G_LEAVE", "francs per own-keyed room holding a traveller in the Morning"
+    ),
+    "wage_per_accomplice": RuleConstant(
+        "BI-M3", 1, 0, 40, 1, "G_WAGE", "francs of cash wages per accomplice kept"
+    ),
+    "final_fine_per_corpse": RuleConstant(
+        "BI-G1", 10, 0, 100, 10, "G_FINAL_FINE", "francs fined per unburied corpse at the end of the game"
+    ),
+}
+PEASANTS = 8  # BI-C1
+
+
+def _resolve_constants(rules, players, cap, p):
+    """The ``RULE_CONSTANTS`` of ``[rules]``, each checked against its range (and the ones
+    that depend on each other: start cash under the cash cap, the peasants dealt within the
+    eight of BI-C1)."""
+    out = {}
+    for name, c in RULE_CONSTANTS.items():
+        value = rules.get(name, c.printed)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or not c.lo <= value <= c.hi
+            or value % c.step
+        ):
+            step = f"a multiple of {c.step} " if c.step > 1 else "an integer "
+            raise ConfigError(p + name, value, f"{step}from {c.lo} to {c.hi} ({c.rule}, printed {c.printed})")
+        out[name] = value
+    if out["start_cash"] > cap:
+        raise ConfigError(
+            p + "start_cash", out["start_cash"], f"at most rules.wealth_cap = {cap} (BI-N8: cash is capped)"
+        )
+    bistro = out["solo_bistro_peasants"] if players == 1 else 0
+    if players * out["start_peasants"] + bistro > PEASANTS:
+        most = (PEASANTS - bistro) // players
+        raise ConfigError(
+            p + "start_peasants",
+            out["start_peasants"],
+            f"at most {most} with {players} player(s)"
+            + (f" and {bistro} in the Bistro" if bistro else "")
+            + " (BI-C1: 8 peasants)",
+        )
+    return out
+
+
 RULE_KEYS = (
     "length",
     "deck_size",
@@ -81,6 +178,7 @@ RULE_KEYS = (
     "room_service_per_room",
     "max_rounds",
     "check_invariants",
+    *RULE_CONSTANTS,
 )
 SEAT_KEYS = ("strategy", "params", "restrict")
 #: restricted play: the actions a seat may be barred from ("launder": passes never launder;
@@ -166,6 +264,7 @@ def _resolve_rules(raw, players, n_travellers_one_copy):
     out["room_service_per_room"] = rs
     out["max_rounds"] = get_int(rules, "max_rounds", 200, 1, 100_000, p)  # BI-G4
     out["check_invariants"] = get_bool(rules, "check_invariants", False, p)
+    out.update(_resolve_constants(rules, players, out["wealth_cap"], p))
     return out
 
 
@@ -390,6 +489,10 @@ class BloodyInnAdapter:
             "official_deck_size": {
                 length: {str(n): DECK_SIZE[(length, n)] for n in range(1, 5)} for length in ("short", "long")
             },
+            "rule_constants": {
+                name: {"rule": c.rule, "printed": c.printed, "meaning": c.meaning}
+                for name, c in RULE_CONSTANTS.items()
+            },
         }
 
     def referee(self):
@@ -478,6 +581,8 @@ class BloodyInnAdapter:
         st[L.G_SEASON_ON_DRAW] = int(rules["season_change"] == "on_next_draw")
         st[L.G_RS_ANY] = int(rules["room_service_per_room"] == "any")
         st[L.G_MAX_ROUNDS] = rules["max_rounds"]
+        for name, c in RULE_CONSTANTS.items():
+            st[getattr(L, c.slot)] = rules[name]
         rotate = resolved.get("rotate", True)
         st[L.G_ROTATE] = L.ROTATE_DUPLICATE if rotate == "duplicate" else int(rotate)
         st[L.G_LOG] = int(events)

@@ -87,7 +87,15 @@ RULE_KEYS = (
     "roll_every_turn",
     "move_steps",
     "extra_steps",
+    "die_faces",
+    "clue_pile",
 )
+#: The numbers of the printed rules a designer may tune: name -> (rule id, printed value, lo,
+#: hi, meaning).  They reach the kernel as table entries (data, no compile per value).
+RULE_CONSTANTS = {
+    "die_faces": ("CL-C2", 6, 2, 15, "faces of each die (face 1 is the loupe, CL-V1)"),
+    "clue_pile": ("CL-C2", 29, 0, 29, "clue cards shuffled into the pile (the rest stay in the box)"),
+}
 RULE_DEFAULTS = {
     "loupe_dice": 2,
     "dice": 2,
@@ -99,6 +107,7 @@ RULE_DEFAULTS = {
     "characters": "random",
     "roll_every_turn": "no",
     "move_steps": "exact",
+    **{name: c[1] for name, c in RULE_CONSTANTS.items()},
 }
 
 
@@ -295,6 +304,13 @@ def _resolve_rules(raw, n):
         # the seed: *déplacez-vous du score obtenu* (the whole roll unless entering a room, CL-T1)
         "move_steps": get_choice(rules, "move_steps", "exact", ("exact", "up_to"), p),
     }
+    n_clue = len(load_board().clue)
+    for name, (rule, printed, lo, hi, _) in RULE_CONSTANTS.items():
+        hi = min(hi, n_clue) if name == "clue_pile" else hi
+        value = rules.get(name, printed)
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise ConfigError(p + name, value, f"an integer from {lo} to {hi} ({rule}, printed {printed})")
+        out[name] = value
     suspects = load_board().suspects
     chars = rules.get("characters", "random")  # CL-S3
     if chars == "permute":  # the deal's random characters rotate over the seats game by game
@@ -428,6 +444,8 @@ def build_tables(resolved, seed=None):
     tb[L.T_MAX_TURNS] = r["max_turns"]
     tb[L.T_ROLL_ALWAYS] = 1 if r["roll_every_turn"] == "yes" else 0
     tb[L.T_EXACT] = 1 if r["move_steps"] == "exact" else 0
+    tb[L.T_DIE_FACES] = r["die_faces"]
+    tb[L.T_CLUE_PILE] = r["clue_pile"]
     if r["characters"] in ("random", "permute"):
         tb[L.T_CHARS_RANDOM] = 1
         tb[L.T_PERMUTE] = 1 if r["characters"] == "permute" else 0
@@ -654,6 +672,10 @@ def dataset_facts(resolved):
         "weapons": by_kind["weapon"],
         "rooms": by_kind["room"],
         "clue_effects": list(L.EFFECT_NAMES),
+        "rule_constants": {
+            name: {"rule": rule, "printed": printed, "meaning": meaning}
+            for name, (rule, printed, _, _, meaning) in RULE_CONSTANTS.items()
+        },
     }
 
 
