@@ -12,10 +12,14 @@ Estimates (``--precision-on``):
 - ``entry<k>``: the win share of lineup entry k (whatever seat it plays).
 - ``rounds``: the mean number of rounds.
 
-The interval is the normal one, mean +- 1.96 sd / sqrt(units).  The unit is the game, or
-with ``rotate = "duplicate"`` the deal (its rotations are not independent games): each
-unit contributes the mean of its rows, so a deal split by a chunk boundary is only counted
-once it is complete.
+The unit is the game, or with ``rotate = "duplicate"`` the deal (its rotations are not
+independent games): each unit contributes the mean of its rows, so a deal split by a chunk
+boundary is only counted once it is complete.  A win share's interval is Wilson's score
+interval at the effective number of units (``analysis.stats.score_interval``), which does
+not collapse to a point when every game so far was lost (or won); the run stops only once
+it has seen at least ``MIN_OUTCOMES`` wins and as many games not won, so a few lost chunks
+cannot end it.  The mean rounds' interval is the normal one, mean +- 1.96 sd / sqrt(units),
+and needs ``MIN_UNITS`` units and a spread above 0.
 """
 
 from __future__ import annotations
@@ -26,9 +30,15 @@ import re
 import numpy as np
 import pyarrow.parquet as pq
 
+from analysis.stats import Z95, score_interval
+
 from .errors import ConfigError
 
-Z95 = 1.959963984540054
+#: a win share stops only after this many wins and this many games not won (counted in
+#: games, a shared win by its share): below that the interval rests on a handful of events
+MIN_OUTCOMES = 15
+#: the mean rounds stops only after this many units, with a standard deviation above 0
+MIN_UNITS = 30
 #: games per chunk when --precision is given and --chunk-games is not (the stop granularity)
 DEFAULT_PRECISION_CHUNK = 10_000
 
@@ -67,6 +77,7 @@ class PrecisionStop:
         self.value = math.nan
         self.half_width = math.inf
         self.units = 0
+        self._enough = False
 
     def _read(self, out, entry):
         if self.kind == "rounds":
@@ -80,10 +91,15 @@ class PrecisionStop:
     def add(self, out, entry):
         """Count one finished chunk (its manifest ``entry``) in the estimate."""
         gid, val = self._read(out, entry)
+        self.add_values(gid, val, entry["games"])
+
+    def add_values(self, gid, val, games):
+        """Count one chunk's rows: game ids and the estimate's value per row (a win, 1/k for
+        a k-way shared win, or the rounds)."""
         unit = gid // self.players if self.duplicate else gid
-        self._units.append(unit)
-        self._values.append(val)
-        self.games += entry["games"]
+        self._units.append(np.asarray(unit))
+        self._values.append(np.asarray(val, dtype=np.float64))
+        self.games += games
         self._update()
 
     def _update(self):
@@ -97,11 +113,13 @@ class PrecisionStop:
         self.units = n
         if n < 2:
             return
-        self.value = float(means.mean())
-        self.half_width = float(Z95 * means.std(ddof=1) / math.sqrt(n))
+        self.value, lo, hi, self._enough = stop_interval(
+            self.kind, n, means.sum(), (means * means).sum(), val[whole[inv]].sum(), counts[whole].sum()
+        )
+        self.half_width = (hi - lo) / 2
 
     def reached(self):
-        return self.units >= 2 and self.half_width <= self.target
+        return self.units >= 2 and self._enough and self.half_width <= self.target
 
     def record(self, met):
         """What the manifest keeps: the rule, the estimate and why the run stopped."""
@@ -128,3 +146,34 @@ class PrecisionStop:
             "precision_met": bool(met),
             "reason": reason,
         }
+
+
+def stop_interval(kind, n, total, total_sq, outcome_sum=None, rows=None):
+    """The estimate, its 95% interval and whether enough has been seen to stop on it, from
+    ``n`` units' sum and sum of squares of their per-unit means (vectorised).
+
+    Parameters
+    ----------
+    kind : str
+        ``seat`` / ``entry`` (a win share: Wilson at the effective size, and at least
+        ``MIN_OUTCOMES`` wins and games not won among the ``rows`` games whose wins sum to
+        ``outcome_sum``) or ``rounds`` (normal, at least ``MIN_UNITS`` units and a spread).
+
+    Returns
+    -------
+    (estimate, low, high, enough)
+    """
+    n = np.asarray(n, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = np.asarray(total, dtype=np.float64) / n
+        var = np.maximum(np.asarray(total_sq, dtype=np.float64) - n * m * m, 0.0) / (n - 1)
+    if kind == "rounds":
+        half = Z95 * np.sqrt(var / n)
+        lo, hi, enough = m - half, m + half, (n >= MIN_UNITS) & (var > 0)
+    else:
+        lo, hi = score_interval(m, var, n)
+        wins = np.asarray(outcome_sum, dtype=np.float64)
+        enough = (wins >= MIN_OUTCOMES) & (np.asarray(rows, dtype=np.float64) - wins >= MIN_OUTCOMES)
+    if np.ndim(m) == 0:
+        return float(m), float(lo), float(hi), bool(enough)
+    return m, lo, hi, enough

@@ -10,6 +10,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+from scipy.optimize import brentq
 from typer.testing import CliRunner
 
 from sim import runner
@@ -31,9 +32,18 @@ def config(players=2, games=20_000, rotate=True, seats=({"strategy": "random"},)
     }
 
 
-def half_width(x):
-    x = np.asarray(x, dtype=float)
-    return 1.959963984540054 * x.std(ddof=1) / math.sqrt(len(x))
+def wilson_half_width(wins):
+    """Half the width of the score interval: the win shares q with |mean - q| <= 1.96
+    sqrt(q (1 - q) / n_eff), n_eff = units x mean (1 - mean) / variance (at least the units) (a shared win
+    counts 1/k, so the variance is below the Bernoulli one); roots found by brentq."""
+    wins = np.asarray(wins, dtype=float)
+    m, n = wins.mean(), wins.size
+    n_eff = max(n, n * m * (1 - m) / wins.var(ddof=1))  # never below the units
+
+    def gap(q):
+        return abs(m - q) - 1.959963984540054 * math.sqrt(q * (1 - q) / n_eff)
+
+    return (brentq(gap, m, 1 - 1e-12) - brentq(gap, 1e-12, m)) / 2
 
 
 def seat0_wins(out):
@@ -51,9 +61,9 @@ def test_precision_stops_where_the_interval_says(tmp_path):
     w = seat0_wins(tmp_path / "a")
     assert len(w) == n
     # at the stopping boundary the half-width is within the target, one chunk earlier not
-    assert half_width(w) <= target
-    assert half_width(w[: n - CHUNK]) > target
-    assert stop["half_width"] == pytest.approx(half_width(w))
+    assert wilson_half_width(w) <= target
+    assert wilson_half_width(w[: n - CHUNK]) > target
+    assert stop["half_width"] == pytest.approx(wilson_half_width(w))
     assert stop["estimate"] == pytest.approx(w.mean())
     # the same stop and the same bytes on two threads
     man2 = runner.run_dataset(config(), tmp_path / "b", chunk_games=CHUNK, precision=target, threads=2)
@@ -84,7 +94,7 @@ def test_precision_on_duplicate_deals_counts_deals(tmp_path):
     assert stop["unit"] == "deal" and stop["units"] == man["games_done"] // 3
     seats = pl.read_parquet(tmp_path / "d" / "seats" / "*.parquet").filter(pl.col("lineup") == 1)
     per_deal = seats.group_by(pl.col("game_id") // 3).agg(pl.col("win").mean())["win"].to_numpy()
-    assert stop["half_width"] == pytest.approx(half_width(per_deal)) and stop["half_width"] <= 0.05
+    assert stop["half_width"] == pytest.approx(wilson_half_width(per_deal)) and stop["half_width"] <= 0.05
 
 
 def test_a_sweep_stops_each_point_on_its_own(tmp_path):
