@@ -396,10 +396,10 @@ def _report_md(search, summ, manifest):
         )
     lines += [_md_table(["changes", "edit", "loss", "search estimates", "confirmation"], front_rows), ""]
     # search
-    dropped = {"test": 0, "halving": 0}
+    dropped = {"test": 0, "halving": 0, "invalid": 0}
     for c in search.order:
         if c.dropped:
-            dropped[c.dropped] += 1
+            dropped[c.dropped.split(":")[0]] += 1
     lines += [
         "## The search",
         "",
