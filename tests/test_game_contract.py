@@ -389,5 +389,7 @@ def test_every_adapter_says_what_restricted_play_it_has():
         resolved = api.resolve({"game": game, "players": adapter.min_players, "games": 1, "seed": 0})
         r = adapter.restrictions(resolved)
         assert r is None or (
-            set(r) == {"actions", "build"} and all(isinstance(x, str) for v in r.values() for x in v)
+            {"actions", "build"} <= set(r) <= {"actions", "build", "characters"}
+            and all(isinstance(x, str) for k in ("actions", "build") for x in r[k])
+            and isinstance(r.get("characters", False), bool)
         )
