@@ -335,6 +335,18 @@ def parse_spec(data, source="<dict>", text=""):
     return spec
 
 
+def _has_characters(game):
+    """Whether the game's restricted play offers a characters arm (so characters exist)."""
+    adapter = registry.get_adapter(game)
+    resolved = api.resolve({"game": game, "players": adapter.min_players, "games": 1, "seed": 0})
+    return bool((adapter.restrictions(resolved) or {}).get("characters"))
+
+
+def _has_card_table(resolved):
+    """Whether the resolved config carries an editable card table."""
+    return bool(resolved.get("cards")) if isinstance(resolved, dict) else False
+
+
 def _official_value(spec, e, players_list, where):
     vals = []
     for n in players_list:
@@ -342,7 +354,7 @@ def _official_value(spec, e, players_list, where):
         parts = e.key.split(".")
         if parts[0] == "cards" and len(parts) == 3:
             row = _card_row(resolved, parts[1])
-            if row is None and spec.game != "bloody_inn":
+            if row is None and not _has_card_table(resolved):
                 row = {}
             if row is None:
                 raise ConfigError(where + ".key", e.key, "cards.<id>.<field> of a card of the game")
@@ -491,7 +503,7 @@ def _parse_objectives(spec, entries, known):
             raise _err(src, f"{where}.players", plist, "1 (solo games)")
         if metric in ("first_player_gap", "seat_gap_max", "character_gap_max") and 1 in plist:
             raise _err(src, f"{where}.players", plist, "player counts of 2 or more")
-        if metric == "character_gap_max" and spec.game != "cluedo":
+        if metric == "character_gap_max" and not _has_characters(spec.game):
             raise _err(src, f"{where}.metric", metric, "a metric of this game (characters are Cluedo's)")
         if kind == "ladder":
             for k in ("strong", "weak"):
