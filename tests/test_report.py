@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analysis.report import PROVENANCE_END, PROVENANCE_START, report_for_dir, strip_provenance, write_report
-from analysis.synthetic import bloody_inn_config, bloody_inn_events, bloody_inn_tables, write_run, write_sweep
+from analysis.synthetic import bloody_inn_config, bloody_inn_events, bloody_inn_tables, write_run
 from sim.cli import app
 
 
@@ -26,24 +26,6 @@ def small_run(tmp_path_factory):
         bloody_inn_config(3, games=1500, strategies=("a", "b", "c")),
         events=ev,
     )
-
-
-@pytest.fixture(scope="module")
-def small_sweep(tmp_path_factory):
-    pts = []
-    for p in (2, 3):
-        for d in (35, 54):
-            g, s = bloody_inn_tables(400, p, seed=p * 100 + d, deck_size=d)
-            pts.append(
-                (
-                    f"p{p}_d{d}",
-                    {"players": p, "rules.deck_size": d},
-                    g,
-                    s,
-                    bloody_inn_config(p, games=400, deck_size=d),
-                )
-            )
-    return write_sweep(tmp_path_factory.mktemp("s") / "sweep", pts)
 
 
 class _Checker(HTMLParser):

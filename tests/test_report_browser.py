@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from analysis.report import report_for_dir, write_report
-from analysis.synthetic import bloody_inn_config, bloody_inn_events, bloody_inn_tables, write_run, write_sweep
+from analysis.synthetic import bloody_inn_config, bloody_inn_events, bloody_inn_tables, write_run
 
 FLAGS = [
     "--headless",
@@ -81,27 +81,9 @@ def run_dir(tmp_path_factory):
     return write_run(tmp_path_factory.mktemp("r") / "run", g, s, cfg, events=ev)
 
 
-@pytest.fixture(scope="module")
-def sweep_dir(tmp_path_factory):
-    pts = []
-    for p in (2, 3):
-        for d in (35, 54):
-            g, s = bloody_inn_tables(400, p, seed=p * 100 + d, deck_size=d)
-            pts.append(
-                (
-                    f"p{p}_d{d}",
-                    {"players": p, "rules.deck_size": d},
-                    g,
-                    s,
-                    bloody_inn_config(p, games=400, deck_size=d),
-                )
-            )
-    return write_sweep(tmp_path_factory.mktemp("s") / "sweep", pts)
-
-
 @pytest.mark.parametrize("kind", ["run", "sweep"])
-def test_report_loads_without_errors_or_overflow(kind, run_dir, sweep_dir, tmp_path):
-    data = run_dir if kind == "run" else sweep_dir
+def test_report_loads_without_errors_or_overflow(kind, run_dir, small_sweep, tmp_path):
+    data = run_dir if kind == "run" else small_sweep
     html_path, _ = write_report(report_for_dir(data), tmp_path / "report.html")
     text = html_path.read_text()
     assert text.index('id="verdicts"') < text.index('id="answers"'), "the verdict block comes first"
