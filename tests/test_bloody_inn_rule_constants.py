@@ -193,7 +193,7 @@ def test_constants_reach_whole_games_without_a_new_compile():
     [
         ({"start_cash": -1}, 3, "rules.start_cash = -1 is invalid; allowed: an integer from 0"),
         ({"start_cash": "5"}, 3, "rules.start_cash = '5' is invalid"),
-        ({"start_cheques": True}, 3, "rules.start_cheques = True is invalid"),
+        ({"start_cheques": True}, 3, "rules.start_cheques = true is invalid"),
         ({"fine_per_corpse": 15}, 3, "rules.fine_per_corpse = 15 is invalid; allowed: a multiple of 10"),
         (
             {"police_to_investigate": 0},

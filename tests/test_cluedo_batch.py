@@ -502,6 +502,8 @@ def test_resolved_config_is_complete_and_strategies_listed():
         "characters": "random",
         "roll_every_turn": "no",
         "move_steps": "exact",  # CL-T1: move exactly the total; "up_to" is the flag
+        "die_faces": 6,  # CL-C2
+        "clue_pile": 29,  # CL-C2
     }
     assert len(res["seats"]) == 3 and res["seats"][0]["params"]["risk"] == 0.85
     names = [s["name"] for s in C.ADAPTER.strategies()]

@@ -53,7 +53,7 @@ def test_CL_C2_clue_pile():
         ),
         ({"die_faces": 6.0}, "rules.die_faces = 6.0 is invalid"),
         ({"clue_pile": 30}, "rules.clue_pile = 30 is invalid; allowed: an integer from 0 to 29"),
-        ({"clue_pile": True}, "rules.clue_pile = True is invalid"),
+        ({"clue_pile": True}, "rules.clue_pile = true is invalid"),
     ],
 )
 def test_bad_constants_are_one_line_errors(rules, says):
