@@ -602,6 +602,12 @@ def _play_until_precise(stop, plan, done, out, manifest, writer, resolved, backe
     manifest["stop"] = stop.record(reached)
 
 
+def check_max_games(max_games):
+    """``max_games`` must be a positive integer (one line naming the option otherwise)."""
+    if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 1:
+        raise ConfigError("--max-games", max_games, "a positive integer (games per run or sweep point)")
+
+
 def run_dataset(
     config,
     out=None,
@@ -617,6 +623,7 @@ def run_dataset(
     backend="local",
     precision=None,
     precision_on="seat0",
+    max_games=None,
 ):
     """Play a run config into a Parquet dataset.
 
@@ -647,6 +654,9 @@ def run_dataset(
         Stop at the first chunk boundary where the 95% half-width of ``precision_on``
         (default ``seat0``: the first player's win share) is at most this; ``games`` is
         then a cap.  See :mod:`sim.precision`.
+    max_games : int, optional
+        Play at most this many games (a quick look at a long study); the manifest records
+        the games asked for.
 
     Returns
     -------
@@ -663,6 +673,9 @@ def run_dataset(
         On Ctrl-C; finished chunks are kept for ``resume``.
     """
     resolved = api.resolve(config, games=games, seed=seed)
+    if max_games is not None:
+        check_max_games(max_games)
+        resolved = {**resolved, "games": min(resolved["games"], max_games)}
     if out is None:
         out = default_out(config, resolved)
     source = str(config) if isinstance(config, (str, Path)) else None

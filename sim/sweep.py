@@ -25,7 +25,7 @@ import itertools
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -327,6 +327,16 @@ def _clear_sweep(out, old):
     (out / SWEEP_MANIFEST).unlink()
 
 
+def capped(sweep, max_games):
+    """``sweep`` with every point's games at most ``max_games``."""
+    runner.check_max_games(max_games)
+    points = [
+        replace(p, resolved={**p.resolved, "games": min(p.resolved["games"], max_games)})
+        for p in sweep.points
+    ]
+    return replace(sweep, points=points)
+
+
 def _run_points(sweep, out, *, progress, **kwargs):
     """Play every grid point into ``out/<point>/`` (each point locks its own folder)."""
     bar, owned = runner._make_progress(progress)
@@ -389,6 +399,7 @@ def run_sweep(
     precision=None,
     precision_on="seat0",
     base_overrides=None,
+    max_games=None,
 ):
     """Run every grid point of a sweep into ``out/<point>/`` and write ``out/points.parquet``.
 
@@ -402,6 +413,9 @@ def run_sweep(
         each point stops on its own).
     base_overrides : dict, optional
         With a sweep file: top-level keys of its base config replaced (see :func:`load`).
+    max_games : int, optional
+        Play at most this many games per point (a quick look at a long sweep); the sweep's
+        manifest and every point's manifest record the games actually asked for.
 
     Returns
     -------
@@ -412,6 +426,8 @@ def run_sweep(
         sweep = load(sweep, base_overrides)
     elif isinstance(sweep, list):
         sweep = Sweep(None, None, {}, [Point(n, {}, r) for n, r in sweep])
+    if max_games is not None:
+        sweep = capped(sweep, max_games)
     if out is None:
         if sweep.path is None:
             raise SimError("run_sweep needs out= when given a list of points")

@@ -2,8 +2,9 @@
 before it fails here (as a newcomer following the README would).
 
 Every line of the ``## A tour`` code block is run as written, ``.venv/bin/sim`` standing for this
-environment's ``sim``, with ``--games`` made small on commands that take it (``run``, ``power``,
-``bench``); other commands run unchanged. A new tour line is simply run: nothing here names one.
+environment's ``sim``, with the games made small on commands that play them (``--games`` for
+``run``, ``power`` and ``bench``, ``--max-games`` for ``sweep`` and ``study``); other commands run
+unchanged. A new tour line is simply run: nothing here names one.
 """
 
 from __future__ import annotations
@@ -21,8 +22,14 @@ SIM = (
     if Path(sys.executable).with_name("sim").exists()
     else [sys.executable, "-m", "sim.cli"]
 )
-#: games per line where the command takes --games (enough for every analysis to have rows)
-SMALL = {"run": "300", "power": "200", "bench": "200"}
+#: (option, games) per command that plays games (enough for every analysis to have rows)
+SMALL = {
+    "run": ("--games", "300"),
+    "power": ("--games", "200"),
+    "bench": ("--games", "200"),
+    "sweep": ("--max-games", "300"),
+    "study": ("--max-games", "300"),
+}
 
 
 def tour_lines(text=None):
@@ -39,15 +46,16 @@ def tour_lines(text=None):
 
 
 def with_small_games(argv):
-    """``argv`` with ``--games`` set small when its command takes it."""
+    """``argv`` with its games set small when its command plays games."""
     argv = list(argv)
     command = argv[1] if len(argv) > 1 else ""
     if command not in SMALL:
         return argv
-    if "--games" in argv:
-        argv[argv.index("--games") + 1] = SMALL[command]
+    option, games = SMALL[command]
+    if option in argv:
+        argv[argv.index(option) + 1] = games
     else:
-        argv += ["--games", SMALL[command]]
+        argv += [option, games]
     return argv
 
 

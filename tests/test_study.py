@@ -125,6 +125,17 @@ def test_cli_study_and_report_only(files, tmp_path):
     assert res.exit_code == 0 and (out / "study.html").is_file()
 
 
+def test_cli_study_max_games_caps_every_dataset(files, tmp_path):
+    out = tmp_path / "quick"
+    args = ["study", str(files / "study.toml"), "--out", str(out), "--no-progress", "--max-games", "40"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    manifests = sorted(out.rglob("manifest.json"))
+    assert len(manifests) == 1 + 4 and {json.loads(m.read_text())["games"] for m in manifests} == {40}
+    res = CliRunner().invoke(app, [*args[:-1], "0"])
+    assert res.exit_code == 2 and "--max-games = 0 is invalid" in res.output
+
+
 @pytest.mark.parametrize(
     "text,match",
     [

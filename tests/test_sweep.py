@@ -159,3 +159,26 @@ def test_bad_options_fail_before_writing(files, tmp_path, kw, key):
         sweep.run_sweep(files(GRID), tmp_path / "out", **kw)
     assert err.value.key == key
     assert not (tmp_path / "out").exists()
+
+
+def test_max_games_plays_the_first_games_of_every_point(files, tmp_path):
+    """--max-games caps each point; the capped point's games are the full point's first games
+    (every game draws from its own (seed, game id) stream), so a quick look previews the full run."""
+    p = files(GRID)
+    full = sweep.run_sweep(p, tmp_path / "full", threads=1)
+    quick = sweep.run_sweep(p, tmp_path / "quick", threads=1, max_games=70)
+    for point in pl.read_parquet(quick / "points.parquet")["path"]:
+        g = pl.read_parquet(quick / point / "games" / "*.parquet").sort("game_id")
+        assert g.height == 70 and dataset.read_manifest(quick / point)["games"] == 70
+        first = pl.read_parquet(full / point / "games" / "*.parquet").sort("game_id").head(70)
+        assert g.equals(first)
+    # a cap above a point's games leaves it as it is
+    same = sweep.run_sweep(p, tmp_path / "same", threads=1, max_games=10_000)
+    assert dataset.read_manifest(same / pl.read_parquet(same / "points.parquet")["path"][0])["games"] == 600
+
+
+@pytest.mark.parametrize("bad", [0, -3, True, 2.5])
+def test_a_bad_max_games_is_one_line_and_writes_nothing(files, tmp_path, bad):
+    with pytest.raises(ConfigError, match="--max-games = .* is invalid; allowed: a positive integer"):
+        sweep.run_sweep(files(GRID), tmp_path / "out", max_games=bad)
+    assert not (tmp_path / "out").exists()

@@ -201,6 +201,15 @@ def study(
     precision_on: Annotated[
         str, typer.Option(help="seat0 (first player's win share), seat<k>, entry<k> or rounds.")
     ] = "seat0",
+    max_games: Annotated[
+        Optional[int],
+        typer.Option(
+            "--max-games",
+            help="Play at most this many games per run, sweep point and power arm (a quick look "
+            "before the full study; the report states the games each answer rests on).",
+            show_default=False,
+        ),
+    ] = None,
 ):
     """Run a study: its runs and sweeps (finished ones are skipped), analyses and report."""
     from analysis.study import load_study, run_study
@@ -224,6 +233,9 @@ def study(
             from ..precision import check
 
             check(precision, precision_on)  # one line before anything runs
+        if max_games is not None:
+            runner.check_max_games(max_games)
+            stop["max_games"] = max_games
         run_dataset = functools.partial(runner.run_dataset, backend=backend, **stop)
         run_sweep = functools.partial(sweeps.run_sweep, backend=backend, **stop)
         bar = auto_enabled() if progress is None else progress  # one bar per dataset

@@ -84,6 +84,14 @@ PrecisionOpt = Annotated[
         show_default=False,
     ),
 ]
+MaxGamesOpt = Annotated[
+    Optional[int],
+    typer.Option(
+        "--max-games",
+        help="Play at most this many games per run or grid point (a quick look before the full job).",
+        show_default=False,
+    ),
+]
 PrecisionOnOpt = Annotated[
     str,
     typer.Option(
@@ -284,6 +292,7 @@ def sweep(
     address: AddressOpt = None,
     precision: PrecisionOpt = None,
     precision_on: PrecisionOnOpt = "seat0",
+    max_games: MaxGamesOpt = None,
 ):
     """Run a base config over a grid: one dataset per point plus points.parquet."""
     raw = load_toml(sweep_file)
@@ -294,6 +303,8 @@ def sweep(
             f"a sweep config (base and [grid]); this is a run config: run it with `sim run {sweep_file}`",
         )
     sw = sweeps.load(sweep_file)
+    if max_games is not None:
+        sw = sweeps.capped(sw, max_games)
     backends.configure(backend, address=address)
     t0 = time.perf_counter()
     bar = _progress(progress)
