@@ -23,6 +23,7 @@ import math
 import polars as pl
 
 from ..metrics import QUESTIONS, Metric, register
+from ..report_power import arm_label
 from ..stats import Z95, wilson
 from . import seats as _seats  # noqa: F401  (their headlines first; these are appended)
 from . import strategies as _strategies  # noqa: F401
@@ -135,6 +136,15 @@ class DuplicateEntryGap(Metric):
         return pl.DataFrame(rows).sort([*by, "entry_a", "entry_b"]) if rows else None
 
 
+def _cell(ds, r):
+    """'players = 3' and every other grouping key of the row, a power arm by its name."""
+    parts = [f"players = {r['players']}"]
+    for k in ds.group_params():
+        if k in r:
+            parts.append(arm_label(ds, r[k]) if k == "arm" else f"{k} = {r[k]}")
+    return ", ".join(parts)
+
+
 def _headlines(ds, results):
     out = []
     t = results.get("duplicate_seat_share")
@@ -144,7 +154,7 @@ def _headlines(ds, results):
             if not (r["width_ratio"] is not None and math.isfinite(r["width_ratio"])):
                 continue
             out.append(
-                f"players = {r['players']}: with duplicate deals the first player wins "
+                f"{_cell(ds, r)}: with duplicate deals the first player wins "
                 f"{100 * r['share']:.1f}% [{100 * r['share_lo']:.1f}, {100 * r['share_hi']:.1f}] over "
                 f"{r['deals']:,} deals ({r['games']:,} games); the interval is {r['width_ratio']:.2f} times "
                 "as wide as if the games were independent."
@@ -159,7 +169,7 @@ def _headlines(ds, results):
                 else "no variance either way"
             )
             out.append(
-                f"players = {r['players']}: entry {r['entry_a']} - {r['entry_b']} "
+                f"{_cell(ds, r)}: entry {r['entry_a']} - {r['entry_b']} "
                 f"{100 * r['gap']:+.1f} pts [{100 * r['gap_lo']:+.1f}, {100 * r['gap_hi']:+.1f}] paired over "
                 f"{r['deals']:,} deals (unpaired: +-{100 * r['unpaired_half']:.1f} pts; {change})."
             )

@@ -36,6 +36,7 @@ import tomllib
 from ..dataset import manifest_config
 from ..game_facts import annex_kinds
 from ..metrics import Metric, asked_by_game, question, register
+from ..report_power import kind_names, name_targets
 from ..stats import Z95, holm, paired_diff_interval, paired_diff_p, stratified_lift
 from ..text import join_names
 
@@ -351,11 +352,9 @@ def character_headlines(results):
             pos = [r["target"] for r in rows if r["power_lo"] > 0]
             neg = [r["target"] for r in rows if r["power_hi"] < 0]
             top, low = rows[0], rows[-1]
-            verdict = (
-                f"above the fair share: {', '.join(pos)}; below: {', '.join(neg) or 'none'}"
-                if pos or neg
-                else "no character/seat is clear of the fair share"
-            )
+            clear = [f"above the fair share: {', '.join(pos)}"] if pos else []
+            clear += [f"below: {', '.join(neg)}"] if neg else []
+            verdict = "; ".join(clear) or "no character/seat is clear of the fair share"
             out.append(
                 f"{cell}: {label} with the characters rotated over the seats "
                 f"(paired over {int(g['units'].min()):,} deals): best {top['target']} "
@@ -450,15 +449,10 @@ def _restriction_headlines(ds, results):
     t = results.get("causal_power")
     if t is None or t.is_empty():
         return []
-    # an annex arm reads by its annex's name (the card table as played), an action by its own
-    has_cards = (t["kind"] == "card").any()  # Cluedo has no annexes (its facts' cards are ids)
-    annex = {k["id"]: k["annex"] for k in annex_kinds(ds.config)} if has_cards else {}
-    t = t.with_columns(
-        pl.when(pl.col("kind") == "card")
-        .then(pl.col("target").replace_strict(annex, default=pl.col("target")))
-        .otherwise(pl.col("target"))
-        .alias("target")
-    )
+    # an annex arm reads by its annex's name (the card table as played), an action by the
+    # name its game declares; the family of arms by the game's word for it
+    t = name_targets(ds, t)
+    words = kind_names(ds)
     by = [c for c in t.columns if c not in TABLE_COLS]
     out = []
     for key, grp in t.group_by(by, maintain_order=True) if by else [((), t)]:
@@ -466,7 +460,7 @@ def _restriction_headlines(ds, results):
         cell = ", ".join(f"{k} = {v}" for k, v in zip(by, key))
         units = int(grp["units"].min())
         intro = f"{cell}: " if cell else ""
-        for kind, label in (("card", "annexes"), ("action", "actions")):
+        for kind, label in (("card", words["card"]), ("action", words["action"])):
             g = grp.filter(pl.col("kind") == kind).sort(["power", "target"], descending=[True, False])
             if g.is_empty():
                 continue
@@ -509,7 +503,14 @@ def _restriction_headlines(ds, results):
     return out
 
 
+def plots(ds, results):
+    from ..report_power import power_plots
+
+    return power_plots(ds, results)
+
+
 Q.headlines = headlines
+Q.plots = plots
 
 
 # --- exploitability (recorded) ------------------------------------------------------------
