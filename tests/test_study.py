@@ -289,36 +289,6 @@ def test_a_ladder_plays_every_rung_and_compares_them(files, tmp_path):
     assert "headline numbers hold at every strength from random to greedy" in answers
 
 
-def _k(est, lo, hi, games=1000):
-    return {"estimate": est, "lo": lo, "hi": hi, "games": games}
-
-
-def test_ladder_verdicts():
-    from analysis.ladder import verdict
-
-    rungs = ["greedy", "heuristic", "expert"]
-    # same sign, clear of 0, top two overlap (the bottom rung may differ in size)
-    assert (
-        verdict([_k(-0.01, -0.015, -0.005), _k(-0.04, -0.05, -0.03), _k(-0.042, -0.05, -0.034)], rungs)[0]
-        == "holds"
-    )
-    # a sign flip between clear rungs: changes, and says where
-    word, text = verdict([_k(0.01, 0.005, 0.015), _k(-0.04, -0.05, -0.03), _k(-0.04, -0.05, -0.03)], rungs)
-    assert word == "changes" and "between greedy and heuristic" in text
-    # the top two separate
-    word, text = verdict([_k(-0.04, -0.05, -0.03), _k(-0.04, -0.05, -0.03), _k(-0.1, -0.12, -0.08)], rungs)
-    assert word == "changes" and "between heuristic and expert" in text
-    # an interval includes 0: undecided, with the games that would shrink it to exclude 0
-    # (half-width 0.02 at an estimate of 0.01 -> 4x the games)
-    word, text = verdict([_k(0.03, 0.02, 0.04), _k(0.02, 0.01, 0.03), _k(0.01, -0.01, 0.03)], rungs)
-    assert word == "undecided" and "about 4,000 games per rung" in text
-    # a level (rounds) has no sign: holds while the top two overlap
-    lvl = [dict(_k(10.0, 9.9, 10.1), zero=False), dict(_k(12.0, 11.9, 12.1), zero=False)]
-    assert verdict(lvl, rungs[:2])[0] == "changes"
-    lvl[1] = dict(_k(10.05, 9.95, 10.15), zero=False)
-    assert verdict(lvl, rungs[:2])[0] == "holds"
-
-
 POWER_STUDY = """title = "Power study"
 [[data]]
 name = "pw"
