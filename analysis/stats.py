@@ -252,6 +252,46 @@ def equivalence_p(estimate, se, margin):
     return float(p) if p.ndim == 0 else p
 
 
+def mover_difference(a, a_lo, a_hi, b, b_lo, b_hi, z=Z95):
+    """Difference ``b - a`` of two independent estimates from their own 95% intervals (MOVER,
+    the method of variance estimates recovery: Zou & Donner 2008, the construction behind
+    Newcombe's hybrid interval): each side of each interval gives that side's standard error,
+    ``(estimate - lo) / 1.96`` and ``(hi - estimate) / 1.96``, and the difference's lower side
+    combines ``b``'s lower with ``a``'s upper one.  Skewed intervals (Wilson near 0 or 1) keep
+    their skew.
+
+    Returns
+    -------
+    dict
+        ``diff``, ``lo``, ``hi`` (at ``z``), ``se_down`` / ``se_up`` (the standard errors
+        towards lower and higher values), ``p_value`` (two-sided, of "no difference": the
+        level at which the interval just reaches 0).
+    """
+    sa_lo, sa_hi = (a - a_lo) / Z95, (a_hi - a) / Z95
+    sb_lo, sb_hi = (b - b_lo) / Z95, (b_hi - b) / Z95
+    d = b - a
+    down, up = math.hypot(sb_lo, sa_hi), math.hypot(sb_hi, sa_lo)
+    if d == 0:
+        p = 1.0
+    else:
+        se = down if d > 0 else up
+        p = math.erfc(abs(d) / se / math.sqrt(2.0)) if se > 0 else 0.0
+    return {"diff": d, "lo": d - z * down, "hi": d + z * up, "se_down": down, "se_up": up, "p_value": p}
+
+
+def equivalence_p_sides(estimate, se_down, se_up, margin):
+    """TOST p-value of ``|true value| < margin`` for an estimate whose standard error
+    differs by side (:func:`mover_difference`): the larger of the one-sided p-values of
+    "value <= -margin" (``se_down``) and "value >= +margin" (``se_up``)."""
+
+    def tail(x, se):
+        if se > 0:
+            return 0.5 * math.erfc(x / se / math.sqrt(2.0))
+        return 0.0 if x > 0 else 1.0
+
+    return max(tail(estimate + margin, se_down), tail(margin - estimate, se_up))
+
+
 # --- differences of proportions ----------------------------------------------------------
 
 
