@@ -522,7 +522,9 @@ def _random_effects(X, y, se):
 
 def weighted_mean(y, se, z=Z95):
     """Random-effects mean of values with standard errors (DerSimonian-Laird tau²,
-    Hartung-Knapp interval on t with k - 1 df); one value: its own normal interval.
+    Hartung-Knapp interval on t with k - 1 df).  One value gives no interval (NaN bounds):
+    the spread between values, tau, cannot be estimated from one, and the value's own
+    sampling interval leaves it out.
 
     Returns
     -------
@@ -534,7 +536,7 @@ def weighted_mean(y, se, z=Z95):
     if y.size == 0:
         return np.nan, np.nan, np.nan
     if y.size == 1:
-        return float(y[0]), float(y[0] - z * se[0]), float(y[0] + z * se[0])
+        return float(y[0]), np.nan, np.nan
     beta, cov, dof, _ = _random_effects(np.ones((y.size, 1)), y, se)
     m, s = float(beta[0]), math.sqrt(cov[0, 0])
     t = t_quantile(0.5 + (1 - 2 * norm_sf(z)) / 2, dof)

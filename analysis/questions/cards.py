@@ -325,7 +325,9 @@ class RankPower(Metric):
     note = (
         f"only annexes built and not built at least {MIN_BUILDERS} times (the headline "
         "threshold); mean_lift = random-effects mean lift of the rank's annexes "
-        "(DerSimonian-Laird between-annex variance, Hartung-Knapp interval); slope = change "
+        "(DerSimonian-Laird between-annex variance, Hartung-Knapp interval; empty for a rank "
+        "with one annex: the spread between annexes cannot be estimated from one); tau = the "
+        "annexes' spread around the rank line beyond their sampling error; slope = change "
         "in lift per rank step, random-effects meta-regression (weights 1/(SE² + tau²), "
         "Hartung-Knapp t interval); spearman over the same annexes, p_perm its permutation "
         f"p-value ({N_PERM} shuffles, fixed seed) and p_perm_mc that p-value's Monte Carlo "
@@ -344,6 +346,8 @@ class RankPower(Metric):
         rows = []
         for (rank,), grp in t.sort("rank").group_by(["rank"], maintain_order=True):
             m, lo, hi = weighted_mean(grp["lift"].to_numpy(), grp["se"].to_numpy())
+            if grp.height < 2:  # one annex says nothing of the spread between a rank's annexes
+                m = lo = hi = None
             rows.append(
                 {
                     "rank": rank,
@@ -359,7 +363,9 @@ class RankPower(Metric):
         reg = meta_regression(x, y, se)
         rho = spearman(x, y)
         p = permutation_p(x, y)
-        return pl.DataFrame(rows).with_columns(
+        schema = {c: pl.Float64 for c in ("mean_lift", "mean_lift_lo", "mean_lift_hi")}
+        return pl.DataFrame(rows, schema_overrides=schema).with_columns(
+            pl.lit(reg["tau"]).alias("tau"),
             pl.lit(reg["slope"]).alias("slope"),
             pl.lit(reg["slope_lo"]).alias("slope_lo"),
             pl.lit(reg["slope_hi"]).alias("slope_hi"),
@@ -466,7 +472,10 @@ def headlines(ds, results):
         out.append(_end_sentence(rows, "top"))
         out.append(_end_sentence(rows, "bottom"))
     elif rows:
-        out.append(f"Only one annex was built at least {MIN_BUILDERS} times: {_lift_str(rows[0])}.")
+        out.append(
+            f"Only one annex was built (and not built) at least {MIN_BUILDERS} times, so a ranking "
+            f"cannot be estimated: {_lift_str(rows[0])}."
+        )
     never = lift.filter(pl.col("builders") == 0)["annex"].to_list()
     rare = lift.filter((pl.col("builders") > 0) & (pl.col("builders") < MIN_BUILDERS))
     if never:
@@ -480,10 +489,8 @@ def headlines(ds, results):
     rp = results.get("rank_power")
     if rp is not None and rp.height:
         r0 = rp.row(0, named=True)
-        means = ", ".join(
-            f"rank {r['rank']}: {pts_ci(r['mean_lift'], r['mean_lift_lo'], r['mean_lift_hi'])}"
-            for r in rp.iter_rows(named=True)
-        )
+        means = ", ".join(_rank_mean(r) for r in rp.iter_rows(named=True))
+        tau = f", tau = {100 * r0['tau']:.1f} pts" if math.isfinite(r0["tau"]) else ""
         lo, hi = r0["slope_lo"], r0["slope_hi"]
         verdict = (
             "a higher rank goes with a larger lift"
@@ -496,10 +503,19 @@ def headlines(ds, results):
             f"Does rank (cost) track the lift? Over the {r0['annexes_used']} annexes built "
             f"at least {MIN_BUILDERS} times, the lift changes by "
             f"{pts_ci(r0['slope'], lo, hi)} per rank step (random-effects meta-regression "
-            f"weighted by 1/(SE² + tau²)): {verdict}; mean lift by rank: {means}; Spearman rho = "
+            f"weighted by 1/(SE² + tau²){tau}): {verdict}; mean lift "
+            f"by rank: {means}; Spearman rho = "
             f"{r0['spearman']:.2f} ({pval_mc(r0['p_perm'], N_PERM)})."
         )
     return out
+
+
+def _rank_mean(r):
+    """A rank's mean lift, or why it has none (one annex: its own sampling interval would
+    leave out the spread between annexes)."""
+    if r["mean_lift"] is None or r["mean_lift_lo"] is None:
+        return f"rank {r['rank']}: cannot be estimated (one annex)"
+    return f"rank {r['rank']}: {pts_ci(r['mean_lift'], r['mean_lift_lo'], r['mean_lift_hi'])}"
 
 
 def _lift_str(r):

@@ -9,8 +9,9 @@ The *causal power* of the annex or action is what taking it away costs:
     power = win share of entry 0 unrestricted - win share of entry 0 restricted,
 
 paired deal by deal (game ids, hence shuffles, keys and seats, are the same in every arm;
-with duplicate deals the unit is the deal, all its rotations together), with a normal 95%
-interval from the per-deal differences.  Beside it stands the *associational lift* of the
+with duplicate deals the unit is the deal, all its rotations together), with a 95% interval
+from the per-deal differences that holds when they are sparse or constant
+(``stats.paired_diff_interval``).  Beside it stands the *associational lift* of the
 baseline (win share of player-games that built the annex / took the action against those
 that did not, same seat and strategy): the number the ``cards`` question ranks, which mixes
 the card's effect with the positions in which players take it.
@@ -409,6 +410,12 @@ def _power_sentence(rows, label, units):
         rank = (
             f"{r['target']} has the largest causal power, {_pts(r['power'])} "
             f"{_iv(r['power_lo'], r['power_hi'])} (its interval is clear of every other)"
+        )
+    elif len(alive) == 1:
+        r = alive[0]
+        rank = (
+            f"one arm to rank, so a ranking cannot be estimated: {r['target']} {_pts(r['power'])} "
+            f"{_iv(r['power_lo'], r['power_hi'])}"
         )
     elif lead:
         rank = (
