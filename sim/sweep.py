@@ -16,6 +16,11 @@ records the sweep and its status.
 Seeds: every grid point uses the base config's seed (common random numbers): game ``g`` of
 every point starts from the same random stream, so differences between points come from the
 parameters, not from luck.  Put ``seed`` in the grid to vary it.
+
+A grid value ``"default"`` is the game's own default for that point, as its resolver sets it
+(``"rules.deck_size" = [20, 40, "default"]``: the official deck for each player count, BI-S2),
+recorded under the value it resolves to; a point that equals another of the grid is played
+once.  So the official setup is always in the grid, whatever the grid's round numbers.
 """
 
 from __future__ import annotations
@@ -125,6 +130,23 @@ def set_dotted(raw, key, value, players=None):
             raise ConfigError(f"grid.{key}", node, f"a table or list at {'.'.join(parts[:depth])}")
 
 
+#: a grid value meaning "the game's default here" (recorded as what it resolves to)
+DEFAULT = "default"
+
+
+def _resolved_value(resolved, key):
+    """The value at dotted ``key`` of a resolved config (``"default"`` if it is not there)."""
+    node = resolved
+    for part in key.split("."):
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
+            return DEFAULT
+    return node if isinstance(node, (bool, int, float, str)) else DEFAULT
+
+
 def point_name(index, values):
     """``p003_players=2_rules.deck_size=30``: sortable, readable, safe as a directory name."""
     body = "_".join(f"{k}={v}" for k, v in values.items())
@@ -211,6 +233,11 @@ def load(path, base_overrides=None):
                 )
             )
             continue
+        if any(v == DEFAULT for v in values.values()):
+            values = {k: _resolved_value(resolved, k) if v == DEFAULT else v for k, v in values.items()}
+            if any(p.values == values for p in points):
+                continue  # the default is one of the grid's own values: played once
+            name = point_name(index, values)
         names.add(name)
         points.append(Point(name, values, resolved))
     if errors:

@@ -209,8 +209,12 @@ def test_deck_size_sweep_example_is_the_documented_grid():
     from sim.sweep import load
 
     sw = load(ROOT / "configs" / "sweeps" / "bloody_inn-deck-size.toml")
-    assert len(sw.points) == 18
+    assert len(sw.points) == 21
+    # six round sizes and the official deck of each player count (BI-S2, long: 45, 54, 64)
     assert {(p.resolved["players"], p.resolved["rules"]["deck_size"]) for p in sw.points} == {
         (n, d) for n in (2, 3, 4) for d in (20, 30, 40, 50, 60, 70)
+    } | {(2, 45), (3, 54), (4, 64)}
+    assert {p.values["rules.deck_size"] for p in sw.points if p.resolved["players"] == 3} == {
+        20, 30, 40, 50, 54, 60, 70
     }
     assert {p.resolved["rules"]["length"] for p in sw.points} == {"long"}
