@@ -120,18 +120,18 @@ def _ensure_newline(s):
 
 def cli_reference(root=ROOT):
     """Every visible command's ``--help``, at ``HELP_WIDTH`` columns, in registration order."""
-    import click
     import typer
 
     from .cli import app
 
     group = typer.main.get_command(app)
-    top = click.Context(group, info_name="sim", terminal_width=HELP_WIDTH, max_content_width=HELP_WIDTH)
+    # the commands' own Context class: Typer may bring its own copy of Click
+    top = group.context_class(group, info_name="sim", terminal_width=HELP_WIDTH, max_content_width=HELP_WIDTH)
     out = []
     for name, cmd in group.commands.items():
         if cmd.hidden:
             continue
-        ctx = click.Context(
+        ctx = cmd.context_class(
             cmd, info_name=name, parent=top, terminal_width=HELP_WIDTH, max_content_width=HELP_WIDTH
         )
         text = "\n".join(line.rstrip() for line in cmd.get_help(ctx).splitlines())

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from typer.testing import CliRunner
 
+from sim.cli import app
 from sim.commands import bench
 
 BIN = Path(sys.executable).parent
@@ -227,3 +229,76 @@ def test_speedup_target_is_stricter_for_long_games():
     result = {"throughput": [long_row, short_row], "startup": [], "pure_python": []}
     got = [c for c in bench.checks(result) if c["check"].startswith("speed-up")]
     assert [(c["target"], c["ok"]) for c in got] == [(">= 1.85", False), (">= 1.8", True)]
+
+
+# --- sim bench --quick ------------------------------------------------------------------------
+
+#: a stand-in for the yardstick kernel file with the same two names ``sim bench`` reads (``run``,
+#: ``trick_batch``), reporting 1,000 games/s per thread, so the ratios' thread matching shows
+FAKE_YARDSTICK = """
+import numba
+
+def trick_batch(seed, n, points, first_leader):
+    pass
+
+def run(kernel, n, cols, reps=3):
+    return 0.0, n / (1000.0 * numba.get_num_threads())
+"""
+
+
+def bench_in_process(*args):
+    """``sim bench ARGS`` in this process (the measurements still run in their own children)."""
+    res = CliRunner().invoke(app, ["bench", *map(str, args)])
+    return res.exit_code, res.stdout, res.stderr
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    yard = tmp_path_factory.mktemp("bench-quick") / "yard.py"
+    yard.write_text(FAKE_YARDSTICK)
+    code, out, err = bench_in_process(
+        "--quick", "--game", "bloody_inn", "--games", 64, "--yardstick", yard, "--json"
+    )
+    assert code == 0, err
+    return json.loads(out), err
+
+
+def test_quick_states_its_expected_duration_then_a_line_per_part_as_it_finishes(quick):
+    result, err = quick
+    lines = [ln for ln in err.splitlines() if ln.startswith("bench:")]
+    assert "about" in lines[0] and f"about {result['expected_s']:.0f} s" in lines[0]
+    # the yardstick before, the one row, the yardstick after: numbered in the order they ran
+    assert [ln.split("]")[0] for ln in lines[1:]] == ["bench: [1/3", "bench: [2/3", "bench: [3/3"]
+    assert "yardstick before" in lines[1] and "bloody_inn 3p mixed" in lines[2]
+    assert "yardstick after" in lines[3]
+    assert result["elapsed_s"] > 0 and result["expected_s"] > 0
+
+
+def test_quick_measures_the_default_player_count_once_without_startup_or_pure_python(quick):
+    result, _ = quick
+    (row,) = result["throughput"]
+    assert (row["game"], row["players"], row["mix"]) == ("bloody_inn", 3, "mixed")
+    assert result["settings"]["quick"] and result["settings"]["rounds"] == 1
+    threads = row["threads"]
+    assert [p["threads"] for p in row["passes"]] == ([1] if threads == 1 else [1, threads])
+    assert result["pure_python"] == [] and result["startup"] == []
+
+
+def test_quick_gives_each_rate_as_a_ratio_to_the_yardstick_at_the_same_threads(quick):
+    result, _ = quick
+    (row,) = result["throughput"]
+    readings = result["yardstick"]["readings"]
+    assert len(readings) == 2  # before and after the rows
+    assert all(r == {"1": 1000, str(row["threads"]): 1000 * row["threads"]} for r in readings)
+    assert row["yardstick_1"] == 1000 and row["yardstick_all"] == 1000 * row["threads"]
+    assert row["yardstick_ratio_1"] == pytest.approx(row["games_per_s_1"] / 1000, rel=1e-3)
+
+
+def test_quick_takes_an_option_given_beside_it():
+    code, _, err = bench_in_process("--quick", "--game", "bloody_inn", "--games", 64, "--rounds", 0)
+    assert code == 2 and "--rounds = 0" in err  # --rounds given is used, not quick's 1
+
+
+def test_a_missing_yardstick_file_is_one_line():
+    code, _, err = bench_in_process("--quick", "--yardstick", "nosuch.py")
+    assert code == 2 and "--yardstick = 'nosuch.py'" in err and "Traceback" not in err

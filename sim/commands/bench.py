@@ -19,7 +19,14 @@ with the cache filled (warm start: it should compile nothing and load from the c
 ``sim run`` (1,000,000 games each).  ``--json`` prints everything with a description of the
 machine (CPU, cores, memory, versions, load average), so runs can be compared.
 
-No timing here is a pass/fail test; the note in ``benchmarks/README.md`` records the numbers.
+Speed is given as a ratio to the yardstick (``../shared/bench/yardstick.py``: its trick-taking
+kernel, read before and after the rows at 1 thread and all cores), since this project's
+reference VM changes speed with its host's load.  ``--quick`` is a bench of well under a
+minute: each game once at its default player count, one pair of passes, no start-up,
+JIT-disabled or target runs.  Every bench states its expected duration at the start and
+prints a line as each part finishes.
+
+No timing here is a pass/fail test; ``benchmarks/README.md`` says how to read the numbers.
 """
 
 from __future__ import annotations
@@ -56,6 +63,21 @@ LONG_GAME_US = 10.0
 #: 1-thread / all-cores pass pairs per throughput row (the speed-up is their median ratio)
 ROUNDS = 3
 TARGET_WARM_START_S = 3.0
+#: ``--quick``: each game at its default player count with the mixed lineup, one pair of
+#: passes of about ``QUICK_SECONDS`` (all cores), no start-up, JIT-disabled or target runs
+QUICK_SECONDS = 0.5
+#: trick-taking games per yardstick reading (a reading takes about a second per thread count)
+YARDSTICK_GAMES = 100_000
+#: what the expected duration is made of, measured on the reference 2-core VM when idle: a
+#: measurement child's start (Python, numba, the cached kernels), one pass's overhead beyond
+#: its games (warm-up, Parquet), a game with the JIT disabled, a cold compile and warm start
+#: of one game's kernels, a yardstick child
+CHILD_S = 3.0
+PASS_OVERHEAD_S = 0.3
+PY_GAME_S = 0.15
+COLD_START_S = 55.0
+WARM_START_S = 2.0
+YARDSTICK_S = 4.0
 
 
 # --- the machine ----------------------------------------------------------------------------
@@ -395,6 +417,76 @@ def measure(spec):
         except ValueError:
             pass
     return res
+
+
+# --- the yardstick -------------------------------------------------------------------------
+
+
+def default_yardstick():
+    """The yardstick kernel file: ``$BOARDSIM_YARDSTICK``, else ``../shared/bench/yardstick.py``
+    beside the project's source tree; ``None`` when neither exists."""
+    env = os.environ.get("BOARDSIM_YARDSTICK")
+    if env:
+        return Path(env)
+    path = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "yardstick.py"
+    return path if path.exists() else None
+
+
+def _yardstick_main():
+    """Entry point of a yardstick child: spec JSON on stdin (``path``, ``games``, ``threads``),
+    the trick-taking kernel's games/s at each thread count (best of the yardstick's own
+    repetitions) as JSON on stdout."""
+    import importlib.util
+
+    import numba
+    import numpy as np
+
+    spec = json.loads(sys.stdin.read())
+    mod_spec = importlib.util.spec_from_file_location("yardstick", spec["path"])
+    mod = importlib.util.module_from_spec(mod_spec)
+    mod_spec.loader.exec_module(mod)
+    n = spec["games"]
+    readings = {}
+    for threads in spec["threads"]:
+        numba.set_num_threads(threads)
+        first, best = mod.run(mod.trick_batch, n, [np.empty((n, 4), np.int32), np.empty(n, np.int8)])
+        readings[str(threads)] = {"games_per_s": round(n / best), "first_call_s": round(first, 3)}
+    sys.stdout.write(json.dumps(readings) + "\n")
+
+
+def yardstick_reading(path, threads, games=YARDSTICK_GAMES):
+    """``{threads: games/s}`` of the yardstick's trick-taking kernel, in a fresh child."""
+    import numba
+
+    threads = sorted({t for t in threads if 1 <= t <= numba.config.NUMBA_NUM_THREADS})
+    spec = {"path": str(path), "games": games, "threads": threads}
+    code, out, err, *_ = run_child(
+        [sys.executable, "-c", "from sim.commands.bench import _yardstick_main; _yardstick_main()"],
+        stdin=json.dumps(spec),
+        env=_child_env(),
+    )
+    if code != 0:
+        tail = (err.strip().splitlines() or ["?"])[-1]
+        raise SimError(f"bench: the yardstick {path} failed: {tail}")
+    readings = json.loads(out.strip().splitlines()[-1])
+    return {int(t): r["games_per_s"] for t, r in readings.items()}
+
+
+def _geomean(values):
+    values = [v for v in values if v]
+    return round(statistics.geometric_mean(values)) if values else None
+
+
+def add_yardstick_ratios(result):
+    """Each throughput row's games/s over the yardstick's at the same thread count (the
+    geometric mean of its readings before and after the rows)."""
+    readings = result.get("yardstick", {}).get("readings", [])
+    for row in result["throughput"]:
+        for key, threads in (("1", 1), ("all", row["threads"])):
+            yard = _geomean([r.get(threads) for r in readings])
+            rate = row[f"games_per_s_{key}"]
+            row[f"yardstick_{key}"] = yard
+            row[f"yardstick_ratio_{key}"] = round(rate / yard, 4) if yard and rate else None
 
 
 # --- the parts of a bench run ---------------------------------------------------------------
@@ -804,6 +896,18 @@ def render(result):
         f"start {', '.join(f'{x:.2f}' for x in m['load_average'] or [])}, at end "
         f"{', '.join(f'{x:.2f}' for x in result.get('load_average_end') or [])}"
     ]
+    yard = result.get("yardstick") or {}
+    if yard.get("readings"):
+        per = "; ".join(
+            f"{t} thread{'s' if t > 1 else ''}: "
+            + " / ".join(f"{r[t]:,}" for r in yard["readings"] if t in r)
+            for t in sorted({t for r in yard["readings"] for t in r})
+        )
+        out.append(f"yardstick ({yard['path']}, trick-taking games/s before / after): {per}")
+    elif yard.get("skipped"):
+        out.append(f"yardstick: {yard['skipped']}")
+    if result.get("elapsed_s") is not None:
+        out.append(f"took {result['elapsed_s']:.0f} s (expected about {result['expected_s']:.0f} s)")
     mb = lambda b: b / 2**20 if b else None  # noqa: E731
     if result["throughput"]:
         rows = [
@@ -824,6 +928,8 @@ def render(result):
                 (r["arrow_us_per_game_all"], ".1f"),
                 (r["parquet_us_per_game"], ".1f"),
                 (r["pipeline_games_per_s"], ",.0f"),
+                (r.get("yardstick_ratio_1"), ".3f"),
+                (r.get("yardstick_ratio_all"), ".3f"),
                 (mb(r["peak_rss_bytes"]), ",.0f"),
             ]
             for r in result["throughput"]
@@ -832,7 +938,8 @@ def render(result):
             "",
             "throughput (games/s; per-game times in microseconds: CPU time of all "
             "threads, then wall time on all cores; speed-up: median of the rounds' ratios, "
-            "range: lowest-highest)",
+            "range: lowest-highest; x yard: games/s over the yardstick's trick-taking games/s "
+            "at the same threads)",
             _table(
                 [
                     "game",
@@ -851,6 +958,8 @@ def render(result):
                     "arrow us",
                     "parquet us",
                     "pipeline g/s",
+                    "x yard 1t",
+                    "x yard all",
                     "peak MB",
                 ],
                 rows,
@@ -968,7 +1077,7 @@ def render(result):
 # --- the command ----------------------------------------------------------------------------
 
 
-def _selection(games_opt, players_opt, mixes_opt):
+def _selection(games_opt, players_opt, mixes_opt, quick=False):
     from .. import registry
 
     names = registry.game_names()
@@ -979,7 +1088,8 @@ def _selection(games_opt, players_opt, mixes_opt):
     plan = []
     for g in chosen:
         a = registry.get_adapter(g)
-        counts = players_opt or list(range(a.min_players, a.max_players + 1))
+        every = list(range(a.min_players, a.max_players + 1))
+        counts = players_opt or ([_default_players(g) or a.min_players] if quick else every)
         counts = [p for p in counts if a.min_players <= p <= a.max_players]
         if not counts:
             raise ConfigError("--players", players_opt, f"{a.min_players} to {a.max_players} for {g}")
@@ -988,7 +1098,7 @@ def _selection(games_opt, players_opt, mixes_opt):
             mixes = lineups(g, p)
             # default: the mixed lineup at every count, and each strategy alone at the
             # game's default count (strategies can differ in cost by orders of magnitude)
-            wanted = mixes_opt or (list(mixes) if p == default_players else ["mixed"])
+            wanted = mixes_opt or (list(mixes) if p == default_players and not quick else ["mixed"])
             bad = [m for m in wanted if m not in mixes]
             if bad and games_opt:
                 raise ConfigError("--mix", bad[0], " | ".join(repr(m) for m in mixes))
@@ -1021,6 +1131,7 @@ def _reference(plan):
 
 
 def bench(
+    ctx: typer.Context,
     game: Annotated[
         Optional[List[str]],
         typer.Option("--game", help="Game to measure (repeatable; default: every game).", show_default=False),
@@ -1068,11 +1179,36 @@ def bench(
         ),
     ] = False,
     target_games: Annotated[int, typer.Option("--target-games", help="Games per target run.")] = 1_000_000,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help=f"A bench of well under a minute: each game at its default player count with the "
+            f"mixed lineup, one pair of passes of --seconds {QUICK_SECONDS:g}, no start-up, "
+            "JIT-disabled or target runs (an option given as well still applies).",
+        ),
+    ] = False,
+    yardstick: Annotated[
+        Optional[Path],
+        typer.Option(
+            help="The yardstick kernel file, read before and after the rows, each row's games/s "
+            "given as a ratio to it (default: $BOARDSIM_YARDSTICK, else ../shared/bench/yardstick.py "
+            "beside the project, skipped when absent).",
+            show_default=False,
+        ),
+    ] = None,
     json_: Annotated[
         bool, typer.Option("--json", help="Print the results as JSON (with the machine description).")
     ] = False,
 ):
     """Measure games/s (1 thread, all cores), where the time goes, start-up, memory, JIT gain."""
+    if quick:
+        # by name: Typer may bring its own copy of Click, whose enum is not click's
+        given = lambda name: getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"  # noqa: E731
+        seconds = seconds if given("seconds") else QUICK_SECONDS
+        rounds = rounds if given("rounds") else 1
+        py_games = py_games if given("py_games") else 0
+        startup_ = startup_ if given("startup_") else False
     if games is not None and not MIN_GAMES <= games <= MAX_GAMES:
         raise ConfigError("--games", games, f"an integer from {MIN_GAMES} to {MAX_GAMES}")
     if not 0.05 <= seconds <= 600:
@@ -1083,57 +1219,131 @@ def bench(
         raise ConfigError("--py-games", py_games, "an integer from 0 to 10000")
     if not 1 <= target_games <= 100_000_000:
         raise ConfigError("--target-games", target_games, "an integer from 1 to 100000000")
-    plan = _selection(game, players, mix)
+    if yardstick is not None and not yardstick.is_file():
+        raise ConfigError(
+            "--yardstick", str(yardstick), "an existing file (the project's shared/bench/yardstick.py)"
+        )
+    yard_path = yardstick or default_yardstick()
+    if yard_path is not None and not yard_path.is_file():
+        raise ConfigError(
+            "BOARDSIM_YARDSTICK", str(yard_path), "an existing file (shared/bench/yardstick.py)"
+        )
+    plan = _selection(game, players, mix, quick=quick)
     refs = _reference(plan)
-    say = lambda msg: typer.echo(msg, err=True)
+    say = lambda msg: typer.echo(msg, err=True)  # noqa: E731
+    settings = {
+        "quick": quick,
+        "seconds": seconds,
+        "games": games,
+        "rounds": rounds,
+        "py_games": py_games,
+        "startup": startup_,
+        "targets": targets_,
+        "target_games": target_games if targets_ else None,
+    }
+    all_threads = _all_threads()
+    expected = expected_seconds(plan, refs, settings, threads=all_threads, yardstick=yard_path is not None)
     result = {
         "format": "boardsim-bench",
         "format_version": BENCH_FORMAT,
         "machine": machine(),
-        "settings": {
-            "seconds": seconds,
-            "games": games,
-            "rounds": rounds,
-            "py_games": py_games,
-            "startup": startup_,
-            "targets": targets_,
-            "target_games": target_games if targets_ else None,
-        },
+        "settings": settings,
+        "expected_s": expected,
         "throughput": [],
         "pure_python": [],
         "startup": [],
+        "yardstick": {"path": str(yard_path), "games": YARDSTICK_GAMES, "readings": []}
+        if yard_path
+        else {"skipped": "no yardstick file (give --yardstick PATH or set BOARDSIM_YARDSTICK); no ratios"},
     }
+    t_start = time.perf_counter()
+    parts = len(plan) + len(refs) * (bool(py_games) + startup_) + bool(targets_) + 2 * bool(yard_path)
+    say(
+        f"bench: {len(plan)} throughput row(s), {parts} part(s): about {expected:.0f} s on the reference "
+        f"2-core machine when idle (longer under load, plus a compile if the kernels are not cached)"
+    )
+    done = [0]
+
+    def progress(what):
+        done[0] += 1
+        say(
+            f"bench: [{done[0]}/{parts}] {what} ({time.perf_counter() - t_start:.0f} s of about {expected:.0f} s)"
+        )
+
+    threads_used = [1, all_threads]
+    if yard_path:
+        result["yardstick"]["readings"].append(yardstick_reading(yard_path, threads_used))
+        progress("yardstick before: " + _yard_line(result["yardstick"]["readings"][-1]))
     digest_for = {(g, p, m): py_games for g, p, m, _ in refs} if py_games else {}
     for g, p, m, lineup in plan:
-        say(f"bench: {g}, {p} players, {m} ...")
-        result["throughput"].append(
-            throughput(
-                g,
-                p,
-                m,
-                lineup,
-                games=games,
-                seconds=seconds,
-                digest_games=digest_for.get((g, p, m)),
-                rounds=rounds,
-            )
+        row = throughput(
+            g,
+            p,
+            m,
+            lineup,
+            games=games,
+            seconds=seconds,
+            digest_games=digest_for.get((g, p, m)),
+            rounds=rounds,
+        )
+        result["throughput"].append(row)
+        progress(
+            f"{g} {p}p {m}: {row['games_per_s_1']:,.0f} games/s on 1 thread, {row['games_per_s_all']:,.0f} "
+            f"on {row['threads']}" + (f", speed-up {row['speedup']:.2f}" if row["speedup"] else "")
         )
     for g, p, m, lineup in refs:
         if py_games:
-            say(f"bench: {g}, {p} players, {m}, JIT disabled, {py_games} games ...")
-            result["pure_python"].append(pure_python(g, p, m, lineup, games=py_games))
+            r = pure_python(g, p, m, lineup, games=py_games)
+            result["pure_python"].append(r)
+            progress(f"{g} {p}p {m}, JIT disabled: {py_games} games at {r['games_per_s']:,.2f} games/s")
         if startup_:
-            say(f"bench: {g}, cold compile and warm start of sim run ...")
-            result["startup"].append(startup(g, p, m, lineup))
+            r = startup(g, p, m, lineup)
+            result["startup"].append(r)
+            progress(f"{g}: cold start {r['cold_s']:.1f} s, warm start {r['warm_s']:.1f} s")
     if targets_:
-        say("bench: targets through sim run ...")
         result["targets"] = targets(target_games)
+        progress(f"targets through sim run: {sum(1 for t in result['targets'] if t.get('ok'))} met")
+    if yard_path:
+        result["yardstick"]["readings"].append(yardstick_reading(yard_path, threads_used))
+        progress("yardstick after: " + _yard_line(result["yardstick"]["readings"][-1]))
+        add_yardstick_ratios(result)
+    result["elapsed_s"] = round(time.perf_counter() - t_start, 1)
     result["load_average_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     result["checks"] = checks(result)
     if json_:
         typer.echo(json.dumps(result, indent=1))
     else:
         typer.echo(render(result))
+
+
+def _all_threads():
+    import numba
+
+    return numba.config.NUMBA_NUM_THREADS
+
+
+def _yard_line(reading):
+    return ", ".join(f"{g:,} games/s on {t} thread{'s' if t > 1 else ''}" for t, g in sorted(reading.items()))
+
+
+def expected_seconds(plan, refs, settings, *, threads, yardstick):
+    """Seconds a bench of ``plan`` should take on the reference machine when idle, from the
+    parts' measured costs (``CHILD_S`` ... ``YARDSTICK_S``): each row's passes (the 1-thread
+    pass of ``seconds`` all-cores work takes ``threads`` times as long), the JIT-disabled
+    games, the start-ups, the targets and the yardstick readings."""
+    rounds, seconds = settings["rounds"], settings["seconds"]
+    work = 0.0 if settings["games"] is not None else seconds * (1 + threads) * rounds
+    total = len(plan) * (CHILD_S + work + 2 * rounds * PASS_OVERHEAD_S)
+    if settings["py_games"]:
+        total += len(refs) * (CHILD_S + settings["py_games"] * PY_GAME_S)
+    if settings["startup"]:
+        total += len(refs) * (COLD_START_S + WARM_START_S)
+    if settings["targets"]:
+        scale = settings["target_games"] / 1_000_000
+        total += sum(2 * WARM_START_S + t * scale for _, _, t in bench_targets())
+    if yardstick:
+        total += 2 * YARDSTICK_S
+    return round(total)
 
 
 def register(app):
