@@ -20,10 +20,11 @@ from pathlib import Path
 
 import polars as pl
 
+from . import report_power
 from .dataset import Dataset, manifest_config, open_dataset
 from .metrics import QUESTIONS, question_names, run_question
 from .text import AnswerTable, format_rows
-from .verdicts import verdict_block
+from .verdicts import power_keys, verdict_block
 
 #: scope caveats said in a question's verdict
 SCOPES = {"cards": "association, not cause", "power": "causal: restricted play on the same deals"}
@@ -31,8 +32,11 @@ SCOPES = {"cards": "association, not cause", "power": "causal: restricted play o
 PROVENANCE_START = "<!-- provenance:start -->"
 PROVENANCE_END = "<!-- provenance:end -->"
 DEFAULT_QUESTIONS = ("seats", "strategies", "cards", "deck", "duration", "power", "exploitability")
-#: tables longer than this are folded (HTML <details>) to keep the answers readable
+#: tables longer than this are folded (HTML <details>) or, in Markdown, moved to the appendix
 FOLD_ROWS = 30
+#: the order of a dataset's sections: the causal answer before the associations, the seats
+#: (the first question a designer asks) before the rest
+SECTION_ORDER = ("power", "seats", "deck", "characters", "strategies", "cards", "duration", "exploitability")
 
 
 @dataclass
@@ -47,6 +51,8 @@ class Section:
     plots: list  # (caption, svg)
     #: the question's headline numbers (estimate and interval), for strength ladders
     key_numbers: list = field(default_factory=list)
+    #: who plays, said with the verdict and above the answers ("every seat plays random")
+    scope: str = ""
 
 
 @dataclass
@@ -86,7 +92,29 @@ def answer(ds: Dataset, name: str, label: str = "", options=None):
     heads = q.headlines(ds, results) if q.headlines else []
     plots = q.plots(ds, results) if q.plots else []
     keys = q.key_numbers(ds, results) if q.key_numbers else []
-    return Section(name, q.title, label, heads, tables, plots, keys)
+    title = q.title
+    if name == "power":  # the game names its restricted play and its arms
+        title = report_power.title(ds)
+        power = results.get("causal_power")
+        if not keys and isinstance(power, pl.DataFrame) and power.height:
+            keys = power_keys(report_power.name_targets(ds, power))
+    return Section(name, title, label, heads, tables, plots, keys, who_plays(ds))
+
+
+def who_plays(ds) -> str:
+    """'every seat plays random' when one strategy plays every seat of every point, else
+    the lineup ('lineup: a, b, c') when every point has the same one, else ''."""
+    lineups = set()
+    for man in ds.manifests.values():
+        seats = manifest_config(man).get("seats") or []
+        seats = seats if isinstance(seats, list) else [seats]
+        lineups.add(tuple(str(s.get("strategy")) for s in seats if isinstance(s, dict)))
+    names = {n for lineup in lineups for n in lineup}
+    if len(names) == 1:
+        return f"every seat plays {names.pop()}"
+    if len(lineups) == 1:
+        return "lineup: " + ", ".join(lineups.pop())
+    return ""
 
 
 def build_report(entries, title="Balance report", intro=""):
@@ -105,16 +133,17 @@ def build_report(entries, title="Balance report", intro=""):
     sections, warnings = [], []
     for e in entries:
         warnings += [f"{e.label}: {w}" for w in e.dataset.warnings]
-        for name in e.questions:
-            sec = answer(e.dataset, name, e.label, e.options)
-            if sec is not None:
-                sections.append(sec)
+        mine = [answer(e.dataset, name, e.label, e.options) for name in e.questions]
+        rank = {q: i for i, q in enumerate(SECTION_ORDER)}
+        mine = sorted((s for s in mine if s is not None), key=lambda s: rank.get(s.question, len(rank)))
+        sections += mine
     prov = [provenance(e.label, e.dataset) for e in entries]
     return Report(title, intro, sections, prov, warnings)
 
 
-def report_for_dir(path, questions=DEFAULT_QUESTIONS, title=None):
-    """A report on one run or sweep directory."""
+def report_for_dir(path, questions=DEFAULT_QUESTIONS, title=None, intro=None):
+    """A report on one run or sweep directory (``title`` and ``intro`` default to the
+    config's name and description)."""
     ds = open_dataset(path)
     label = Path(path).resolve().name
     kind = "sweep" if ds.kind == "sweep" else "run"
@@ -123,9 +152,10 @@ def report_for_dir(path, questions=DEFAULT_QUESTIONS, title=None):
     name = cfg.get("name") or label
     title = title or f"Balance report: {name}"
     desc = cfg.get("description") or ""
-    intro = f"{ds.game} {kind} {name}" + (f" over {', '.join(ds.params)}" if ds.params else "") + "."
-    if desc:
-        intro += " " + desc
+    if intro is None:
+        intro = f"{ds.game} {kind} {name}" + (f" over {', '.join(ds.params)}" if ds.params else "") + "."
+        if desc:
+            intro += " " + desc
     return build_report([Entry(label, ds, tuple(questions))], title, intro)
 
 
@@ -315,6 +345,8 @@ def render_html(report: Report) -> str:
             + (f" &mdash; {_e(sec.dataset)}" if sec.dataset else "")
             + "</h3>"
         )
+        if sec.scope:
+            o.append(f'<p class="note">Who plays: {_e(sec.scope)}.</p>')
         o.append(_html_answers(sec.headlines))
     for i, sec in enumerate(report.sections):
         o.append(
@@ -388,18 +420,79 @@ def _md_escape(s):
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
-def _md_table(df):
+#: Markdown is read as plain text too: lines wrap at this width, wider tables are split
+MD_WIDTH = 100
+
+
+def _md_wrap(text, first="", rest=""):
+    """``text`` wrapped at ``MD_WIDTH`` (words are never broken: a long path stays whole)."""
+    return textwrap.wrap(
+        text,
+        MD_WIDTH,
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [first.rstrip()]
+
+
+def _md_rows(head, cells, left):
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(head)]
+
+    def line(vals):
+        return (
+            "| " + " | ".join(v.ljust(w) if lf else v.rjust(w) for v, w, lf in zip(vals, widths, left)) + " |"
+        )
+
+    rule = (
+        "|"
+        + "|".join((":" + "-" * (w + 1)) if lf else ("-" * (w + 1) + ":") for w, lf in zip(widths, left))
+        + "|"
+    )
+    return [line(head), rule] + [line(r) for r in cells]
+
+
+def _md_table(df, keys=None):
+    """A padded Markdown table; one wider than ``MD_WIDTH`` is split into several tables
+    over its columns, each repeating the ``keys`` leading key columns (default: the text
+    and integer columns before the first measured value, at most 3)."""
     header, rows = format_rows(df)
-    o = [
-        "| " + " | ".join(_md_escape(h) for h in header) + " |",
-        "|" + "|".join("---:" if i else ":---" for i in range(len(header))) + "|",
-    ]
-    o += ["| " + " | ".join(_md_escape(v) for v in r) + " |" for r in rows]
-    return "\n".join(o)
+    head = [_md_escape(h) for h in header]
+    cells = [[_md_escape(v) for v in r] for r in rows]
+    left = [i == 0 or df[c].dtype == pl.String for i, c in enumerate(df.columns)]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(head)]
+    if sum(w + 3 for w in widths) + 1 <= MD_WIDTH or len(head) <= 2:
+        return "\n".join(_md_rows(head, cells, left))
+    if keys is None:
+        keys = 1
+        while keys < min(3, len(head) - 1) and not df[df.columns[keys]].dtype.is_float():
+            keys += 1
+    base = sum(widths[i] + 3 for i in range(keys)) + 1
+    groups, cur, used = [], [], base
+    for i in range(keys, len(head)):
+        if cur and used + widths[i] + 3 > MD_WIDTH:
+            groups.append(cur)
+            cur, used = [], base
+        cur.append(i)
+        used += widths[i] + 3
+    groups.append(cur)
+    blocks = []
+    for g in groups:
+        cols = list(range(keys)) + g
+        blocks.append(
+            "\n".join(
+                _md_rows(
+                    [head[i] for i in cols], [[r[i] for i in cols] for r in cells], [left[i] for i in cols]
+                )
+            )
+        )
+    return "\n\n".join(blocks)
 
 
 def render_markdown(report: Report, plot_dir: str):
     """The Markdown twin; plots are referenced as files under ``plot_dir`` (relative).
+    Readable as plain text: lines wrap at ``MD_WIDTH``, tables are padded, each caption is
+    printed once, tables longer than ``FOLD_ROWS`` rows are in the appendix.
 
     Returns
     -------
@@ -408,47 +501,61 @@ def render_markdown(report: Report, plot_dir: str):
     files = {}
     o = [f"# {report.title}", ""]
     if report.intro:
-        o += [report.intro, ""]
+        o += _md_wrap(report.intro) + [""]
     if report.warnings:
-        o += ["> **Warnings**", ">"] + [f"> - {w}" for w in report.warnings] + [""]
+        o += (
+            ["> **Warnings**", ">"] + [x for w in report.warnings for x in _md_wrap(w, "> - ", ">   ")] + [""]
+        )
     verdicts = verdict_block(report.sections, SCOPES)
     if verdicts:
         o += ["## Verdicts", ""]
         for v in verdicts:  # wrapped: readable as plain text
-            o += textwrap.wrap(f"- **{v.title}**: {v.sentence}", 100, subsequent_indent="  ")
+            o += _md_wrap(f"**{v.title}**: {v.sentence}", "- ", "  ")
         o.append("")
     o += ["## Answers", ""]
     for sec in report.sections:
         if not sec.headlines:
             continue
         o += [f"### {sec.title}" + (f" — {sec.dataset}" if sec.dataset else ""), ""]
+        if sec.scope:
+            o += _md_wrap(f"Who plays: {sec.scope}.") + [""]
         for h in sec.headlines:
             if isinstance(h, AnswerTable):
-                o += ["", _md_table(h.table), ""] + ([f"*{h.caption}*", ""] if h.caption else [])
+                o += ["", _md_table(h.table, keys=1), ""] + (
+                    _md_wrap(f"*{h.caption}*") + [""] if h.caption else []
+                )
             else:
-                o.append(f"- {h}")
+                o += _md_wrap(str(h), "- ", "  ")
         o.append("")
+    appendix = []
     for i, sec in enumerate(report.sections):
         o += [f"## {sec.title}" + (f" — {sec.dataset}" if sec.dataset else ""), ""]
         for j, (caption, svg) in enumerate(sec.plots):
             name = f"{i:02d}-{sec.question}-{j}.svg"
             files[name] = svg
-            o += [f"![{caption}]({plot_dir}/{name})", "", f"*{caption}*", ""]
+            o += [f"![{sec.title}, figure {j + 1}]({plot_dir}/{name})", ""] + _md_wrap(f"*{caption}*") + [""]
         for _, title, note, df in sec.tables:
             o += [f"### {title}", ""]
             if note:
-                o += [f"*{note}*", ""]
-            o += [_md_table(df), ""]
+                o += _md_wrap(f"*{note}*") + [""]
+            if df.height > FOLD_ROWS:
+                ref = f"A{len(appendix) + 1}"
+                appendix.append((ref, f"{sec.title}: {title}", df))
+                o += [f"{df.height} rows: table {ref} in the appendix.", ""]
+            else:
+                o += [_md_table(df), ""]
+    if appendix:
+        o += ["## Appendix: the long tables", ""]
+        for ref, title, df in appendix:
+            o += [f"### {ref}. {title}", "", _md_table(df), ""]
     o += [PROVENANCE_START, "", "## Provenance", ""]
     rv = _report_versions()
-    o += ["Report built with " + ", ".join(f"{k} {v}" for k, v in rv.items()) + ".", ""]
+    o += _md_wrap("Report built with " + ", ".join(f"{k} {v}" for k, v in rv.items()) + ".") + [""]
     for p in report.provenance:
-        o += [
-            f"### {p['label']} ({p['kind']} of {p['game']})",
-            "",
-            f"Path: `{p['path']}`. Simulator versions: `{json.dumps(p['versions'], sort_keys=True)}`.",
-            "",
-        ]
+        o += [f"### {p['label']} ({p['kind']} of {p['game']})", ""]
+        o += [f"Path: `{p['path']}`.", ""]
+        versions = ", ".join(f"{k} {v}" for k, v in sorted((p["versions"] or {}).items()))
+        o += _md_wrap(f"Simulator versions: {versions}.") + [""]
         cols = [
             "point",
             "status",
@@ -464,7 +571,7 @@ def render_markdown(report: Report, plot_dir: str):
             [{c: (None if r.get(c) is None else str(r.get(c))) for c in cols} for r in p["points"]],
             schema={c: pl.String for c in cols},
         )
-        o += [_md_table(df), ""]
+        o += [_md_table(df, keys=1), ""]
         if p["sweep"]:
             o += ["Sweep:", "", "```json", json.dumps(p["sweep"], indent=1, sort_keys=True), "```", ""]
         o += [

@@ -261,6 +261,8 @@ def verdict_block(sections, scopes=None, margin=MARGIN):
         scope = scopes.get(secs[0].question, "")
         if len(secs) > 1:  # a ladder: self-play at each rung
             scope = ", ".join(x for x in ("every seat plays the rung's strategy", scope) if x)
+        else:  # who plays (a recommendation holds for that player only)
+            scope = ", ".join(x for x in (getattr(secs[0], "scope", ""), scope) if x)
         v = verdict(secs[0].question, secs[0].title, rungs, scope, margin)
         if v is not None:
             if len(secs) == 1 and secs[0].dataset and len(set(s.dataset for s in sections)) > 1:

@@ -61,10 +61,17 @@ def power(
     progress: ProgressOpt = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the power table as JSON on stdout.")] = False,
     backend: BackendOpt = "local",
+    report: Annotated[
+        bool,
+        typer.Option(
+            "--report/--no-report", help="Write OUT/report.html and its Markdown twin (verdicts first)."
+        ),
+    ] = True,
 ):
     """Baseline plus one arm per restriction on the same deals (lineup entry 0 restricted);
     prints the causal power (win share unrestricted - restricted, paired 95% interval)
-    beside the associational lift.  Without --cards or --actions: every annex and action."""
+    beside the associational lift, and writes a report beside the dataset.  Without --cards
+    or --actions: every annex and action."""
     from analysis.dataset import open_dataset
     from analysis.errors import AnalysisError
     from analysis.metrics import run_question
@@ -100,6 +107,7 @@ def power(
         raise SimError(str(exc)) from None
     table = results.get("causal_power")
     total = sum(r["games"] for _, r in points)
+    written = _write_report(config, out) if report else None
     if json_:
         typer.echo(
             json.dumps(
@@ -112,6 +120,7 @@ def power(
                     "elapsed_s": round(elapsed, 3),
                     "power": table.to_dicts() if table is not None else [],
                     "answers": headlines(ds, results),
+                    "report": str(written[0]) if written else None,
                 }
             )
         )
@@ -127,6 +136,30 @@ def power(
         typer.echo(plain_table(show))
     for line in headlines(ds, results):
         typer.echo("- " + line)
+    if written:
+        typer.echo(f"report: {written[0]} (Markdown: {written[1]})")
+
+
+def _write_report(config, out):
+    """The experiment's report in ``out`` (titled by the run config's name)."""
+    from analysis.report import report_for_dir, write_report
+
+    from ..config import load_run_config
+    from ..dataset import os_error_line
+
+    raw, _ = load_run_config(config)
+    name = raw.get("name") or Path(config).stem
+    intro = f"Restricted play on the same deals (sim power) from {config}."
+    if raw.get("description"):
+        intro += " " + str(raw["description"])
+    try:
+        return write_report(
+            report_for_dir(out, title=f"Causal power: {name}", intro=intro), out / "report.html"
+        )
+    except OSError as exc:
+        raise SimError(
+            os_error_line(exc, exc.filename or out / "report.html", "writing the report")
+        ) from None
 
 
 def register(app):
