@@ -1,6 +1,6 @@
 """``sim bench`` on a tiny sample: every measurement runs and the JSON has its fields.
 
-No timing is asserted (timings belong in benchmarks/README.md); the checks are on structure,
+No timing is asserted (timings belong in `sim bench` itself); the checks are on structure,
 on consistency between fields, and on the one exact fact the bench reports: the JIT and the
 plain-Python run of the same kernels give the same rows.
 """

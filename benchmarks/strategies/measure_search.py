@@ -1,6 +1,6 @@
 """Reproduce the ``search`` measurements of docs/strategies.md.
 
-    python configs/bloody_inn/strategies/measure_search.py CELL [CELL ...] [--out FILE]
+    python benchmarks/strategies/measure_search.py CELL [CELL ...] [--out FILE]
 
 Cells (long games, rotated seats, invariant checks on, 2 threads; CPU seconds are the
 process's, so they hold on a shared machine where wall time does not):
@@ -36,20 +36,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 import time
-from pathlib import Path
 
 import numba
 import numpy as np
 import polars as pl
 
-ROOT = Path(__file__).resolve().parents[3]
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT))
-
-from analysis.stats import wilson  # noqa: E402
-from sim import api  # noqa: E402
+from analysis.stats import wilson
+from sim import api
 
 BANDS = [-1, 0.5, 110, 130, 150, 170, 1e9]
 BAND_NAMES = ["lost", "below 110", "110-129", "130-149", "150-169", "170+"]
@@ -228,7 +222,10 @@ def cell_selfcost():
 
 
 def cell_brexpert():
-    br = {"strategy": "heuristic", "params_file": str(HERE / "best-response-search-2p.toml")}
+    br = {
+        "strategy": "heuristic",
+        "params_file": "configs/bloody_inn/strategies/best-response-search-2p.toml",
+    }
     g, s, cpu = run(2, [br, "expert"], 40000, 16999)
     s = s.join(g.select("game_id", "n_winners"), on="game_id")
     share = pl.when(pl.col("win") != 0).then(1.0 / pl.col("n_winners")).otherwise(0.0)

@@ -1,6 +1,6 @@
 """Reproduce the strategy tables of docs/strategies.md.
 
-    python configs/bloody_inn/strategies/measure.py [--games 100000] [--out results/strategies]
+    python benchmarks/strategies/measure.py [--games 100000] [--out results/strategies]
 
 Plays every cell with ``sim.api.simulate`` (rotated seats, long games, seed 2024), prints
 Markdown tables with 95% intervals (Wilson for shares, normal for means) and writes them,
@@ -24,12 +24,9 @@ from pathlib import Path
 
 import polars as pl
 
-ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT))
-
-from analysis.stats import Z95 as Z  # noqa: E402
-from analysis.stats import wilson  # noqa: E402
-from sim import api  # noqa: E402
+from analysis.stats import Z95 as Z
+from analysis.stats import wilson
+from sim import api
 
 SEED = 2024
 BANDS = [

@@ -1,7 +1,7 @@
 """DMC or ISMCTS for the ``search`` strategy: the measurements of docs/strategies.md
 ("DMC or ISMCTS: measured").
 
-    python configs/bloody_inn/strategies/measure_ismcts.py CELL [CELL ...] [--out FILE]
+    python benchmarks/strategies/measure_ismcts.py CELL [CELL ...] [--out FILE]
         [--games N] [--determinizations D] [--depth K] [--exploration C]
 
 ``ISMCTS`` below is ``search`` with ``method = 1``, ``tree_depth`` K, ``exploration`` C and
@@ -29,21 +29,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numba
 import polars as pl
+from measure_search import mean_ci, share_ci
 
-ROOT = Path(__file__).resolve().parents[3]
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(HERE))
-
-from measure_search import mean_ci, share_ci  # noqa: E402
-
-from sim import api  # noqa: E402
+from sim import api
 
 
 def run(players, seats, games, seed, rotate=True, threads=2):
