@@ -118,7 +118,7 @@ def _ray_block(spec, cand, exp, start, count, seed, adapters):
     from .backends.ray import code_fingerprint
 
     for name, module in adapters.items():  # games the driver registered at run time
-        registry._ADAPTERS.setdefault(name, module)
+        registry.register(name, module)
     numba.set_num_threads(1)
     return bm.play_block(spec, cand, tuple(exp), start, count, seed), code_fingerprint(spec.game)
 
@@ -144,7 +144,7 @@ class RayPlayer:
         from . import registry
 
         spec_ref = self.ray.put(spec)
-        adapters = {spec.game: registry._ADAPTERS[spec.game]}
+        adapters = {spec.game: registry.adapter_module(spec.game)}
         refs = [self.remote.remote(spec_ref, c, e, s, n, seed, adapters) for c, e, s, n, seed in tasks]
         out = []
         for stats, code in self.ray.get(refs):

@@ -146,6 +146,19 @@ def game_names():
     return list(_ADAPTERS)
 
 
+def adapter_module(name):
+    """The dotted name of game ``name``'s adapter module (what a worker process imports)."""
+    if name not in _ADAPTERS:
+        raise SimError(f"game = {name!r} is not registered; allowed: {', '.join(map(repr, _ADAPTERS))}")
+    return _ADAPTERS[name]
+
+
+def register(name, module):
+    """Register game ``name`` with adapter module ``module`` (a dotted name) unless it is known:
+    a worker process learns the games its driver registered at run time."""
+    _ADAPTERS.setdefault(name, module)
+
+
 def get_adapter(name) -> GameAdapter:
     """The adapter object of game ``name``.
 
@@ -156,10 +169,8 @@ def get_adapter(name) -> GameAdapter:
     GameImportError
         its adapter module does not import (a broken install, never hidden; an ``ImportError``).
     """
-    if name not in _ADAPTERS:
-        raise SimError(f"game = {name!r} is not registered; allowed: {', '.join(map(repr, _ADAPTERS))}")
     try:
-        module = importlib.import_module(_ADAPTERS[name])
+        module = importlib.import_module(adapter_module(name))
     except ImportError as exc:
         raise GameImportError(f"game {name!r} is registered but its adapter does not import: {exc}") from exc
     return module.ADAPTER

@@ -2,41 +2,52 @@
 
 A division by zero there gives inf or nan instead of an error, so every divisor must be a
 non-zero constant or bounded away from zero.  The audit below lists each division of those
-modules; a new division with a variable divisor fails it until its guard is added here.
+modules (found in the sources of every game's kernels); a new division with a variable divisor
+fails it until its guard is added here, and a guard must be code present in its function.
 """
 
 import ast
+import importlib
 import math
 from pathlib import Path
 
 import pytest
 
 from kernels.bloody_inn import strat_heuristic
+from sim import api, registry
+from sim.errors import ConfigError
 
 KERNELS = Path(__file__).resolve().parent.parent / "kernels"
 
-#: the modules whose every njit function is compiled without the checks: the rules and the
-#: scripted strategies (the search, its rollouts and the invariant checks keep numba's
-#: checks); ``kernels/rng.py``'s helpers are inlined into them, so compiled with their flags
-NUMPY_MODEL = [
-    "bloody_inn/" + m
-    for m in (
-        "evening night morning scoring setup state legal play policy_tools strategies strat_tools "
-        "strat_random strat_greedy strat_fines strat_heuristic"
-    ).split()
-] + ["rng"]
+#: modules whose njit functions are inlined into the audited ones and so compiled with their
+#: flags whatever their own decorators say (``kernels/rng.py``'s counter-based RNG)
+INLINED = ["rng"]
 
-#: (module, function) -> its divisors that are neither literals nor module constants, each
-#: with why it cannot be zero
+#: a divisor bounded by the resolved config rather than by code in its function: the
+#: lineup and the player count are at least 1 (checked by test_the_config_bounds_these_divisors)
+CONFIG = "config: players >= 1 and a lineup has >= 1 seat"
+
+#: (module, function) -> each divisor that is neither a literal nor a non-zero module constant,
+#: with the code of that function that keeps it away from zero (checked to be there) or CONFIG
 GUARDED = {
-    ("bloody_inn/strat_heuristic", "_slot_value"): {"2.0 + spare": "spare is clipped to >= 0"},
-    ("bloody_inn/strat_heuristic", "_fade"): {"hz": "hz = max(horizon, 1e-6)"},
-    ("bloody_inn/strat_tools", "clock"): {"rooms": "rooms = max(G_OPEN_ROOMS, 1)"},
-    ("bloody_inn/strat_tools", "_turn_of_round"): {"2 * np_": "G_NP >= 1"},
-    ("bloody_inn/setup", "setup_game"): {"st[G_NLINEUP]": "a lineup has >= 1 seat"},
-    ("bloody_inn/play", "_write_rows"): {"n_win": "only for a winner, so n_win >= 1"},
-    ("bloody_inn/play", "_play_block"): {"st[G_NLINEUP]": "a lineup has >= 1 seat"},
+    ("bloody_inn/strat_heuristic", "_slot_value"): {"2.0 + spare": "if spare < 0:"},
+    ("bloody_inn/strat_heuristic", "_fade"): {"hz": "hz = horizon if horizon > 1e-6 else 1e-6"},
+    ("bloody_inn/strat_tools", "clock"): {"rooms": "if st[G_OPEN_ROOMS] > 0 else 1"},
+    ("bloody_inn/strat_tools", "_turn_of_round"): {"2 * np_": CONFIG},
+    ("bloody_inn/setup", "setup_game"): {"st[G_NLINEUP]": CONFIG},
+    ("bloody_inn/play", "_write_rows"): {"n_win": "if st[P_WINNER + p] != 0 else 0.0"},
+    ("bloody_inn/play", "_play_block"): {"st[G_NLINEUP]": CONFIG},
 }
+
+
+def _squash(lines):
+    """Source lines without any whitespace (a guard is found whatever the formatting)."""
+    return "".join("".join(line.split()) for line in lines)
+
+
+def _kernel_modules():
+    """Every kernel module of every game, as ``<game>/<module>`` or ``<module>``."""
+    return sorted(str(p.relative_to(KERNELS).with_suffix("")) for p in KERNELS.rglob("*.py"))
 
 
 def _tree(module):
@@ -77,6 +88,14 @@ def _error_model(fn):
     return "python"
 
 
+def _numpy_model_modules():
+    """Kernel modules (any game) with at least one njit function compiled without the checks."""
+    return [m for m in _kernel_modules() if any(_error_model(f) == "numpy" for f in _njit_functions(m))]
+
+
+NUMPY_MODEL = _numpy_model_modules() + INLINED
+
+
 @pytest.mark.parametrize("module", NUMPY_MODEL)
 def test_every_divisor_without_a_check_is_a_constant_or_guarded(module):
     unguarded = [
@@ -88,28 +107,46 @@ def test_every_divisor_without_a_check_is_a_constant_or_guarded(module):
     assert not unguarded, unguarded
 
 
-def test_the_audit_sees_the_divisions_it_lists():
+def test_the_audit_sees_the_divisions_it_lists_and_their_guards():
     for (module, name), guards in GUARDED.items():
         fn = next(f for f in _njit_functions(module) if f.name == name)
         assert set(guards) <= {ast.unparse(r) for r in _divisors(fn)}, (module, name)
+        source = _squash((KERNELS / f"{module}.py").read_text().split("\n")[fn.lineno - 1 : fn.end_lineno])
+        for divisor, guard in guards.items():
+            assert guard == CONFIG or _squash([guard]) in source, (module, name, divisor, guard)
 
 
-@pytest.mark.parametrize("module", [m for m in NUMPY_MODEL if m.startswith("bloody_inn/")])
+@pytest.mark.parametrize("module", NUMPY_MODEL)
+def test_every_capitalised_divisor_is_a_non_zero_module_constant(module):
+    """A name in capitals counts as a constant above only if the module really binds it to a
+    non-zero number (a layout index or a zero would not guard anything)."""
+    mod = importlib.import_module("kernels." + module.replace("/", "."))
+    for fn in _njit_functions(module):
+        for right in _divisors(fn):
+            if isinstance(right, ast.Name) and right.id.isupper():
+                value = getattr(mod, right.id, None)
+                assert isinstance(value, (int, float)) and value != 0, (module, fn.name, right.id, value)
+
+
+def test_the_config_bounds_these_divisors():
+    """The CONFIG guards: no resolved config has zero players or an empty lineup."""
+    for game in registry.game_names():
+        adapter = registry.get_adapter(game)
+        assert adapter.min_players >= 1, game
+        with pytest.raises(ConfigError):
+            api.resolve({"game": game, "players": 0})
+        with pytest.raises(ConfigError):
+            api.resolve({"game": game, "players": adapter.min_players, "seats": []})
+
+
+@pytest.mark.parametrize("module", [m for m in NUMPY_MODEL if m not in INLINED])
 def test_the_audited_modules_are_compiled_without_the_checks(module):
-    """Every njit function of the rules and scripted strategies, inlined ones too (rng's
-    helpers, audited above, take the flags of the kernels they are inlined into)."""
+    """A module is all or nothing: every njit function of an audited module (the rules and the
+    scripted strategies) is compiled without the checks; rng's helpers, audited above, take the
+    flags of the kernels they are inlined into."""
     fns = _njit_functions(module)
     checked = [f.name for f in fns if _error_model(f) != "numpy"]
     assert fns and not checked, checked
-
-
-def test_the_other_bloody_inn_modules_keep_the_checks():
-    audited = {m.split("/")[1] for m in NUMPY_MODEL if "/" in m}
-    for path in sorted((KERNELS / "bloody_inn").glob("*.py")):
-        if path.stem in audited:
-            continue
-        module = f"bloody_inn/{path.stem}"
-        assert all(_error_model(f) == "python" for f in _njit_functions(module)), module
 
 
 def test_the_guarded_divisions_stay_finite_at_their_worst_inputs():
