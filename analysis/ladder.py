@@ -90,11 +90,21 @@ def _margin(a, b, margin):
     return LEVEL_MARGIN * 0.5 * (abs(a["estimate"]) + abs(b["estimate"]))
 
 
+def _measured(v):
+    """A rung's number with a finite interval (an annex lift may have none)."""
+    return (
+        v is not None
+        and v.get("lo") is not None
+        and v.get("hi") is not None
+        and all(math.isfinite(v[c]) for c in ("estimate", "lo", "hi"))
+    )
+
+
 class _Row:
     """One headline number across the rungs: its adjacent differences and tests."""
 
     def __init__(self, values, rungs, margin):
-        self.pts = [(r, v) for r, v in zip(rungs, values) if v is not None and v.get("lo") is not None]
+        self.pts = [(r, v) for r, v in zip(rungs, values) if _measured(v)]
         self.level = bool(self.pts) and not self.pts[0][1].get("zero", True)
         self.sides = [(*_sides(v), v.get("games")) for _, v in self.pts]
         self.diffs = []

@@ -119,6 +119,8 @@ def test_a_number_that_more_games_do_not_narrow_says_so():
         "undecided",
         "measured at fewer than two rungs",
     )
+    no_interval = _k(0.01, float("nan"), float("nan"))
+    assert verdict([_k(0.01, 0.0, 0.02), no_interval], RUNGS[:2])[1] == "measured at fewer than two rungs"
 
 
 def _simulate(shares, games, reps, rng):
