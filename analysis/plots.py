@@ -204,10 +204,11 @@ def heatmap(
                 v = grid[i, j]
                 if np.isnan(v):
                     continue
-                fmt = (
-                    (lambda x: f"{100 * x:+.1f}" if unit == "pts" else f"{100 * x:.1f}") if percent else None
-                )
-                fmt = fmt or (lambda x: f"{x:.3g}")
+                signed = unit == "pts" and center is not None  # a gap either way, not a size
+                if percent:
+                    fmt = (lambda x: f"{100 * x:+.1f}") if signed else (lambda x: f"{100 * x:.1f}")
+                else:
+                    fmt = lambda x: f"{x:.3g}"  # noqa: E731
                 txt = fmt(v) + ("*" if stars[i, j] else "")
                 lo, hi = im.get_clim()
                 frac = (v - lo) / (hi - lo) if hi > lo else 0.5

@@ -34,9 +34,9 @@ PROVENANCE_END = "<!-- provenance:end -->"
 DEFAULT_QUESTIONS = ("seats", "strategies", "cards", "deck", "duration", "power", "exploitability")
 #: tables longer than this are folded (HTML <details>) or, in Markdown, moved to the appendix
 FOLD_ROWS = 30
-#: the order of a dataset's sections: the causal answer before the associations, the seats
-#: (the first question a designer asks) before the rest
-SECTION_ORDER = ("power", "seats", "deck", "characters", "strategies", "cards", "duration", "exploitability")
+#: the order of a dataset's sections: what the experiment was built to answer (restricted
+#: play, a deck sweep) first, then the seats, the causal answer before the associations
+SECTION_ORDER = ("power", "deck", "seats", "characters", "strategies", "cards", "duration", "exploitability")
 
 
 @dataclass
@@ -263,7 +263,7 @@ td:first-child,th:first-child{text-align:left}
 figure{margin:1em 0}figcaption{font-size:.85em;color:#444}
 pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.8em}
 .scroll{overflow-x:auto;max-width:100%}.verdicts li{margin:.4em 0}
-td.t,th.t{text-align:left}
+td.t,th.t{text-align:left}td:not(.t){white-space:nowrap}
 .prov .scroll{overflow-x:visible}.prov table{width:100%}
 .prov td{word-break:break-all;text-align:left}
 code{overflow-wrap:anywhere}

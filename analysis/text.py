@@ -260,6 +260,10 @@ def answer_grid(rows, by, cell, caption):
         if name not in cols:
             cols.append(name)
         table.setdefault(key, {})[name] = cell(r)
+    if col:  # the columns in the parameter's order (a grid point added late sits in its place)
+        value = {str(r[col]): r[col] for r in rows}
+        numeric = all(isinstance(v, (int, float)) for v in value.values())
+        cols.sort(key=lambda c: value[c] if numeric else c)
     head = f"players \\ {col}" if col and not keep else "players"
     out = [{**dict(zip([head, *keep], k)), **{c: v.get(c, "") for c in cols}} for k, v in table.items()]
     frame = pl.DataFrame(out).with_columns(pl.col(n).cast(pl.String) for n in [head, *keep])

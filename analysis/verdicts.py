@@ -236,6 +236,55 @@ def _rung_name(label, labels):
     return label[len(pre) :] or label
 
 
+def _table(sec, name):
+    return next((df for n, _, _, df in sec.tables if n == name), None)
+
+
+def deck_verdict(sec) -> Verdict | None:
+    """The deck-size verdict of a sweep section: per player count the official deck against
+    the most even one (the bootstrap's set of decks not detectably worse is the interval: a
+    deck outside it is detectably less even), with the game length each implies."""
+    best, cells = _table(sec, "best_deck"), _table(sec, "deck_cells")
+    if best is None or best.is_empty():
+        return None
+    rounds = {}
+    if cells is not None and {"players", "deck_size", "rounds"} <= set(cells.columns):
+        rounds = {(r["players"], r["deck_size"]): r["rounds"] for r in cells.iter_rows(named=True)}
+    parts = []
+    for r in best.iter_rows(named=True):
+        p, b = r["players"], r["best"]
+
+        def cards(d, p=p):
+            return f"{d} cards" + (f" ({rounds[(p, d)]:.1f} rounds)" if (p, d) in rounds else "")
+
+        near = r["best_set"].split(", ") if r["best_set"] else []
+        s = (
+            f"{p}p: most even {cards(b)}, best in {100 * r['p_best']:.0f}% of bootstrap replicates; "
+            f"{len(near)} of {r['deck_sizes']} sizes not detectably less even"
+        )
+        if r.get("official") is None:
+            s += "; the official deck is not in the grid"
+        elif r["official"] != b:
+            among = "among them" if r["official_in_set"] else "detectably less even"
+            s += f", the official {cards(r['official'])} {among}"
+        else:
+            s += " (it is the official deck)"
+        parts.append(s)
+    games = sorted({int(g) for g in cells["games"].to_list()}) if cells is not None else []
+    where = ", ".join(
+        x
+        for x in (
+            (f"{games[0]:,} games per cell" if len(games) == 1 else "") if games else "",
+            getattr(sec, "scope", ""),
+        )
+        if x
+    )
+    s = "Measured" + (f" ({where})" if where else "") + ": " + "; ".join(parts) + "."
+    if all(x["p_best"] < 0.5 for x in best.iter_rows(named=True)):
+        s += " No single deck is clearly the most even at any player count: read the sets, not the winners."
+    return Verdict("deck", sec.title, s)
+
+
 def verdict_block(sections, scopes=None, margin=MARGIN):
     """The report's verdicts, one per answerable question (group of rungs).
 
@@ -253,6 +302,12 @@ def verdict_block(sections, scopes=None, margin=MARGIN):
     order = {"seats": 0, "power": 1, "deck": 2, "characters": 3, "cards": 4, "duration": 5}
     sections = sorted(sections, key=lambda s: order.get(s.question, 3))  # stable: rungs keep order
     out = []
+    for sec in sections:  # the deck sweep's answer is a set of decks, not one number
+        v = deck_verdict(sec) if sec.question == "deck" else None
+        if v is not None:
+            if sec.dataset and len(set(s.dataset for s in sections)) > 1:
+                v.sentence = f"{sec.dataset}: {v.sentence}"
+            out.append(v)
     for secs in _rung_groups(sections):
         labels = [s.dataset for s in secs]
         rungs = [

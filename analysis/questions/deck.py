@@ -328,17 +328,15 @@ def plots(ds, results):
             + " is drawn; the table has every cell."
         )
     cells = cells.with_columns(
-        (
-            (pl.col("seat0_share_lo") > 1.0 / f64("players"))
-            | (pl.col("seat0_share_hi") < 1.0 / f64("players"))
-        ).alias("_gap_sig"),
+        (pl.col("seat0_share_lo") - 1.0 / f64("players")).alias("_gap_lo"),
+        (pl.col("seat0_share_hi") - 1.0 / f64("players")).alias("_gap_hi"),
         (pl.col("p_holm") < 0.05).fill_null(False).alias("_holm_sig"),
     )
     frame = " Framed: the official deck size (BI-S2)."
     return [
         (
-            "First player's win share minus 1/n, in pts, by deck size and player count; * = the "
-            "95% interval excludes 0." + frame + shown,
+            "First player's win share minus 1/n, in pts, by deck size and player count, each "
+            "cell with its 95% interval (Wilson)." + frame + shown,
             P.heatmap(
                 cells,
                 "players",
@@ -348,8 +346,8 @@ def plots(ds, results):
                 percent=True,
                 mark="official",
                 center=0.0,
-                sig="_gap_sig",
                 unit="pts",
+                interval=("_gap_lo", "_gap_hi"),
             ),
         ),
         (
