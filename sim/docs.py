@@ -15,6 +15,7 @@ adapters' ``strategies()`` and resolved defaults, and the source tree; none play
 Generators (``GENERATORS``):
 
 * ``cli``: every command's ``--help`` at a fixed width of 100 columns (docs/cli.md);
+* ``cli-errors``: the one-line errors of a few bad configs and options (docs/cli.md);
 * ``strategies``: every game's strategies, their parameters and defaults (docs/strategies.md);
 * ``rule-constants``: every game's numeric rule constants of ``[rules]`` with their rule ids
   and printed values (docs/rules.md);
@@ -27,8 +28,10 @@ from __future__ import annotations
 import argparse
 import ast
 import functools
+import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -137,6 +140,46 @@ def cli_reference(root=ROOT):
         text = "\n".join(line.rstrip() for line in cmd.get_help(ctx).splitlines())
         out += [f"### `sim {name}`", "", "```text", text, "```", ""]
     return "\n".join(out)
+
+
+#: one-line errors the CLI prints for bad input: (command, the config's TOML, more arguments);
+#: every config plays 10 games, so an input the code came to accept would cost nothing
+ERROR_EXAMPLES = (
+    ("validate", 'game = "bloody_inn"\nplayers = 3\ngames = 10\n[rules]\ndeck_size = 90\n', ()),
+    (
+        "validate",
+        'game = "bloody_inn"\nplayers = 3\ngames = 10\n'
+        + "".join(f'[[seats]]\nstrategy = "{s}"\n' for s in ("random", "psychic", "random")),
+        (),
+    ),
+    ("validate", 'game = "bloody_inn"\nplayers = 3\ngames 10\n', ()),
+    ("run", 'game = "bloody_inn"\nplayers = 3\ngames = 10\n', ("--games", "-5", "--out", "out")),
+)
+
+
+def cli_errors(root=ROOT):
+    """The error line of each of ``ERROR_EXAMPLES``, as ``sim`` prints it (run in a temporary
+    folder holding ``configs/my.toml``)."""
+    from typer.testing import CliRunner
+
+    from .cli import app
+
+    runner = CliRunner()
+    lines = ["```"]
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="sim-docs-") as tmp:
+        os.chdir(tmp)  # the messages name the config by the path it was given: configs/my.toml
+        try:
+            Path("configs").mkdir()
+            for command, toml, more in ERROR_EXAMPLES:
+                Path("configs/my.toml").write_text(toml, encoding="utf-8")
+                res = runner.invoke(app, [command, "configs/my.toml", *more])
+                err = res.stderr.strip().splitlines()
+                ok = res.exit_code == 2 and err
+                lines.append(err[-1] if ok else f"(no error line: exit status {res.exit_code})")
+        finally:
+            os.chdir(here)
+    return "\n".join(lines + ["```"]) + "\n"
 
 
 # --- generator: strategies ------------------------------------------------------------------
@@ -354,6 +397,7 @@ def rules_index(root=ROOT):
 
 GENERATORS = {
     "cli": cli_reference,
+    "cli-errors": cli_errors,
     "strategies": strategies_table,
     "rule-constants": rule_constants_table,
     "rules": rules_index,

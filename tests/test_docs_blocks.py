@@ -109,3 +109,10 @@ def test_every_rule_id_of_the_contract_is_cited_by_a_test():
     _, _, tested = docs.rule_sources(ROOT)
     untested = [i for game in ids for i in ids[game] if i not in tested]
     assert not untested, f"rule ids no test cites: {untested}"
+
+
+def test_each_documented_error_example_is_a_one_line_error():
+    body = dict(docs.find_blocks((ROOT / "docs/cli.md").read_text()))["cli-errors"]
+    lines = [ln for ln in body.splitlines() if not ln.startswith("```")]
+    assert len(lines) == len(docs.ERROR_EXAMPLES)
+    assert all(ln.startswith("error: ") for ln in lines), lines
