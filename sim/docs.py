@@ -14,6 +14,7 @@ adapters' ``strategies()`` and resolved defaults, and the source tree; none play
 
 Generators (``GENERATORS``):
 
+* ``commands``: a table of the commands, each with its usage and what it does (docs/cli.md);
 * ``cli``: every command's ``--help`` at a fixed width of 100 columns (docs/cli.md);
 * ``cli-errors``: the one-line errors of a few bad configs and options (docs/cli.md);
 * ``strategies``: every game's strategies, their parameters and defaults (docs/strategies.md);
@@ -140,6 +141,26 @@ def cli_reference(root=ROOT):
         text = "\n".join(line.rstrip() for line in cmd.get_help(ctx).splitlines())
         out += [f"### `sim {name}`", "", "```text", text, "```", ""]
     return "\n".join(out)
+
+
+def cli_commands(root=ROOT):
+    """A table of the visible commands: each one's usage and the first paragraph of its help."""
+    import typer
+
+    from .cli import app
+
+    group = typer.main.get_command(app)
+    top = group.context_class(group, info_name="sim")
+    rows = ["| command | does |", "|---|---|"]
+    for name, cmd in group.commands.items():
+        if cmd.hidden:
+            continue
+        ctx = cmd.context_class(cmd, info_name=name, parent=top)
+        args = " ".join(p.strip("{}") for p in cmd.collect_usage_pieces(ctx) if p != "[OPTIONS]")
+        usage = f"sim {name}" + (f" {args}" if args else "")
+        first = " ".join((cmd.help or "").split("\n\n")[0].split())
+        rows.append(f"| `{_cell(usage)}` | {_cell(first)} |")
+    return "\n".join(rows) + "\n"
 
 
 #: one-line errors the CLI prints for bad input: (command, the config's TOML, more arguments);
@@ -396,6 +417,7 @@ def rules_index(root=ROOT):
 
 
 GENERATORS = {
+    "commands": cli_commands,
     "cli": cli_reference,
     "cli-errors": cli_errors,
     "strategies": strategies_table,
