@@ -672,6 +672,17 @@ def dataset_facts(resolved):
         "weapons": by_kind["weapon"],
         "rooms": by_kind["room"],
         "clue_effects": list(L.EFFECT_NAMES),
+        # what sim power's arms are called in a report (restricted play, CL-T2/T3/T5/T6)
+        "restricted_play": {
+            "title": "Causal power of the modern elements and the starting character (restricted play)",
+            "kinds": {"action": "modern elements"},
+            "arms": {
+                "clue_cards": "clue cards (CL-T2)",
+                "passage": "secret passages (CL-T3)",
+                "own_cards": "naming own cards (CL-T5)",
+                "gamble": "accusing before certain (CL-T6)",
+            },
+        },
         "rule_constants": {
             name: {"rule": rule, "printed": printed, "meaning": meaning}
             for name, (rule, printed, _, _, meaning) in RULE_CONSTANTS.items()
