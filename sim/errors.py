@@ -49,3 +49,7 @@ class ConfigError(SimError):
         if self.source:
             return self
         return ConfigError(self.key, self.value, self.allowed, source)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a run; the message says what was kept and how to resume."""

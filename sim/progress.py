@@ -199,3 +199,13 @@ class _Nested:
 
     def close(self):
         pass
+
+
+def make_progress(progress):
+    """``(bar, owned)`` for a ``progress`` argument: None/False (a silent bar), True (a bar
+    drawn on stderr) or a bar of the caller's (``owned`` False: the caller closes it)."""
+    if progress is None or progress is False:
+        return Progress(enabled=False), True
+    if progress is True:
+        return Progress(enabled=True), True
+    return progress, False

@@ -6,11 +6,8 @@ game range: chunks are independent tasks, can be played in any order or place, a
 identical whatever the thread count or chunk size.  Each finished chunk goes straight to disk
 (see :mod:`sim.dataset`) and is dropped, so memory stays flat however many games are played.
 
-Backends decide where chunks are played.  ``"local"`` plays them one after the other in this
-process, each using all Numba threads, the next one playing while the last is written.  Another backend is a function with the signature of
-:func:`_local_backend` added with :func:`register_backend`; it only has to call
-:func:`play_chunk_to_tables` (or :func:`play_and_write_chunk`) per pending chunk and hand each
-manifest entry to ``writer.record``.
+Backends (:mod:`sim.backends`) decide where chunks (:mod:`sim.chunks`) are played; ``"local"``
+plays them one after the other in this process, the next one playing while the last is written.
 """
 
 from __future__ import annotations
@@ -19,22 +16,14 @@ import json
 import platform
 import re
 import sys
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import pyarrow as pa
-
-from . import api, dataset, registry
+from . import api, backends, dataset, registry
+from .chunks import check_chunk_games, plan_chunks
 from .config import config_id
-from .errors import ConfigError, SimError
-from .progress import Progress
-
-DEFAULT_CHUNK_GAMES = 100_000
-#: Event logs run to hundreds of rows per game; small chunks keep memory in check.
-DEFAULT_CHUNK_GAMES_EVENTS = 1_000
-MAX_CHUNK_GAMES = 10_000_000
+from .errors import ConfigError, RunInterrupted, SimError
+from .progress import make_progress
 
 
 def warn(message):
@@ -42,14 +31,11 @@ def warn(message):
     print(f"warning: {message}", file=sys.stderr)
 
 
-class RunInterrupted(KeyboardInterrupt):
-    """Ctrl-C during a run; the message says what was kept and how to resume."""
-
-
 # --- naming -------------------------------------------------------------------------
 
 
-def _safe_name(text):
+def safe_name(text):
+    """``text`` as a file name: runs of other characters become ``-``."""
     text = re.sub(r"[^A-Za-z0-9._=+-]+", "-", str(text)).strip("-.")
     return text or "run"
 
@@ -57,154 +43,15 @@ def _safe_name(text):
 def config_name(config, resolved):
     """Name of a run: the TOML file's stem, else the config's ``name``, else its config id."""
     if isinstance(config, (str, Path)):
-        return _safe_name(Path(config).stem)
+        return safe_name(Path(config).stem)
     if resolved.get("name"):
-        return _safe_name(resolved["name"])
+        return safe_name(resolved["name"])
     return "run-" + config_id(resolved)
 
 
 def default_out(config, resolved):
     """``results/<config name>/`` (relative to the working directory)."""
     return Path("results") / config_name(config, resolved)
-
-
-# --- chunks -------------------------------------------------------------------------
-
-
-def check_chunk_games(chunk_games, events=False):
-    if chunk_games is None:
-        return DEFAULT_CHUNK_GAMES_EVENTS if events else DEFAULT_CHUNK_GAMES
-    if (
-        isinstance(chunk_games, bool)
-        or not isinstance(chunk_games, int)
-        or not 1 <= chunk_games <= MAX_CHUNK_GAMES
-    ):
-        raise ConfigError("chunk-games", chunk_games, f"an integer from 1 to {MAX_CHUNK_GAMES}")
-    return chunk_games
-
-
-def plan_chunks(total, chunk_games):
-    """``[(index, start, count), ...]`` covering games ``0 .. total-1``."""
-    return [
-        (i, start, min(chunk_games, total - start)) for i, start in enumerate(range(0, total, chunk_games))
-    ]
-
-
-def play_chunk_to_tables(resolved, start, count, events=False):
-    """Play games ``start .. start+count-1`` of a resolved config.
-
-    Returns
-    -------
-    dict[str, pyarrow.Table]
-        ``games``, ``seats`` and (when ``events``) ``events``, each with ``config_id``.
-    """
-    chunk = api.play_range(resolved, start, count, events=events)
-    tables = {"games": chunk.games, "seats": chunk.seats}
-    if events:
-        tables["events"] = chunk.events
-    return tables
-
-
-def play_and_write_chunk(resolved, out, index, start, count, events=False):
-    """Play one chunk and write its files; return its manifest entry (for worker processes)."""
-    tables = play_chunk_to_tables(resolved, start, count, events)
-    return dataset.write_chunk_files(out, index, start, count, tables)
-
-
-# --- backends -----------------------------------------------------------------------
-
-#: With a progress bar, a chunk is played in slices of about this many seconds so the bar
-#: moves; the slices are joined before writing, so the files are the same either way.
-PROGRESS_SLICE_S = 0.5
-MIN_SLICE_GAMES = 1_000
-
-
-def _play_in_slices(resolved, start, count, events, progress, rate):
-    """Play a chunk in slices, advancing ``progress`` after each; return (tables, rate)."""
-    parts, done = [], 0
-    while done < count:
-        n = MIN_SLICE_GAMES if rate is None else max(MIN_SLICE_GAMES, int(rate * PROGRESS_SLICE_S))
-        n = min(n, count - done)
-        t0 = time.perf_counter()
-        parts.append(play_chunk_to_tables(resolved, start + done, n, events))
-        dt = time.perf_counter() - t0
-        if dt > 0:
-            rate = n / dt
-        done += n
-        progress.advance(n)
-    if len(parts) == 1:
-        return parts[0], rate
-    tables = {name: pa.concat_tables([p[name] for p in parts]) for name in parts[0]}
-    return tables, rate
-
-
-class _Advances:
-    """The progress bar as the playing thread sees it: it stops counting once the run has
-    stopped (an interrupt), so a chunk still finishing in the background draws nothing."""
-
-    def __init__(self, progress):
-        self.progress = progress
-        self.stopped = threading.Event()
-
-    def advance(self, n):
-        if not self.stopped.is_set():
-            self.progress.advance(n)
-
-
-def _local_backend(resolved, pending, writer, *, events, threads, progress):
-    """Play pending chunks in order in this process, all Numba threads on each chunk.
-
-    Chunk k+1 plays in a worker thread (the kernels release the GIL) while this thread
-    writes chunk k, so the Parquet writing and hashing overlap the next chunk's play
-    instead of leaving the cores idle.  Only this thread writes files and the manifest,
-    chunk by chunk in order, so the files, their sha256 and what an interrupt or a kill
-    leaves behind are what one thread would give; at most one chunk is played ahead (memory
-    stays flat: two chunks' tables at most).  On an interrupt the chunk in play is not
-    waited for: it is dropped, as an unfinished chunk always was.
-    """
-    api.set_threads(threads)
-    sliced = getattr(progress, "enabled", False)  # only a visible bar needs slices
-    bar = _Advances(progress)
-    rate = [None]
-
-    def play(start, count):
-        api.set_threads(threads)  # numba's thread count is per calling thread
-        if not sliced:
-            return play_chunk_to_tables(resolved, start, count, events)
-        tables, rate[0] = _play_in_slices(resolved, start, count, events, bar, rate[0])
-        return tables
-
-    pool = ThreadPoolExecutor(1, thread_name_prefix="boardsim-play")
-    try:
-        ahead = pool.submit(play, *pending[0][1:]) if pending else None
-        for i, (index, start, count) in enumerate(pending):
-            tables = ahead.result()
-            ahead = pool.submit(play, *pending[i + 1][1:]) if i + 1 < len(pending) else None
-            writer.write_chunk(index, start, count, tables)
-            del tables
-            if not sliced:
-                progress.advance(count)
-    except BaseException:
-        bar.stopped.set()
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
-
-
-BACKENDS = {"local": _local_backend}
-
-
-def register_backend(name, fn):
-    """Make ``fn`` available as ``backend=name`` (same signature as the local backend)."""
-    BACKENDS[name] = fn
-
-
-def get_backend(name):
-    if name not in BACKENDS:
-        from . import backends  # optional backends (ray) register themselves on import
-
-        backends.load(name)
-    return BACKENDS[name]
 
 
 # --- opening the output -------------------------------------------------------------
@@ -344,14 +191,6 @@ def build_manifest(resolved, name, source, events, chunk_games):
     }
 
 
-def _make_progress(progress):
-    if progress is None or progress is False:
-        return Progress(enabled=False), True
-    if progress is True:
-        return Progress(enabled=True), True
-    return progress, False
-
-
 # --- the run ------------------------------------------------------------------------
 
 
@@ -378,7 +217,7 @@ def run_resolved(
     refused instead of mixing its chunks into this one's.
     """
     out = Path(out)
-    backend_fn = get_backend(backend)
+    backend_fn = backends.get_backend(backend)
     stop = _precision_stop(resolved, precision, precision_on)
     if stop is not None and chunk_games is None:
         chunk_games = _precision_chunk()
@@ -480,7 +319,7 @@ def _run_locked(
         raise SimError(dataset.os_error_line(exc, out, "opening the dataset")) from None
 
     plan = plan_chunks(resolved["games"], chunk_games)
-    bar, owned = _make_progress(progress)
+    bar, owned = make_progress(progress)
     if manifest["status"] == "complete" and len(manifest["chunks"]) == len(plan):
         bar.expect(resolved["games"])
         bar.skip(resolved["games"])

@@ -36,9 +36,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import api, dataset, runner
+from . import api, backends, dataset, runner
+from .chunks import check_chunk_games
 from .config import MAX_GAMES, MAX_SEED, check_keys, config_id, get_int, load_toml
-from .errors import ConfigError, SimError
+from .errors import ConfigError, RunInterrupted, SimError
+from .progress import make_progress
 
 SWEEP_KEYS = ("base", "grid", "name", "description", "games", "seed")
 SWEEP_FORMAT = "boardsim-sweep"
@@ -366,7 +368,7 @@ def capped(sweep, max_games):
 
 def _run_points(sweep, out, *, progress, **kwargs):
     """Play every grid point into ``out/<point>/`` (each point locks its own folder)."""
-    bar, owned = runner._make_progress(progress)
+    bar, owned = make_progress(progress)
     bar.expect(sum(p.resolved["games"] for p in sweep.points))
     sub = bar.nested()
     source = str(sweep.path) if sweep.path else None
@@ -377,7 +379,7 @@ def _run_points(sweep, out, *, progress, **kwargs):
     try:
         # A backend may play several grid points at once (Ray: the cluster does not idle
         # between points); otherwise they run one after the other.
-        run_points = getattr(runner.get_backend(kwargs["backend"]), "run_points", None)
+        run_points = getattr(backends.get_backend(kwargs["backend"]), "run_points", None)
         if run_points is not None:
             run_points(runs, runner.run_resolved)
         else:
@@ -388,7 +390,7 @@ def _run_points(sweep, out, *, progress, **kwargs):
             _write_json(out / SWEEP_MANIFEST, _sweep_manifest(sweep, "interrupted"))
         except OSError:
             pass
-        raise runner.RunInterrupted(
+        raise RunInterrupted(
             f"interrupted: finished grid points and chunks are kept in {out}; "
             "run the same command with --resume to complete the sweep"
         ) from None
@@ -458,13 +460,13 @@ def run_sweep(
     if out is None:
         if sweep.path is None:
             raise SimError("run_sweep needs out= when given a list of points")
-        out = Path("results") / runner._safe_name(sweep.path.stem)
+        out = Path("results") / runner.safe_name(sweep.path.stem)
     out = Path(out)
-    runner.get_backend(backend)
+    backends.get_backend(backend)
     if threads is not None and backend == "local":
         api.set_threads(threads)  # bad options fail before anything is written
     if chunk_games is not None:
-        runner.check_chunk_games(chunk_games, events)
+        check_chunk_games(chunk_games, events)
     if resume and force:
         raise SimError("--resume and --force exclude each other")
     runner.check_out_path(out)

@@ -11,7 +11,7 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 import pytest
 
-from sim import dataset, registry, runner
+from sim import api, chunks, dataset, registry, runner
 from sim.progress import Progress
 
 
@@ -24,7 +24,7 @@ CFG = {"game": "fakegame", "players": 4, "games": 3_000, "seed": 1}
 
 
 def _tables(start, count):
-    return runner.play_chunk_to_tables(runner.api.resolve(CFG), start, count)
+    return chunks.play_chunk_to_tables(api.resolve(CFG), start, count)
 
 
 def test_write_chunk_files_renames_and_hashes(tmp_path):

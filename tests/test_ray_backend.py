@@ -30,7 +30,7 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[test,ray]'")
 
-from sim import dataset, runner  # noqa: E402
+from sim import backends, dataset  # noqa: E402
 from sim.backends import ray as ray_backend  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -453,7 +453,7 @@ def test_unknown_backend_lists_ray():
     from sim.errors import ConfigError
 
     with pytest.raises(ConfigError) as exc:
-        runner.get_backend("cloud")
+        backends.get_backend("cloud")
     assert "'local' | 'ray'" in str(exc.value)
 
 

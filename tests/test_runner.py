@@ -9,7 +9,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sim import dataset, registry, runner
+from sim import chunks, dataset, registry, runner
+from sim.backends import local
 from sim.config import config_id
 from sim.errors import ConfigError, SimError
 
@@ -88,7 +89,7 @@ def test_seed_changes_data_and_is_recorded(tmp_path):
 def test_events_table(tmp_path):
     m = runner.run_dataset(cfg(), tmp_path / "e", events=True)
     assert m["tables"] == ["games", "seats", "events"]
-    assert m["chunk_games"] == runner.DEFAULT_CHUNK_GAMES_EVENTS
+    assert m["chunk_games"] == chunks.DEFAULT_CHUNK_GAMES_EVENTS
     ev = read(tmp_path / "e", "events")
     assert ev.num_rows == 3 * 2_500 and ev.schema.names[:2] == ["game_id", "config_id"]
 
@@ -221,7 +222,7 @@ def test_bad_options_name_the_option(tmp_path, kw, key):
 
 def test_plan_chunks_covers_every_game_once():
     for total, k in [(1, 1), (10, 3), (100_000, 100_000), (250_001, 100_000)]:
-        plan = runner.plan_chunks(total, k)
+        plan = chunks.plan_chunks(total, k)
         ids = [g for _, s, c in plan for g in range(s, s + c)] if total < 1000 else None
         if ids is not None:
             assert ids == list(range(total))
@@ -262,11 +263,11 @@ def test_progress_slices_give_the_same_files(tmp_path, monkeypatch):
 
     from sim.progress import Progress
 
-    monkeypatch.setattr(runner, "MIN_SLICE_GAMES", 300)
+    monkeypatch.setattr(local, "MIN_SLICE_GAMES", 300)
     calls = []
-    real = runner.play_chunk_to_tables
+    real = chunks.play_chunk_to_tables
     monkeypatch.setattr(
-        runner, "play_chunk_to_tables", lambda r, s, c, e=False: calls.append(c) or real(r, s, c, e)
+        chunks, "play_chunk_to_tables", lambda r, s, c, e=False: calls.append(c) or real(r, s, c, e)
     )
     bar = Progress(enabled=True, stream=io.StringIO(), delay=0.0)
     a = runner.run_dataset(cfg(), tmp_path / "a", chunk_games=1_000, progress=bar, events=True)
@@ -282,10 +283,10 @@ def test_next_chunk_plays_while_the_last_is_written(tmp_path, monkeypatch):
     runner never does (the wait would time out).  The files are those of a serial run."""
     import threading
 
-    plan = runner.plan_chunks(2_500, 400)
+    plan = chunks.plan_chunks(2_500, 400)
     started = {start: threading.Event() for _, start, _ in plan}
     players = {}
-    real_play, real_write = runner.play_chunk_to_tables, dataset.write_chunk_files
+    real_play, real_write = chunks.play_chunk_to_tables, dataset.write_chunk_files
 
     def play(resolved, start, count, events=False):
         players[start] = threading.get_ident()
@@ -299,7 +300,7 @@ def test_next_chunk_plays_while_the_last_is_written(tmp_path, monkeypatch):
             )
         return real_write(out, index, start, count, tables)
 
-    monkeypatch.setattr(runner, "play_chunk_to_tables", play)
+    monkeypatch.setattr(chunks, "play_chunk_to_tables", play)
     monkeypatch.setattr(dataset, "write_chunk_files", write)
     m = runner.run_dataset(cfg(), tmp_path / "a", chunk_games=400, events=True)
     assert m["status"] == "complete" and len(m["chunks"]) == len(plan)

@@ -52,8 +52,9 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from .. import runner
-from ..errors import ConfigError, SimError
+from .. import chunks
+from ..errors import ConfigError, RunInterrupted, SimError
+from . import register_backend
 
 DEFAULT_MAX_RETRIES = 3
 #: Grid points of a sweep played at once (each point's chunks are tasks), so the cluster does not
@@ -127,7 +128,7 @@ def configure(address=None, task_games=None, shared_output=None, ship_code=None,
         # Connect now, so that a wrong address fails before any output is touched.
         _connect()
     if task_games is not None:
-        _options["task_games"] = _check_int("task_games", task_games, 1, runner.MAX_CHUNK_GAMES)
+        _options["task_games"] = _check_int("task_games", task_games, 1, chunks.MAX_CHUNK_GAMES)
     if shared_output is not None:
         _options["shared_output"] = bool(shared_output)
     if ship_code is not None:
@@ -189,7 +190,7 @@ _SHARED_SOURCES = (
     "sim/api.py",
     "sim/config.py",
     "sim/registry.py",
-    "sim/runner.py",
+    "sim/chunks.py",
     "sim/games/__init__.py",
 )
 
@@ -365,9 +366,9 @@ def _play_task(resolved, out, index, start, count, events, cpus, shared):
                 f"{platform.node()}; unset {ENV_SHARED} to send the "
                 "tables to the driver instead"
             )
-        payload = runner.play_and_write_chunk(resolved, out, index, start, count, events)
+        payload = chunks.play_and_write_chunk(resolved, out, index, start, count, events)
     else:
-        tables = runner.play_chunk_to_tables(resolved, start, count, events)
+        tables = chunks.play_chunk_to_tables(resolved, start, count, events)
         payload = {name: _to_ipc(t) for name, t in tables.items()}
     meta["cache_dir"] = getattr(numba.config, "CACHE_DIR", None)
     hold = float(os.environ.get(ENV_TASK_MIN_SECONDS) or 0) - (time.perf_counter() - t0)
@@ -455,7 +456,7 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
     retries = DEFAULT_MAX_RETRIES if retries is None else retries
     total_cpus = ray.cluster_resources().get("CPU", 1)
     slots = max(1, int(total_cpus // cpus))
-    task_games = _option("task_games", ENV_TASK_GAMES, 1, runner.MAX_CHUNK_GAMES)
+    task_games = _option("task_games", ENV_TASK_GAMES, 1, chunks.MAX_CHUNK_GAMES)
     tasks = plan_tasks(pending, slots, None if shared else task_games)
     if shared:  # a task writes a whole chunk's files
         tasks = [(i, 0, s, c) for i, s, c in pending]
@@ -591,7 +592,7 @@ def run_points(runs, run):
         for j in jobs:
             j.cancel()
         futures.wait(jobs)
-        raise runner.RunInterrupted("interrupted") from None
+        raise RunInterrupted("interrupted") from None
     finally:
         _stop.set()  # stop the other points if one failed
         for j in jobs:
@@ -619,4 +620,4 @@ def _join(parts):
 ray_backend.configure = configure
 ray_backend.check_threads = check_threads
 ray_backend.run_points = run_points
-runner.register_backend("ray", ray_backend)
+register_backend("ray", ray_backend)
