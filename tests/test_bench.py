@@ -16,8 +16,8 @@ import pytest
 import tomllib
 from typer.testing import CliRunner
 
+from sim import bench
 from sim.cli import app
-from sim.commands import bench
 
 BIN = Path(sys.executable).parent
 SIM = [str(BIN / "sim")] if (BIN / "sim").exists() else [sys.executable, "-m", "sim.cli"]
