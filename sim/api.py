@@ -73,14 +73,6 @@ def _resolve_default(game, players):
         return resolve({"game": game})
 
 
-def open_dataset(path):
-    """Open a run or sweep folder for analysis (lazy Polars frames), after every chunk file
-    was checked against its manifest; see :func:`analysis.dataset.open_dataset`."""
-    from analysis.dataset import open_dataset as _open
-
-    return _open(path)
-
-
 def read_table(path, table="games", columns=None):
     """One table of a run folder as an Arrow table, after its files were checked against the
     manifest (:func:`sim.dataset.read_table`)."""

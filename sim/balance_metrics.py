@@ -17,10 +17,9 @@ import math
 import numpy as np
 import pyarrow.compute as pc
 
-from analysis.stats import Z95, wilson
-
 from . import api
 from .balance_spec import METRICS, run_config
+from .intervals import Z95, wilson
 from .power import _restrict
 
 

@@ -30,9 +30,8 @@ import re
 import numpy as np
 import pyarrow.parquet as pq
 
-from analysis.stats import Z95, score_interval
-
 from .errors import ConfigError
+from .intervals import Z95, score_interval
 
 #: a win share stops only after this many wins and this many games not won (counted in
 #: games, a shared win by its share): below that the interval rests on a handful of events

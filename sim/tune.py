@@ -28,11 +28,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow.compute as pc
 
-from analysis.stats import Z95, wilson
-
 from . import api, registry, toml_writer
 from .config import load_toml
 from .errors import ConfigError
+from .intervals import Z95, wilson
 
 OBJECTIVES = ("auto", "win", "score")
 

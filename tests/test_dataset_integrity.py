@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+from analysis.dataset import open_dataset
 from sim import api, dataset, registry, runner
 from sim.cli import app
 from sim.progress import Progress
@@ -86,7 +87,7 @@ def test_deleted_chunk_is_one_line_for_every_reader(cli, tmp_path):
         )
     assert not (tmp_path / "d" / "report.html").exists()
     with pytest.raises(dataset.DatasetError, match="part-00002.parquet: missing"):
-        api.open_dataset(tmp_path / "d")
+        open_dataset(tmp_path / "d")
     with pytest.raises(dataset.DatasetError, match="part-00002.parquet: missing"):
         api.read_table(tmp_path / "d", "seats")
     # the hint works: the manifest reruns its own missing chunk
@@ -141,7 +142,7 @@ def test_unlisted_files_are_not_read(cli, tmp_path):
         shutil.copy(tmp_path / f"d/{t}/part-00000.parquet", tmp_path / f"d/{t}/part-00099.parquet")
     res = cli("analyse", "d", "--json", "-q", "seats")
     assert res.exit_code == 0, res.stderr
-    ds = api.open_dataset(tmp_path / "d")
+    ds = open_dataset(tmp_path / "d")
     assert ds.games.select("game_id").collect().height == 3000
     assert any("games/part-00099.parquet" in w and "ignored" in w for w in ds.warnings)
 
