@@ -426,7 +426,7 @@ def default_yardstick():
     env = os.environ.get("BOARDSIM_YARDSTICK")
     if env:
         return Path(env)
-    path = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "yardstick.py"
+    path = Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "yardstick.py"
     return path if path.exists() else None
 
 

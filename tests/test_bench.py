@@ -302,3 +302,11 @@ def test_quick_takes_an_option_given_beside_it():
 def test_a_missing_yardstick_file_is_one_line():
     code, _, err = bench_in_process("--quick", "--yardstick", "nosuch.py")
     assert code == 2 and "--yardstick = 'nosuch.py'" in err and "Traceback" not in err
+
+
+def test_the_default_yardstick_is_the_shared_one_beside_the_project(monkeypatch):
+    monkeypatch.delenv("BOARDSIM_YARDSTICK", raising=False)
+    beside = Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "yardstick.py"
+    assert bench.default_yardstick() == (beside if beside.exists() else None)
+    monkeypatch.setenv("BOARDSIM_YARDSTICK", "/some/yard.py")
+    assert bench.default_yardstick() == Path("/some/yard.py")
