@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 #: within this distance of 0 (a share difference) an interval says "no advantage"
 MARGIN = 0.01
@@ -128,6 +129,7 @@ def _parts(keys, margin, m):
         "undecided": "undecided",
         "degenerate": "degenerate (not ranked)",
         "level": "measured",
+        "imprecise": "imprecise (wider than ±1% of the value)",
     }
     counts = ", ".join(f"{len(v)} {names[c]}" for c, v in classes.items())
     ranked = [k for k in keys if not degenerate(k)]
@@ -285,6 +287,82 @@ def deck_verdict(sec) -> Verdict | None:
     return Verdict("deck", sec.title, s)
 
 
+def _wilson(wins, n, z):
+    if n <= 0:
+        return 0.0, 1.0
+    p, z2 = wins / n, z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def spread_interval(wins, games, level=0.95):
+    """The spread of several win shares (largest minus smallest) with an interval for the
+    true spread: Wilson intervals simultaneous over the shares (Bonferroni, so it holds
+    however the shares depend on each other, as characters of one game do); if every true
+    share is in its interval, the true spread lies between the largest lower end minus the
+    smallest upper end (at least 0) and the largest upper end minus the smallest lower end.
+
+    Returns
+    -------
+    (spread, lo, hi)
+    """
+    k = len(wins)
+    z = NormalDist().inv_cdf(1 - (1 - level) / (2 * k))
+    shares = [w / n for w, n in zip(wins, games)]
+    ends = [_wilson(w, n, z) for w, n in zip(wins, games)]
+    lo = max(0.0, max(a for a, _ in ends) - min(b for _, b in ends))
+    hi = max(b for _, b in ends) - min(a for a, _ in ends)
+    return max(shares) - min(shares), lo, hi
+
+
+def characters_verdict(sec) -> Verdict | None:
+    """Per player count: how far apart the characters' win shares are (the spread in pts
+    with its simultaneous 95% interval), the extremes named, beside the equal-shares test."""
+    t, tests = _table(sec, "character_win_share"), _table(sec, "character_equality")
+    if t is None or t.is_empty():
+        return None
+    by = [c for c in t.columns if c not in _CHARACTER_COLS]
+    parts, sizes = [], set()
+    for key, g in t.group_by(by, maintain_order=True):
+        if g.height < 2:
+            continue
+        g = g.sort(["share", "character"])
+        d, lo, hi = spread_interval(g["wins"].to_list(), g["games"].to_list())
+        low, top = g.row(0, named=True), g.row(-1, named=True)
+        sizes.add(int(g["games"].min()))
+        key = key if isinstance(key, tuple) else (key,)
+        cell = ", ".join(f"{v}p" if k == "players" else f"{k}={v}" for k, v in zip(by, key))
+        size = (
+            f"the characters differ by at least {100 * lo:.1f} pts"
+            if lo > 0
+            else "no spread shown (the interval reaches 0)"
+        )
+        s = (
+            f"{cell}: character win shares spread {100 * d:.1f} pts [{100 * lo:.1f}, {100 * hi:.1f}] "
+            f"({low['character']} {100 * low['share']:.1f}% to {top['character']} {100 * top['share']:.1f}%): {size}"
+        )
+        if tests is not None and "p_value" in tests.columns:
+            row = tests
+            for k, v in zip(by, key):
+                row = row.filter(row[k] == v)
+            if row.height:
+                s += f" (equal-characters test p = {row['p_value'][0]:.3f})"
+        parts.append(s)
+    if not parts:
+        return None
+    games = f"{min(sizes):,} games per character" if sizes else ""
+    where = ", ".join(
+        x for x in (games, getattr(sec, "scope", ""), "interval simultaneous over the characters") if x
+    )
+    return Verdict("characters", sec.title, f"Measured ({where}): " + "; ".join(parts) + ".")
+
+
+_CHARACTER_COLS = {"character", "games", "wins", "share", "share_lo", "share_hi", "fair", "gap"}
+#: questions whose verdict is read from their tables, not from headline numbers
+_TABLE_VERDICTS = {"deck": deck_verdict, "characters": characters_verdict}
+
+
 def verdict_block(sections, scopes=None, margin=MARGIN):
     """The report's verdicts, one per answerable question (group of rungs).
 
@@ -299,15 +377,16 @@ def verdict_block(sections, scopes=None, margin=MARGIN):
     list of Verdict
     """
     scopes = scopes or {}
-    order = {"seats": 0, "power": 1, "deck": 2, "characters": 3, "cards": 4, "duration": 5}
+    # a deck sweep's answer first (what it was built for), then the seats, cause before association
+    order = {"deck": -1, "seats": 0, "power": 1, "characters": 3, "cards": 4, "duration": 5}
     sections = sorted(sections, key=lambda s: order.get(s.question, 3))  # stable: rungs keep order
     out = []
-    for sec in sections:  # the deck sweep's answer is a set of decks, not one number
-        v = deck_verdict(sec) if sec.question == "deck" else None
+    for sec in sections:  # a set of decks, a spread of characters: not one number each
+        v = _TABLE_VERDICTS[sec.question](sec) if sec.question in _TABLE_VERDICTS else None
         if v is not None:
             if sec.dataset and len(set(s.dataset for s in sections)) > 1:
                 v.sentence = f"{sec.dataset}: {v.sentence}"
-            out.append(v)
+            out.append((order.get(sec.question, 3), len(out), v))
     for secs in _rung_groups(sections):
         labels = [s.dataset for s in secs]
         rungs = [
@@ -322,5 +401,5 @@ def verdict_block(sections, scopes=None, margin=MARGIN):
         if v is not None:
             if len(secs) == 1 and secs[0].dataset and len(set(s.dataset for s in sections)) > 1:
                 v.sentence = f"{secs[0].dataset}: {v.sentence}"
-            out.append(v)
-    return out
+            out.append((order.get(secs[0].question, 3), len(out), v))
+    return [v for *_, v in sorted(out, key=lambda x: x[:2])]
