@@ -81,10 +81,29 @@ def run_dir(tmp_path_factory):
     return write_run(tmp_path_factory.mktemp("r") / "run", g, s, cfg, events=ev)
 
 
-@pytest.mark.parametrize("kind", ["run", "sweep"])
-def test_report_loads_without_errors_or_overflow(kind, run_dir, small_sweep, tmp_path):
-    data = run_dir if kind == "run" else small_sweep
-    html_path, _ = write_report(report_for_dir(data), tmp_path / "report.html")
+@pytest.fixture(scope="module")
+def power_report(tmp_path_factory):
+    """The report a real (tiny) ``sim power`` run writes beside its dataset."""
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+
+    root = tmp_path_factory.mktemp("p")
+    (root / "p.toml").write_text('game = "bloody_inn"\nplayers = 2\ngames = 40\nseed = 5\n')
+    res = CliRunner().invoke(
+        app, ["power", str(root / "p.toml"), "--cards", "bishop,grocer", "--out", str(root / "pw")]
+    )
+    assert res.exit_code == 0, res.output
+    return root / "pw" / "report.html"
+
+
+@pytest.mark.parametrize("kind", ["run", "sweep", "power"])
+def test_report_loads_without_errors_or_overflow(kind, run_dir, small_sweep, power_report, tmp_path):
+    if kind == "power":
+        html_path = power_report
+    else:
+        data = run_dir if kind == "run" else small_sweep
+        html_path, _ = write_report(report_for_dir(data), tmp_path / "report.html")
     text = html_path.read_text()
     assert text.index('id="verdicts"') < text.index('id="answers"'), "the verdict block comes first"
     c = check_page(html_path, tmp_path)
