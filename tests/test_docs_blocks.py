@@ -116,3 +116,11 @@ def test_each_documented_error_example_is_a_one_line_error():
     lines = [ln for ln in body.splitlines() if not ln.startswith("```")]
     assert len(lines) == len(docs.ERROR_EXAMPLES)
     assert all(ln.startswith("error: ") for ln in lines), lines
+
+
+def test_without_the_contract_beside_the_project_the_ids_come_from_docs_rules(tmp_path):
+    """A clone without ../shared/rules still checks every id: docs/rules.md lists the same ids
+    in the same order as the contract (when the contract is here, this compares the two)."""
+    from_docs = docs.contract_ids(ROOT, contract_dir=tmp_path)
+    assert from_docs == docs.contract_ids(ROOT)
+    assert all(from_docs[game] for game in docs.CONTRACT)
