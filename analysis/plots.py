@@ -390,7 +390,8 @@ def forest(
                     label=flag_label,
                     gid=f"forest-flagged-{n}",
                 )
-                ax.legend(fontsize=7, frameon=False, loc="lower right")
+                # beside the panel, never over a point
+                ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
             ax.set_yticks(y, sub[label].to_list(), fontsize=8)
             ax.set_ylim(-0.7, sub.height - 0.3)
             if k is not None:

@@ -34,6 +34,8 @@ PROVENANCE_END = "<!-- provenance:end -->"
 DEFAULT_QUESTIONS = ("seats", "strategies", "cards", "deck", "duration", "power", "exploitability")
 #: tables longer than this are folded (HTML <details>) or, in Markdown, moved to the appendix
 FOLD_ROWS = 30
+#: a table with more columns than this says that it scrolls sideways
+WIDE_COLUMNS = 8
 #: the order of a dataset's sections: what the experiment was built to answer (restricted
 #: play, a deck sweep) first, then the seats, the causal answer before the associations
 SECTION_ORDER = ("power", "deck", "seats", "characters", "strategies", "cards", "duration", "exploitability")
@@ -263,9 +265,9 @@ td:first-child,th:first-child{text-align:left}
 figure{margin:1em 0}figcaption{font-size:.85em;color:#444}
 pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.8em}
 .scroll{overflow-x:auto;max-width:100%}.verdicts li{margin:.4em 0}
-td.t,th.t{text-align:left}td:not(.t){white-space:nowrap}
+td.t,th.t{text-align:left}td{white-space:nowrap}
 .prov .scroll{overflow-x:visible}.prov table{width:100%}
-.prov td{word-break:break-all;text-align:left}
+.prov td{word-break:break-all;text-align:left;white-space:normal}
 code{overflow-wrap:anywhere}
 svg{max-width:100%;height:auto}
 """
@@ -289,6 +291,8 @@ def _html_table(df):
             + "</tr>"
         )
     out.append("</tbody></table></div>")
+    if len(header) > WIDE_COLUMNS:  # cells do not wrap: a wide table scrolls in its box
+        out.append(f'<p class="note">{len(header)} columns: the table scrolls sideways.</p>')
     return "".join(out)
 
 
