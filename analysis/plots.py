@@ -303,6 +303,8 @@ def histogram(
             )
         ax.set_xlabel(xlabel or x)
         ax.set_ylabel(ylabel)
+        if np.issubdtype(table[x].to_numpy().dtype, np.integer):  # rounds: ticks on whole values
+            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         if group:
             ax.legend(fontsize=7, frameon=False)
         return to_svg(fig)

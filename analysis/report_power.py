@@ -102,4 +102,31 @@ def power_plots(ds, results):
             xlabel="causal power: win share unrestricted - barred (pts, 95% paired interval)",
         )
         out.append((caption, svg))
+    return out + _character_plots(results)
+
+
+def _character_plots(results):
+    """The characters arm (Cluedo): each character's power with the seat order spread over
+    it, beside the seats' own in the same games."""
+    from . import plots as P
+
+    t = results.get("character_power")
+    if t is None or t.is_empty() or [c for c in t.columns if c in ("players",)] != ["players"]:
+        return []
+    out = []
+    for kind, what in (("character", "starting character"), ("seat", "seat")):
+        sub = t.filter(pl.col("kind") == kind)
+        if sub.is_empty():
+            continue
+        caption = (
+            f"Each {what}'s win share minus 1/n with the characters rotated over the seats, in pts "
+            f"(95% interval, the deal as the unit, {int(sub['units'].min()):,} deals; dashed: fair)."
+        )
+        svg = P.forest(
+            sub,
+            "target",
+            panel="players" if sub["players"].n_unique() > 1 else None,
+            xlabel=f"{what}: win share - 1/n (pts, 95% interval over deals)",
+        )
+        out.append((caption, svg))
     return out

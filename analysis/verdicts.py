@@ -347,7 +347,8 @@ def characters_verdict(sec) -> Verdict | None:
             for k, v in zip(by, key):
                 row = row.filter(row[k] == v)
             if row.height:
-                s += f" (equal-characters test p = {row['p_value'][0]:.3f})"
+                p = row["p_value"][0]
+                s += " (equal-characters test " + ("p < 0.001)" if p < 0.001 else f"p = {p:.3f})")
         parts.append(s)
     if not parts:
         return None

@@ -96,7 +96,7 @@ def test_characters_verdict_states_the_size_not_only_a_p_value():
     s = s.sentence
     m = re.search(r"4p: character win shares spread 20\.0 pts \[(\d+\.\d), (\d+\.\d)\]", s)
     assert m and 0 < float(m.group(1)) < 20 < float(m.group(2)), s
-    assert "plum 15.0% to scarlett 35.0%" in s and "differ by at least" in s and "p = 0.000" in s
+    assert "plum 15.0% to scarlett 35.0%" in s and "differ by at least" in s and "p < 0.001" in s
 
 
 def test_seat_panels_of_a_deck_sweep_form_a_players_by_deck_grid(sweep_report):
@@ -157,3 +157,26 @@ def test_a_sweep_grid_holds_the_official_deck(tmp_path):
     assert got == [(2, 45), (2, 60), (3, 45), (3, 60), (3, 54)]
     assert [p.resolved["rules"]["deck_size"] for p in sw.points] == [v for _, v in got]
     assert sw.points[-1].name == "p005_players=3_rules.deck_size=54"
+
+
+def test_characters_get_a_forest_plot_one_point_each():
+    from analysis.questions.characters import plots
+
+    t = pl.DataFrame(
+        {
+            "players": [4] * 3,
+            "character": ["green", "plum", "scarlett"],
+            "games": [4000] * 3,
+            "wins": [1000.0, 600.0, 1400.0],
+            "share": [0.25, 0.15, 0.35],
+            "share_lo": [0.24, 0.14, 0.34],
+            "share_hi": [0.26, 0.16, 0.36],
+            "fair": [0.25] * 3,
+            "gap": [0.0, -0.10, 0.10],
+        }
+    )
+    ((caption, svg),) = plots(None, {"character_win_share": t})
+    block = re.search(r'<g id="forest-points-0">(.*?)</g>\s*</g>', svg, re.S).group(1)
+    assert len(re.findall(r"<use ", block)) == 3 and "fair share 1/n" in caption
+    labels = [x for x in re.findall(r">([a-z]+)</text>", svg) if x in ("green", "plum", "scarlett")]
+    assert labels == ["plum", "green", "scarlett"]  # sorted, largest on top

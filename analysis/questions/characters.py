@@ -204,6 +204,38 @@ _SHARE_COLS = {"character", "games", "wins", "share", "share_lo", "share_hi", "f
 Q.headlines = headlines
 
 
+def plots(ds, results):
+    """Each character's win share minus 1/n with its interval, sorted (a forest plot)."""
+    from .. import plots as P
+
+    t = results.get("character_win_share")
+    if t is None or t.is_empty() or [c for c in t.columns if c not in _SHARE_COLS] != ["players"]:
+        return []  # a sweep's other parameters: the table has every cell
+    t = t.with_columns(
+        (pl.col("share_lo") - pl.col("fair")).alias("gap_lo"),
+        (pl.col("share_hi") - pl.col("fair")).alias("gap_hi"),
+    )
+    svg = P.forest(
+        t,
+        "character",
+        "gap",
+        "gap_lo",
+        "gap_hi",
+        panel="players" if t["players"].n_unique() > 1 else None,
+        xlabel="win share - 1/n (pts, 95% Wilson interval)",
+    )
+    return [
+        (
+            "Each character's win share minus the fair share 1/n, in pts, sorted (95% Wilson "
+            "intervals, each character on its own; dashed: a fair character).",
+            svg,
+        )
+    ]
+
+
+Q.plots = plots
+
+
 def why_not(ds):
     """One line when the dataset cannot answer the question."""
     return None if _has_characters(ds) else "not answered: the seats have no character (a Cluedo question)."
