@@ -45,7 +45,14 @@ def resolve(config, *, games=None, seed=None):
     """
     manifest = manifest_file(config)
     if manifest is not None:  # a dataset's manifest: play that dataset again
-        return resolve_manifest(manifest, registry.game_names(), _resolve_default, games=games, seed=seed)
+        return resolve_manifest(
+            manifest,
+            registry.game_names(),
+            _resolve_default,
+            games=games,
+            seed=seed,
+            printed_constants=_printed_constants,
+        )
     raw, source = load_run_config(config)
     if games is not None:
         raw["games"] = games
@@ -61,6 +68,12 @@ def resolve(config, *, games=None, seed=None):
     except ConfigError as exc:
         raise exc.with_source(source) from None
     return resolved
+
+
+def _printed_constants(game, current):
+    """The game's ``[rules]`` constants and their printed values (its dataset facts)."""
+    facts = registry.get_adapter(game).dataset_facts(current).get("rule_constants", {})
+    return {name: fact["printed"] for name, fact in facts.items()}
 
 
 def _resolve_default(game, players):

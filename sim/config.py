@@ -260,7 +260,7 @@ def _key_difference(recorded, current, prefix=""):
     return None
 
 
-def resolve_manifest(path, adapter_names, resolve_default, *, games=None, seed=None):
+def resolve_manifest(path, adapter_names, resolve_default, *, games=None, seed=None, printed_constants=None):
     """The resolved config a manifest records, ready to play the same dataset again.
 
     It is the exact config the dataset was played from (every default filled in, the card
@@ -278,6 +278,10 @@ def resolve_manifest(path, adapter_names, resolve_default, *, games=None, seed=N
         keys the recorded one must have.
     games, seed : int, optional
         Overrides (a rerun with more games, or another seed).
+    printed_constants : callable, optional
+        ``printed_constants(game, current)``: the game's numeric ``[rules]`` constants with
+        their printed values.  A manifest written before a constant existed lacks it and was
+        played with the printed value, so that value fills it in.
     """
     manifest = load_manifest(path)
     resolved = copy.deepcopy(manifest["resolved"])
@@ -291,6 +295,9 @@ def resolve_manifest(path, adapter_names, resolve_default, *, games=None, seed=N
             f"manifest says {recorded_id}); write a TOML config for a changed run"
         )
     current = resolve_default(game, resolved.get("players"))
+    if printed_constants is not None and isinstance(resolved.get("rules"), dict):
+        for name, printed in printed_constants(game, current).items():
+            resolved["rules"].setdefault(name, printed)
     diff = _key_difference(resolved, current)
     if diff is not None:
         raise SimError(
