@@ -100,7 +100,29 @@ def answer(ds: Dataset, name: str, label: str = "", options=None):
         power = results.get("causal_power")
         if not keys and isinstance(power, pl.DataFrame) and power.height:
             keys = power_keys(report_power.name_targets(ds, power))
+    if "arm" in ds.params:  # a power run's arms by their names in every sentence and grid
+        heads, keys = _name_arms(ds, heads, keys)
     return Section(name, title, label, heads, tables, plots, keys, who_plays(ds))
+
+
+def _name_arms(ds, heads, keys):
+    """Headlines and key numbers with ``arm=card:bishop`` read as ``Bishopric barred``."""
+    arms = sorted(ds.points["arm"].cast(pl.String).unique().to_list(), key=len, reverse=True)
+    names = {a: report_power.arm_label(ds, a) for a in arms}
+
+    def text(s):
+        for a in arms:
+            s = s.replace(f"arm={a}", names[a])
+        return s
+
+    out = []
+    for h in heads:
+        if isinstance(h, AnswerTable):
+            table = h.table.rename({c: names[c] for c in h.table.columns if c in names})
+            out.append(AnswerTable(table, text(h.caption)))
+        else:
+            out.append(text(h))
+    return out, [{**k, "key": text(k["key"])} if "key" in k else k for k in keys]
 
 
 def who_plays(ds) -> str:

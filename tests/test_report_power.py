@@ -117,9 +117,13 @@ def test_sim_power_writes_its_report_with_the_forest_plot(tmp_path):
     html, md = (out / "report.html").read_text(), (out / "report.md").read_text()
     assert "<title>Causal power: tiny-power</title>" in html
     # the causal section comes first, its arms named as the lift plot names annexes
-    assert md.index("## Causal power of annexes") < md.index("## Card ranks and card power")
+    assert md.index("\n## Causal power of annexes") < md.index("\n## Card ranks and card power")
+    assert md.index("\n### Causal power of annexes") < md.index("\n### Card ranks and card power")
     verdicts = md[md.index("## Verdicts") : md.index("## Answers")]
     assert "Bishopric" in verdicts and "Grocery" in verdicts and "bishop," not in verdicts
+    answers = md[md.index("\n## Answers") : md.index("\n## Causal power of annexes")]
+    assert "arm=" not in verdicts + answers and "card:bishop" not in answers
+    assert "2 players, Bishopric barred: " in answers  # the seat sentences too
     svg = next(s for s in re.findall(r"<svg.*?</svg>", html, re.S) if "forest-points-0" in s)
     drawn = _points(svg, "forest-points-0") + _points(svg, "forest-flagged-0")
     assert len(drawn) == 2  # one point per barred annex
