@@ -22,6 +22,25 @@ ENTRANCE_SIZE = {
 }
 
 
+#: The printed numbers of the rules that a run may change as ``[rules]`` constants, with the
+#: rule that prints them.  The referee's own copy, kept apart ON PURPOSE (the project's one
+#: source is ``sim.games.bloody_inn.RULE_CONSTANTS``): a run's resolved config carries the
+#: values it played, and a dataset written before the constants existed played these.
+PRINTED = {
+    "start_cash": 5,  # BI-S3
+    "start_cheques": 1,  # BI-S3
+    "start_peasants": 2,  # BI-S3
+    "solo_bistro_peasants": 2,  # BI-X1
+    "room_service_per_rank": 1,  # BI-E2: the traveller's rank in francs
+    "peasants_per_bribe": 2,  # BI-N3: 1 or 2 (the Brewery: more)
+    "police_to_investigate": 1,  # BI-M1: at least one police traveller
+    "fine_per_corpse": 10,  # BI-M1
+    "leave_income_per_room": 1,  # BI-M2
+    "wage_per_accomplice": 1,  # BI-M3
+    "final_fine_per_corpse": 10,  # BI-G1
+}
+
+
 def white_key_count(players, setting):
     """BI-S1 / BI-V4 / BI-X1: white keys for ``players`` under the ``white_keys`` flag."""
     if setting == "standard":
@@ -50,6 +69,17 @@ class RefereeConfig:
     check_invariants: bool
     season_on_next_draw: bool = False  # BI-V11 (False: BI-E3, the shuffle when the Entrance empties)
     one_token_per_room: bool = True  # BI-V12 (False: tokens stack)
+    start_cash: int = PRINTED["start_cash"]  # BI-S3
+    start_cheques: int = PRINTED["start_cheques"]  # BI-S3
+    start_peasants: int = PRINTED["start_peasants"]  # BI-S3
+    solo_bistro_peasants: int = PRINTED["solo_bistro_peasants"]  # BI-X1
+    room_service_per_rank: int = PRINTED["room_service_per_rank"]  # BI-E2
+    peasants_per_bribe: int = PRINTED["peasants_per_bribe"]  # BI-N3
+    police_to_investigate: int = PRINTED["police_to_investigate"]  # BI-M1
+    fine_per_corpse: int = PRINTED["fine_per_corpse"]  # BI-M1
+    leave_income_per_room: int = PRINTED["leave_income_per_room"]  # BI-M2
+    wage_per_accomplice: int = PRINTED["wage_per_accomplice"]  # BI-M3
+    final_fine_per_corpse: int = PRINTED["final_fine_per_corpse"]  # BI-G1
 
     @property
     def travellers(self):
@@ -84,4 +114,6 @@ class RefereeConfig:
             # a dataset written before these flags existed played the old readings
             season_on_next_draw=r.get("season_change", "on_next_draw") == "on_next_draw",
             one_token_per_room=r.get("room_service_per_room", "any") != "any",
+            # a dataset written before the rule constants existed played the printed numbers
+            **{name: int(r.get(name, printed)) for name, printed in PRINTED.items()},
         )

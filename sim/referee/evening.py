@@ -119,14 +119,15 @@ def place(g, card):
 
 
 def room_service(g, card, room):
-    """BI-E2: every Room-Service token on the room pays its owner the traveller's rank."""
+    """BI-E2: every Room-Service token on the room pays its owner the traveller's rank (in
+    francs times ``rules.room_service_per_rank``, 1 printed)."""
     s = g.s
     tokens = s.rooms[room].tokens
-    rank = s.cards[card].rank
-    if not tokens or rank == 0:
+    income = s.cards[card].rank * g.cfg.room_service_per_rank
+    if not tokens or income == 0:
         owed = {}
     else:
-        owed = {q: rank * t for q, t in tokens.items() if t > 0}
+        owed = {q: income * t for q, t in tokens.items() if t > 0}
     paid = set()
     while g.peek().kind == "room_service":
         ev = g.take()
@@ -135,14 +136,14 @@ def room_service(g, card, room):
             fail(
                 "BI-E2",
                 f"room service paid to seat {q}, who has no (other) token on room "
-                f"{room}, or the traveller is rank 0",
+                f"{room}, or the traveller earns nothing (rank 0, or room_service_per_rank 0)",
                 {"owed": owed},
                 {"seat": q},
             )
         g.check_value("BI-E2", "room-service card and room", (card, room), (ev.card, ev.b))
         g.check_value("BI-E2", "tokens of the owner on the room", tokens[q], ev.c)
         got = s.gain(q, owed[q])
-        g.check_value("BI-E2", "room-service gain (rank x tokens, cap)", got, ev.a)
+        g.check_value("BI-E2", "room-service gain (rank x rate x tokens, cap)", got, ev.a)
         g.check_money(ev, "BI-E2")
         paid.add(q)
     for q in owed:

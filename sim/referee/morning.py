@@ -25,25 +25,31 @@ def morning(g):
 
 
 def investigation(g, final):
-    """BI-M1 (police in a room) or BI-G1 (at the end, regardless of police): 10 F per
-    unburied corpse, in cash or cheques as the player chooses (``fine_split``); the corpses
-    go to the box.  Solo (BI-X2): a corpse at an investigation loses the game."""
-    s = g.s
+    """BI-M1 (police in a room: at least ``rules.police_to_investigate``, 1 printed) or BI-G1
+    (at the end, regardless of police): 10 F per unburied corpse (``rules.fine_per_corpse``,
+    at the end ``rules.final_fine_per_corpse``), in cash or cheques as the player chooses
+    (``fine_split``); the corpses go to the box.  Solo (BI-X2): a corpse at an investigation
+    loses the game."""
+    s, cfg = g.s, g.cfg
     rule = "BI-G1" if final else "BI-M1"
     kind = "final_investigation" if final else "investigation"
-    police = final or s.police_in_inn()
+    police = final or s.police_in_inn() >= cfg.police_to_investigate
+    per_corpse = cfg.final_fine_per_corpse if final else cfg.fine_per_corpse
     suspects = {p: len(seat.corpses) for p, seat in enumerate(s.seats) if seat.corpses} if police else {}
     done = set()
     while g.peek().kind in (kind, "solo_lost", "corpse_boxed"):
         ev = g.take()
         p = ev.seat
         g.check(ev.kind != "corpse_boxed", rule, "corpse boxed without its fine")
-        g.check(
-            police,
-            "BI-M1",
-            "investigation although no police traveller is in the inn "
-            "(BI-N5: killing or bribing every police officer stops it)",
-        )
+        if not police:
+            fail(
+                "BI-M1",
+                "investigation although no police traveller is in the inn "
+                "(BI-N5: killing or bribing every police officer stops it)"
+                if cfg.police_to_investigate == 1
+                else f"investigation with {s.police_in_inn()} police travellers in the inn; "
+                f"it takes {cfg.police_to_investigate} (rules.police_to_investigate)",
+            )
         if p not in suspects or p in done:
             fail(
                 rule,
@@ -64,7 +70,7 @@ def investigation(g, final):
             "BI-X2",
             "a solo player caught with an unburied corpse loses at once; the log fines them",
         )
-        fine_split(g, p, suspects[p], ev)
+        fine_split(g, p, suspects[p] * per_corpse, ev, rule)
         g.check_money(ev, rule)
         corpses = set(s.seats[p].corpses)
         while g.peek().kind == "corpse_boxed" and g.peek().seat == p:
@@ -90,68 +96,73 @@ def investigation(g, final):
         )
 
 
-def fine_split(g, p, corpses, ev):
-    """BI-M1: the split the log gives (``b`` F cash, ``c`` cheques) must be one the player
-    may choose: exactly 10 F per corpse in cheques and cash, or, when the player is short,
-    everything they have (pay what you can).  Then the referee's seat pays it."""
+def fine_split(g, p, owed, ev, rule="BI-M1"):
+    """BI-M1: the split the log gives (``b`` F cash, ``c`` cheques) of a fine of ``owed``
+    francs (a multiple of 10) must be one the player may choose: exactly the fine in cheques
+    and cash, or, when the player is short, everything they have (pay what you can).  Then
+    the referee's seat pays it.  ``rule`` is the rule that sets the amount (BI-G1 at the end
+    of the game); the split itself is BI-M1's."""
     seat = g.s.seats[p]
-    owed = 10 * corpses
     cash, cheques = ev.b, ev.c
     if seat.cash + 10 * seat.cheques < owed:
         allowed = (seat.cash, seat.cheques)
         if (cash, cheques) != allowed:
             fail(
-                "BI-M1",
+                rule,
                 f"seat {p} owes {owed} F with {seat.cash} F cash and {seat.cheques} cheques: "
                 f"short, so pays everything; the log pays {cash} F and {cheques} cheques",
                 {"cash": allowed[0], "cheques": allowed[1]},
                 {"cash": cash, "cheques": cheques},
             )
     elif not (
-        0 <= cheques <= min(seat.cheques, corpses) and 0 <= cash <= seat.cash and cash + 10 * cheques == owed
+        0 <= cheques <= min(seat.cheques, owed // 10)
+        and 0 <= cash <= seat.cash
+        and cash + 10 * cheques == owed
     ):
         fail(
-            "BI-M1",
+            rule if cash + 10 * cheques != owed else "BI-M1",
             f"seat {p} owes {owed} F with {seat.cash} F cash and {seat.cheques} cheques; "
             f"the log pays {cash} F and {cheques} cheques, not a legal split",
-            {"owed": owed, "cash_at_most": seat.cash, "cheques_at_most": min(seat.cheques, corpses)},
+            {"owed": owed, "cash_at_most": seat.cash, "cheques_at_most": min(seat.cheques, owed // 10)},
             {"cash": cash, "cheques": cheques},
         )
     g.s.pay_fine(p, cash, cheques)
 
 
 def travellers_leave(g):
-    """BI-M2: 1 F per own-keyed room holding a traveller (Gardens: more), then every
-    traveller goes to the Exit."""
+    """BI-M2: 1 F (``rules.leave_income_per_room``) per own-keyed room holding a traveller
+    (Gardens: more), then every traveller goes to the Exit."""
     s = g.s
     n = g.cfg.players
+    per_room = g.cfg.leave_income_per_room
     rooms = [0] * n
     for r in s.rooms:
         if r.traveller is not None and r.key is not None and r.key != "white":
             rooms[r.key] += 1
     bonus = [s.leave_bonus(p) for p in range(n)]
+    income = [rooms[p] * per_room + bonus[p] for p in range(n)]
     paid = set()
     while g.peek().kind == "leave_income":
         ev = g.take()
         p = ev.seat
         if not (0 <= p < n) or p in paid:
             fail("BI-M2", f"travellers-leave income to seat {p} twice or to no seat")
-        if rooms[p] + bonus[p] == 0:
+        if income[p] == 0:
             fail("BI-M2", f"seat {p} earns nothing as travellers leave")
         g.check_value(
             "BI-M2", "own keyed rooms with a traveller, Gardens bonus", (rooms[p], bonus[p]), (ev.b, ev.c)
         )
-        got = s.gain(p, rooms[p] + bonus[p])
+        got = s.gain(p, income[p])
         g.check_value("BI-M2", "income kept (cap)", got, ev.a)
         g.check_money(ev, "BI-M2")
         paid.add(p)
     for p in range(n):
-        if p not in paid and s.would_gain(p, rooms[p] + bonus[p]) > 0:
+        if p not in paid and s.would_gain(p, income[p]) > 0:
             g.current = g.peek()
             fail(
                 "BI-M2",
-                f"seat {p}'s income of {rooms[p] + bonus[p]} F as travellers leave is not logged",
-                {"income": rooms[p] + bonus[p]},
+                f"seat {p}'s income of {income[p]} F as travellers leave is not logged",
+                {"income": income[p]},
                 {"income": None},
             )
     while g.peek().kind == "to_exit":
@@ -171,10 +182,12 @@ def travellers_leave(g):
 
 
 def wages(g):
-    """BI-M3: 1 F in cash per accomplice in hand (never cheques; Distillery: some free).
-    Accomplices not paid are discarded; with BI-V5 the player may dismiss others too."""
+    """BI-M3: 1 F (``rules.wage_per_accomplice``) in cash per accomplice in hand (never
+    cheques; Distillery: some free).  Accomplices not paid are discarded; with BI-V5 the
+    player may dismiss others too."""
     s = g.s
     n = g.cfg.players
+    wage = g.cfg.wage_per_accomplice
     hand = [len(seat.hand) for seat in s.seats]
     dismissed = [0] * n
     done = set()
@@ -197,7 +210,8 @@ def wages(g):
             continue
         free = s.wage_free(p)
         kept = hand[p] - dismissed[p]
-        must = max(0, hand[p] - (seat.cash + free))
+        payable = hand[p] if wage == 0 else free + seat.cash // wage  # accomplices the cash keeps
+        must = max(0, hand[p] - payable)
         if dismissed[p] < must:
             fail(
                 "BI-M3",
@@ -212,7 +226,7 @@ def wages(g):
                 f"seat {p} dismissed {dismissed[p]} accomplices but only {must} "
                 "could not be paid (voluntary_dismissal off)",
             )
-        cost = max(0, kept - free)
+        cost = max(0, kept - free) * wage
         g.check_value("BI-M3", "wages (paid, kept, free)", (cost, kept, min(free, kept)), (ev.a, ev.b, ev.c))
         seat.cash -= cost
         seat.wages += cost

@@ -263,7 +263,7 @@ def take_travellers(g, p, action, act, pays, acts):
                 {"cost": 0},
                 {"cards_paid": len(pays)},
             )
-        limit = s.peasant_limit(p) if action == "bribe" else 1
+        limit = s.peasant_limit(p, g.cfg.peasants_per_bribe) if action == "bribe" else 1
         if len(acts) > limit:
             fail(
                 rule,

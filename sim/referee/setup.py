@@ -29,7 +29,10 @@ def setup(g):
             keys[ev.a] = WHITE if ev.seat == -1 else ev.seat
             if ev.seat >= 0:  # logged once the starting money is dealt: its stamp shows it
                 g.check_value(
-                    "BI-S3", "the key owner's starting cash and cheques", (5, 1), (ev.cash, ev.cheques)
+                    "BI-S3",
+                    "the key owner's starting cash and cheques",
+                    (cfg.start_cash, cfg.start_cheques),
+                    (ev.cash, ev.cheques),
                 )
             continue
         card = ev.card
@@ -49,7 +52,12 @@ def setup(g):
             if card not in peasants or not (0 <= ev.seat < cfg.players):
                 fail("BI-S3", f"card {card} dealt to seat {ev.seat}: players get peasants")
             dealt[ev.seat].append(card)
-            g.check_value("BI-S3", "starting cash and cheques", (5, 1), (ev.cash, ev.cheques))
+            g.check_value(
+                "BI-S3",
+                "starting cash and cheques",
+                (cfg.start_cash, cfg.start_cheques),
+                (ev.cash, ev.cheques),
+            )
         else:
             if card not in peasants:
                 fail("BI-X1", f"card {card} in the Bistro is not a peasant")
@@ -68,13 +76,14 @@ def setup(g):
         {"travellers": len(travellers)},
         {"entrance": len(deck), "box": len(boxed)},
     )
-    # BI-S3 / BI-X1: two peasants each; solo: two in the Bistro; the rest stay boxed
+    # BI-S3 / BI-X1: two peasants each (rules.start_peasants); solo: two in the Bistro
+    # (rules.solo_bistro_peasants); the rest stay boxed
     for p in range(cfg.players):
-        g.check_value("BI-S3", "peasants dealt to the seat", 2, len(dealt[p]))
+        g.check_value("BI-S3", "peasants dealt to the seat", cfg.start_peasants, len(dealt[p]))
     g.check_value(
         "BI-X1" if cfg.players == 1 else "BI-S3",
         "peasants in the Bistro",
-        2 if cfg.players == 1 else 0,
+        cfg.solo_bistro_peasants if cfg.players == 1 else 0,
         len(bistro),
     )
     # lay the table
@@ -84,8 +93,8 @@ def setup(g):
         s.move(card, Place("entrance", -1, i))
     s.entrance = list(deck)
     for p, cards in dealt.items():
-        s.seats[p].cash = 5
-        s.seats[p].cheques = 1
+        s.seats[p].cash = cfg.start_cash  # BI-S3
+        s.seats[p].cheques = cfg.start_cheques
         for card in cards:
             s.move(card, Place("hand", p))
     for card in bistro:

@@ -215,9 +215,10 @@ class GameState:
         """Store / Butcher's Shop / Crypt: several targets in one action."""
         return any(args[0] == action for args in self._effects(p, "multi_target"))
 
-    def peasant_limit(self, p):
-        """BI-N3: 1 or 2 peasants per bribe, up to 4 with the Brewery."""
-        return max([2] + [int(args[0]) for args in self._effects(p, "peasant_bribe_limit")])
+    def peasant_limit(self, p, base):
+        """BI-N3: 1 or 2 peasants per bribe (``base``: rules.peasants_per_bribe), up to 4 with
+        the Brewery (never fewer than ``base``)."""
+        return max([base] + [int(args[0]) for args in self._effects(p, "peasant_bribe_limit")])
 
     def chapel(self, p):
         """Chapel: every card paid for Bury returns to hand."""
@@ -240,7 +241,8 @@ class GameState:
         return self.cards[dest_annex].rank - self.fill.get(dest_annex, 0)
 
     def police_in_inn(self):
-        return any(r.traveller is not None and self.cards[r.traveller].is_police for r in self.rooms)
+        """Police travellers in the rooms (BI-M1)."""
+        return sum(1 for r in self.rooms if r.traveller is not None and self.cards[r.traveller].is_police)
 
     def travellers_in_inn(self):
         return sum(1 for r in self.rooms if r.traveller is not None)

@@ -65,6 +65,9 @@ def _from_pile(g, row):
                 {"card": row},
             )
         g.unseen.discard(row)
+        g.unseen_left -= 1
+        if g.unseen_left == 0:  # CL-C2: every card of the pile drawn once; the rest are boxed
+            g.unseen.clear()
         return
     if not g.under or g.under[0] != row:
         fail(

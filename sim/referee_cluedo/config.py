@@ -9,6 +9,16 @@ from sim.errors import SimError
 from .data import DATA_DIR, load_data
 
 
+#: CL-C2's printed numbers that a run may change as ``[rules]`` constants.  The referee's own
+#: copy, kept apart ON PURPOSE (the project's one source is ``sim.games.cluedo.RULE_CONSTANTS``):
+#: a run's resolved config carries the values it played, and a run resolved before the
+#: constants existed played these.
+PRINTED = {
+    "die_faces": 6,  # CL-C2: two six-sided dice
+    "clue_pile": 29,  # CL-C2: the 29 clue cards
+}
+
+
 @dataclass(frozen=True)
 class CluedoRules:
     """What the referee needs of a resolved Cluedo config."""
@@ -27,6 +37,8 @@ class CluedoRules:
     rotate: bool
     lineup: tuple  # strategy name per lineup entry
     data: object  # sim.referee_cluedo.data.Data
+    die_faces: int = PRINTED["die_faces"]  # CL-C2 (face 1 is the loupe, CL-V1)
+    clue_pile: int = PRINTED["clue_pile"]  # CL-C2: clue cards in the pile, the rest boxed
 
     @classmethod
     def from_resolved(cls, resolved, data_dir=DATA_DIR):
@@ -59,4 +71,5 @@ class CluedoRules:
             rotate=bool(resolved.get("rotate", True)),
             lineup=tuple(s["strategy"] for s in resolved["seats"]),
             data=data,
+            **{name: int(r.get(name, printed)) for name, printed in PRINTED.items()},
         )

@@ -43,6 +43,11 @@ class GameReplay:
         self.face_down = {}  # room -> card (CL-2.1)
         self.passages = [set(p) for p in self.data.passages]
         self.unseen = set(range(1, len(self.data.clue) + 1))  # clue pile, top: unknown order
+        # CL-C2 rules.clue_pile: how many of the deck's cards are in the pile (the rest boxed);
+        # without the pile's order in the log, the pile has gone round after that many draws
+        self.unseen_left = rules.clue_pile
+        if self.unseen_left == 0:
+            self.unseen.clear()
         self.under = deque()  # clue cards below the unseen ones, top first (CL-T2)
         self.left_pile = set()  # new-passage cards out of the pile (CL-K7)
         self.deal_start = None

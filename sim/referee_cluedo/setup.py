@@ -151,19 +151,27 @@ def _deal(g):
 
 def _pile(g):
     """CL-C2 / CL-T2: the clue pile's order, when the log gives it (``pile`` events, top
-    first): a permutation of the deck.  Without them the referee knows only that the cards
-    come in some order and go under the pile."""
+    first): ``rules.clue_pile`` distinct cards of the deck (all 29 printed; the rest stay in
+    the box).  Without them the referee knows only that the cards come in some order and go
+    under the pile."""
     if g.peek().kind != "pile":
         return
-    n = len(g.data.clue)
+    n = g.rules.clue_pile
     order = []
     for i in range(n):
-        ev = g.expect("pile", "CL-T2", f"clue card {i + 1} of {n} in the pile's order", seat=-1)
+        ev = g.expect("pile", "CL-C2", f"clue card {i + 1} of {n} in the pile's order", seat=-1)
         g.check_value("CL-T2", "position in the pile", i, ev.b)
         g.check(ev.a in g.unseen, "CL-T2", f"clue card {ev.a} is not in the deck, or twice in the pile")
         g.unseen.discard(ev.a)
         order.append(ev.a)
     g.under.extend(order)
+    g.unseen.clear()  # the cards not in the pile stay in the box
+    g.unseen_left = 0
     if g.peek().kind == "pile":
         g.current = g.peek()
-        fail("CL-T2", f"the pile holds the {n} clue cards of the deck")
+        fail(
+            "CL-C2",
+            f"the pile holds {n} clue cards (rules.clue_pile)",
+            {"pile": n},
+            {"pile": f"more than {n}"},
+        )

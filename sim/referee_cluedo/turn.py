@@ -235,10 +235,12 @@ def _roll(g, p):
     r = g.rules
     g.check_value("CL-T1", "rolling seat", p, ev.seat)
     d1, d2, loupes, draw = ev.a, ev.b, ev.c, ev.d
-    g.check(1 <= d1 <= 6, "CL-T1", f"a die shows 1 to 6, not {d1}")
-    if r.dice == 2:
-        g.check(1 <= d2 <= 6, "CL-T1", f"a die shows 1 to 6, not {d2}")
-    else:
+    faces = r.die_faces  # CL-C2: six printed (rules.die_faces)
+    if not 1 <= d1 <= faces:
+        fail("CL-C2", f"a die shows 1 to {faces}, not {d1}", {"faces": faces}, {"die": d1})
+    if r.dice == 2 and not 1 <= d2 <= faces:
+        fail("CL-C2", f"a die shows 1 to {faces}, not {d2}", {"faces": faces}, {"die": d2})
+    if r.dice != 2:
         g.check_value("CL-V2", "second die (one die)", 0, d2)
     want = int(r.loupe_dice >= 1 and d1 == 1) + int(r.loupe_dice >= 2 and d2 == 1)
     g.check_value("CL-V1" if r.loupe_dice < 2 else "CL-T2", "loupes shown", want, loupes)
