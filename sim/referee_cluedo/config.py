@@ -8,7 +8,6 @@ from sim.errors import SimError
 
 from .data import DATA_DIR, load_data
 
-
 #: CL-C2's printed numbers that a run may change as ``[rules]`` constants.  The referee's own
 #: copy, kept apart ON PURPOSE (the project's one source is ``sim.games.cluedo.RULE_CONSTANTS``):
 #: a run's resolved config carries the values it played, and a run resolved before the
