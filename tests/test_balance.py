@@ -11,6 +11,7 @@ one-change answer is a deck size of 48..52.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -21,7 +22,7 @@ from typer.testing import CliRunner
 from sim import balance as bal
 from sim import balance_metrics as bm
 from sim import registry
-from sim.balance_spec import parse_spec
+from sim.balance_spec import load_spec, parse_spec
 from sim.cli import app
 from sim.errors import ConfigError
 from sim.registry import Chunk
@@ -256,3 +257,59 @@ def test_ray_backend_gives_the_local_front(tmp_path, monkeypatch):
     finally:
         ray_backend.shutdown()
     assert _front(remote) == _front(local)
+
+
+SHIPPED = sorted((Path(__file__).resolve().parents[1] / "configs" / "balance").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_shipped_specs_load(path):
+    """Every shipped spec passes the loader: each edit's extreme values resolve under the
+    game's own validation at each of its player counts."""
+    spec = load_spec(path)
+    assert spec.edits and all(e.official in e.values for e in spec.edits)
+
+
+def test_fair_seats_edits_the_rule_constants():
+    """The Bloody Inn fair-seats spec searches the rules' own numbers (BI-S3, BI-E2, BI-N3,
+    BI-M1..M3, BI-G1), each with its printed value as one choice; the solo Bistro (BI-X1)
+    plays no part at 2-4 players."""
+    spec = load_spec(SHIPPED[0].parent / "bloody_inn-fair-seats.toml")
+    edited = {e.key[len("rules.") :]: e for e in spec.edits if e.key.startswith("rules.")}
+    printed = {  # ../shared/rules/bloody-inn.md
+        "start_cash": 5,
+        "start_cheques": 1,
+        "start_peasants": 2,
+        "room_service_per_rank": 1,
+        "peasants_per_bribe": 2,
+        "police_to_investigate": 1,
+        "fine_per_corpse": 10,
+        "leave_income_per_room": 1,
+        "wage_per_accomplice": 1,
+        "final_fine_per_corpse": 10,
+    }
+    for name, value in printed.items():
+        assert edited[name].official == value and len(edited[name].values) > 1, name
+    assert "solo_bistro_peasants" not in edited
+
+
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        ({"key": "rules.fine_per_corpse", "range": [5, 30], "step": 5}, "a multiple of 10"),
+        ({"key": "rules.start_peasants", "range": [1, 3]}, "at most 2 with 4 player(s)"),
+        ({"key": "rules.start_cash", "range": [0, 60]}, "at most rules.wealth_cap = 40"),
+    ],
+)
+def test_a_bad_rule_constant_range_is_one_line(tmp_path, edit, words):
+    path = tmp_path / "bad.toml"
+    lines = [f"{k} = {json.dumps(v)}" for k, v in edit.items()]
+    path.write_text(
+        'game = "bloody_inn"\nplayers = [2, 4]\nstrategy = "greedy"\n[[edits]]\n'
+        + "\n".join(lines)
+        + '\n[[objectives]]\nmetric = "first_player_gap"\ntarget = [-1, 1]\n'
+    )
+    with pytest.raises(ConfigError) as exc:
+        load_spec(path)
+    msg = str(exc.value)
+    assert "\n" not in msg and "edits.0.range" in msg and words in msg, msg
