@@ -83,7 +83,7 @@ def _root(
     """Monte Carlo balance simulator for board games."""
 
 
-_COMMAND_MODULES = ("run", "analysis", "bench", "replay", "tune", "power", "balance")
+_COMMAND_MODULES = ("run", "analysis", "bench", "replay", "tune", "power", "balance", "meta")
 
 for _name in _COMMAND_MODULES:
     try:
