@@ -157,10 +157,11 @@ def build_report(entries, title="Balance report", intro=""):
     sections, warnings = [], []
     for e in entries:
         warnings += [f"{e.label}: {w}" for w in e.dataset.warnings]
-        mine = [answer(e.dataset, name, e.label, e.options) for name in e.questions]
-        rank = {q: i for i, q in enumerate(SECTION_ORDER)}
-        mine = sorted((s for s in mine if s is not None), key=lambda s: rank.get(s.question, len(rank)))
-        sections += mine
+        sections += [s for s in (answer(e.dataset, name, e.label, e.options) for name in e.questions) if s]
+    # one question's sections together (a ladder's rungs keep their order: the sort is stable),
+    # the questions in SECTION_ORDER: restricted play before the associations, whatever entry
+    rank = {q: i for i, q in enumerate(SECTION_ORDER)}
+    sections.sort(key=lambda s: rank.get(s.question, len(rank)))
     prov = [provenance(e.label, e.dataset) for e in entries]
     return Report(title, intro, sections, prov, warnings)
 
