@@ -896,10 +896,11 @@ def render(result):
     ]
     yard = result.get("yardstick") or {}
     if yard.get("readings"):
+        # thread counts are JSON keys (strings) in a result read back from --json
+        readings = [{int(t): g for t, g in r.items()} for r in yard["readings"]]
         per = "; ".join(
-            f"{t} thread{'s' if t > 1 else ''}: "
-            + " / ".join(f"{r[t]:,}" for r in yard["readings"] if t in r)
-            for t in sorted({t for r in yard["readings"] for t in r})
+            f"{t} thread{'s' if t > 1 else ''}: " + " / ".join(f"{r[t]:,}" for r in readings if t in r)
+            for t in sorted({t for r in readings for t in r})
         )
         out.append(f"yardstick ({yard['path']}, trick-taking games/s before / after): {per}")
     elif yard.get("skipped"):

@@ -31,8 +31,12 @@ def sim(*args, cwd):
 @pytest.fixture(scope="module")
 def result(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("bench")
+    (cwd / "yard.py").write_text(FAKE_YARDSTICK)  # the real yardstick's readings cost seconds
     code, out, err = sim(
-        "bench", "--game", "bloody_inn", "--players", 2, "--games", 64, "--py-games", 2, "--json", cwd=cwd
+        "bench",
+        *("--game", "bloody_inn", "--players", 2, "--games", 64, "--py-games", 2),
+        *("--yardstick", "yard.py", "--json"),
+        cwd=cwd,
     )
     assert code == 0, err
     return json.loads(out)
@@ -173,6 +177,9 @@ def test_table_renders_every_section(result):
         "versions",
         "jit compile",
         "warm hits",
+        "x yard 1t",
+        "yardstick (",
+        "took ",
     ):
         assert header in text, header
 
