@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import re
 import subprocess
 import textwrap
 from dataclasses import dataclass, field
@@ -34,6 +35,8 @@ PROVENANCE_END = "<!-- provenance:end -->"
 DEFAULT_QUESTIONS = ("seats", "strategies", "cards", "deck", "duration", "power", "exploitability")
 #: tables longer than this are folded (HTML <details>) or, in Markdown, moved to the appendix
 FOLD_ROWS = 30
+#: a text cell longer than this wraps (a sentence); shorter ones (numbers, names) never do
+PROSE_CHARS = 40
 #: a table with more columns than this says that it scrolls sideways
 WIDE_COLUMNS = 8
 #: the order of a dataset's sections: what the experiment was built to answer (restricted
@@ -98,11 +101,25 @@ def answer(ds: Dataset, name: str, label: str = "", options=None):
     if name == "power":  # the game names its restricted play and its arms
         title = report_power.title(ds)
         power = results.get("causal_power")
+        tables = [
+            (n, t, note, _with_names(ds, df) if n == "causal_power" else df) for n, t, note, df in tables
+        ]
         if not keys and isinstance(power, pl.DataFrame) and power.height:
             keys = power_keys(report_power.name_targets(ds, power))
     if "arm" in ds.params:  # a power run's arms by their names in every sentence and grid
         heads, keys = _name_arms(ds, heads, keys)
     return Section(name, title, label, heads, tables, plots, keys, who_plays(ds))
+
+
+def _with_names(ds, df):
+    """The causal-power table with each arm's name beside its id (``name`` after ``target``)."""
+    if "target" not in df.columns or "kind" not in df.columns:
+        return df
+    named = report_power.name_targets(ds, df.select("kind", "target"))["target"].alias("name")
+    out = df.with_columns(named)
+    cols = list(df.columns)
+    cols.insert(cols.index("target") + 1, "name")
+    return out.select(cols)
 
 
 def _name_arms(ds, heads, keys):
@@ -288,7 +305,7 @@ td:first-child,th:first-child{text-align:left}
 figure{margin:1em 0}figcaption{font-size:.85em;color:#444}
 pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.8em}
 .scroll{overflow-x:auto;max-width:100%}.verdicts li{margin:.4em 0}
-td.t,th.t{text-align:left}td{white-space:nowrap}
+td.t,th.t{text-align:left}td{white-space:nowrap}td.w{white-space:normal;min-width:18em}
 .prov .scroll{overflow-x:visible}.prov table{width:100%}
 .prov td{word-break:break-all;text-align:left;white-space:normal}
 code{overflow-wrap:anywhere}
@@ -304,15 +321,14 @@ def _html_table(df):
     header, rows = format_rows(df)
     # text columns read left-aligned, numbers right-aligned
     text = [df[c].dtype == pl.String and i > 0 for i, c in enumerate(df.columns)]
+    # a number or a short phrase never wraps; a column of sentences does (class w)
+    prose = [t and max((len(r[i]) for r in rows), default=0) > PROSE_CHARS for i, t in enumerate(text)]
+    cls = [' class="t w"' if w else ' class="t"' if t else "" for t, w in zip(text, prose)]
     out = ['<div class="scroll"><table><thead><tr>']
-    out += [f'<th class="t">{_e(h)}</th>' if t else f"<th>{_e(h)}</th>" for h, t in zip(header, text)]
+    out += [f"<th{c}>{_e(h)}</th>" for h, c in zip(header, cls)]
     out.append("</tr></thead><tbody>")
     for r in rows:
-        out.append(
-            "<tr>"
-            + "".join(f'<td class="t">{_e(v)}</td>' if t else f"<td>{_e(v)}</td>" for v, t in zip(r, text))
-            + "</tr>"
-        )
+        out.append("<tr>" + "".join(f"<td{c}>{_e(v)}</td>" for v, c in zip(r, cls)) + "</tr>")
     out.append("</tbody></table></div>")
     if len(header) > WIDE_COLUMNS:  # cells do not wrap: a wide table scrolls in its box
         out.append(f'<p class="note">{len(header)} columns: the table scrolls sideways.</p>')
@@ -479,10 +495,21 @@ def _md_rows(head, cells, left):
     return [line(head), rule] + [line(r) for r in cells]
 
 
+_MEASURE = re.compile(r"\d\.\d|%")
+
+
+def _is_key(col, texts):
+    """An identifier column (a player count, a kind, a card or strategy name), not a measure:
+    integers, or text holding no decimal number or percentage."""
+    if col.dtype.is_integer():
+        return True
+    return col.dtype == pl.String and not any(_MEASURE.search(t) for t in texts)
+
+
 def _md_table(df, keys=None):
     """A padded Markdown table; one wider than ``MD_WIDTH`` is split into several tables
-    over its columns, each repeating the ``keys`` leading key columns (default: the text
-    and integer columns before the first measured value, at most 3)."""
+    over its columns, each repeating the ``keys`` leading key columns (default: the leading
+    identifier columns, :func:`_is_key`, at most 4 and half the width)."""
     header, rows = format_rows(df)
     head = [_md_escape(h) for h in header]
     cells = [[_md_escape(v) for v in r] for r in rows]
@@ -490,9 +517,13 @@ def _md_table(df, keys=None):
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(head)]
     if sum(w + 3 for w in widths) + 1 <= MD_WIDTH or len(head) <= 2:
         return "\n".join(_md_rows(head, cells, left))
-    if keys is None:
+    if keys is None:  # the leading identifier columns, within half the width
         keys = 1
-        while keys < min(3, len(head) - 1) and not df[df.columns[keys]].dtype.is_float():
+        while (
+            keys < min(4, len(head) - 1)
+            and _is_key(df[df.columns[keys]], [r[keys] for r in cells])
+            and sum(w + 3 for w in widths[: keys + 1]) <= MD_WIDTH // 2
+        ):
             keys += 1
     base = sum(widths[i] + 3 for i in range(keys)) + 1
     groups, cur, used = [], [], base
