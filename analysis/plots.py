@@ -291,22 +291,26 @@ def matrix(table: pl.DataFrame, row: str, col: str, value: str, title=""):
 def histogram(
     table: pl.DataFrame, x: str, y: str, group: str | None = None, xlabel="", ylabel="share of games"
 ):
-    """Step plot of a pre-binned distribution (one line per group)."""
+    """Bars of a pre-binned distribution: one panel per group (e.g. per player count), the
+    panels stacked on one x scale, so each distribution reads on its own."""
     with matplotlib.rc_context(_RC):
-        fig, ax = _figure()
         groups = sorted(table[group].unique().to_list()) if group else [None]
-        for g in groups:
-            sub = table if g is None else table.filter(pl.col(group) == g)
-            sub = sub.sort(x)
-            ax.step(
-                sub[x].to_numpy(), sub[y].to_numpy(), where="mid", label=None if g is None else f"{group}={g}"
-            )
-        ax.set_xlabel(xlabel or x)
-        ax.set_ylabel(ylabel)
+        fig, axes = plt.subplots(
+            len(groups), 1, figsize=(6.4, 1.5 * len(groups) + 0.9), squeeze=False, sharex=True, sharey=True
+        )
+        for n, (ax, g) in enumerate(zip(axes[:, 0], groups)):
+            sub = (table if g is None else table.filter(pl.col(group) == g)).sort(x)
+            colour = PALETTE[n % len(PALETTE)]
+            ax.bar(sub[x].to_numpy(), sub[y].to_numpy(), width=0.85, color=colour, edgecolor="none")
+            if g is not None:
+                name = f"{g} players" if group == "players" else f"{group} = {g}"
+                ax.set_title(name, fontsize=8, loc="left")
+            ax.set_ylabel(ylabel, fontsize=8)
+            ax.tick_params(labelsize=7)
+        axes[-1, 0].set_xlabel(xlabel or x)
         if np.issubdtype(table[x].to_numpy().dtype, np.integer):  # rounds: ticks on whole values
-            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
-        if group:
-            ax.legend(fontsize=7, frameon=False)
+            axes[-1, 0].xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+        fig.tight_layout()
         return to_svg(fig)
 
 

@@ -181,9 +181,10 @@ def headlines(ds, results):
         return [grid, s]
     out = []
     for r in t.iter_rows(named=True):
-        s = (
-            f"{cell_label(r, by)}: a game lasts {r['rounds_mean']:.1f} rounds on average "
+        s = f"{cell_label(r, by)}: a game lasts {r['rounds_mean']:.1f} rounds on average " + (
             f"(90% of games between {r['rounds_p5']:.0f} and {r['rounds_p95']:.0f})"
+            if round(r["rounds_p5"]) != round(r["rounds_p95"])
+            else f"(90% of games last {r['rounds_p5']:.0f} rounds)"
         )
         if r["truncated"] > 0:
             s += f"; {pct(r['truncated'], 2)} of games hit the safety cap"
