@@ -14,7 +14,8 @@ a field of ``j``: its win share minus ``1/n``).
   program; a maintained library for exactly this).  Choosing the maximum-entropy one among
   the equilibria is done here by hand (nashpy has no such selection): the optimal row
   strategies of a zero-sum game form a polytope ``{p >= 0, sum p = 1, A.T p >= v}``; one
-  linear program per strategy outside nashpy's support finds the largest mass it can take
+  linear program per strategy outside nashpy's support (and a best response to its column
+  strategy: any other is in no equilibrium's support) finds the largest mass it can take
   there (0: it is in no equilibrium's support), and the entropy is maximised over the
   playable ones (SLSQP, from the average of those points and nashpy's, which lies in the
   polytope's relative interior).
@@ -103,7 +104,10 @@ def maxent_nash(A, tol=1e-9):
     row = np.clip(row, 0.0, None) / np.clip(row, 0.0, None).sum()
     # nashpy's equilibrium already shows its support playable: ask the others only
     known = {i for i in range(n) if row[i] > SUPPORT_TOL}
-    best, points = _optimal_set_bounds(A, value, tol, skip=known)
+    # a strategy that is no best response to the column's optimal strategy is in no optimal
+    # row strategy's support (each one pays the value against it): only the others are asked
+    worse = {i for i in range(n) if (A @ col)[i] < value - 1e-7}
+    best, points = _optimal_set_bounds(A, value, tol, skip=known | worse)
     best[list(known)] = row[list(known)]
     free = best > SUPPORT_TOL
     if free.sum() <= 1:
@@ -188,7 +192,7 @@ def fixation(M, r, s, alpha=ALPHA, m=POPULATION, local=True):
         acc += -alpha * _fitness_gap(M, r, s, k, m, False)
         logs.append(acc)
     top = max(logs)
-    return 1.0 / (math.exp(top) * sum(math.exp(v - top) for v in logs))
+    return math.exp(-(top + math.log(sum(math.exp(v - top) for v in logs))))
 
 
 def alpharank(M, alpha=ALPHA, m=POPULATION, local=True):

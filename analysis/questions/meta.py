@@ -237,12 +237,13 @@ class MetaRatings(Metric):
         "nash_mass = the strategy's probability in the maximum-entropy Nash equilibrium of the "
         "antisymmetric meta-game (Balduzzi et al. 2018); support_share = share of bootstrap "
         "replicates in which it is in the support; nash_rating = its payoff against that "
-        "equilibrium mix in win-share units (0 in the support, below 0 outside: the win share it "
-        "gives up against the mix, halved heads-up by the antisymmetric part); alpharank_mass = "
+        "equilibrium mix (0 in the support, below 0 outside; heads-up: its win share against the mix "
+        "- 1/2); alpharank_mass = "
         "its mass in single-population alpha-Rank's stationary distribution (Omidshafiei et al. "
         f"2019; alpha = {games_theory.ALPHA:g}, population {games_theory.POPULATION}); lo/hi = 95% "
         f"percentile intervals from {N_BOOT} bootstrap replicates over deals (every pairing's "
-        "games of a deal resampled together)."
+        "games of a deal resampled together; a share that is 0 or 1 on every deal has no spread "
+        "to resample, so its rating's interval is a point: the payoff table's interval is the one to read)."
     )
 
     def compute(self, seats):
@@ -367,7 +368,12 @@ def _headlines(ds, results):
         ]
         out.append(
             f"{players} players: the maximum-entropy Nash equilibrium plays {'; '.join(parts)} "
-            f"(mass with its bootstrap 95% interval); "
+            f"(mass with its bootstrap 95% interval; in the support in "
+            + ", ".join(
+                f"{100 * s['support_share']:.0f}% of the replicates for {s['strategy']}"
+                for s in r.filter(pl.col("support_share") > 0).iter_rows(named=True)
+            )
+            + "); "
             + (
                 "every strategy outside it loses against the mix: "
                 + ", ".join(
@@ -389,7 +395,8 @@ def _headlines(ds, results):
                 for s in top.iter_rows(named=True)
                 if s["alpharank_mass_hi"] > 0.005
             )
-            + " of its mass (strategies with less than 0.5% left out); these answers hold for the "
+            + " of its mass (95% bootstrap intervals; strategies whose interval stays below 0.5% left "
+            "out); these answers hold for the "
             "strategies in this table only."
         )
     return out
