@@ -42,11 +42,18 @@ _RC = {
 }
 
 
-def to_svg(fig) -> str:
-    """Serialise and close a figure; return the bare ``<svg>`` element."""
+def to_svg(fig, tight=True) -> str:
+    """Serialise and close a figure; return the bare ``<svg>`` element.  ``tight = False``
+    keeps the figure's own margins (a big grid laid out by hand: measuring every tick label
+    of tens of panels twice is most of its cost)."""
     buf = io.StringIO()
     with matplotlib.rc_context(_RC):
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
+        fig.savefig(
+            buf,
+            format="svg",
+            metadata={"Date": None, "Creator": None},
+            bbox_inches="tight" if tight else None,
+        )
     plt.close(fig)
     svg = buf.getvalue()
     svg = svg[svg.index("<svg") :]
@@ -112,9 +119,8 @@ def _seat_gap_figure(t, grid, lim):
     """``grid``: the panels' groups, one list per row."""
     with matplotlib.rc_context(_RC):
         nrows, ncols = len(grid), max(len(r) for r in grid)
-        fig, axes = plt.subplots(
-            nrows, ncols, figsize=(1.9 * ncols + 0.8, 1.9 * nrows + 0.3), squeeze=False, sharey=True
-        )
+        w, h = 1.9 * ncols + 0.8, 1.9 * nrows + 0.3
+        fig, axes = plt.subplots(nrows, ncols, figsize=(w, h), squeeze=False, sharey=True)
         for i, row in enumerate(grid):
             for ax in axes[i, len(row) :]:
                 ax.set_visible(False)
@@ -125,8 +131,14 @@ def _seat_gap_figure(t, grid, lim):
             axes[low, j].set_xlabel("seat (0 = first)", fontsize=8)
         for ax in axes[:, 0]:
             ax.set_ylabel("win share - 1/n (pts)", fontsize=8)
-        fig.tight_layout()
-        return to_svg(fig)
+        if nrows * ncols <= MAX_PANELS:
+            fig.tight_layout()
+            return to_svg(fig)
+        # margins in inches, as tight_layout would leave them for 7-8 pt labels
+        fig.subplots_adjust(
+            left=0.75 / w, right=1 - 0.1 / w, bottom=0.5 / h, top=1 - 0.3 / h, wspace=0.18, hspace=0.45
+        )
+        return to_svg(fig, tight=False)
 
 
 def _seat_panel(ax, t, g, lim):

@@ -180,3 +180,10 @@ def test_characters_get_a_forest_plot_one_point_each():
     assert len(re.findall(r"<use ", block)) == 3 and "fair share 1/n" in caption
     labels = [x for x in re.findall(r">([a-z]+)</text>", svg) if x in ("green", "plum", "scarlett")]
     assert labels == ["plum", "green", "scarlett"]  # sorted, largest on top
+
+
+def test_rounds_are_bars_one_panel_per_player_count(sweep_report):
+    html, _ = sweep_report
+    svg = next(s for s in re.findall(r"<figure>(<svg.*?</svg>)\s*<figcaption>Rounds per game", html, re.S))
+    assert ">2 players<" in svg and ">3 players<" in svg
+    assert len(re.findall(r'<g id="patch_\d+">', svg)) > 4  # bars (patches), not a step line
