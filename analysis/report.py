@@ -32,16 +32,37 @@ SCOPES = {"cards": "association, not cause", "power": "causal: restricted play o
 
 PROVENANCE_START = "<!-- provenance:start -->"
 PROVENANCE_END = "<!-- provenance:end -->"
-DEFAULT_QUESTIONS = ("seats", "strategies", "cards", "deck", "duration", "power", "exploitability")
+DEFAULT_QUESTIONS = (
+    "seats",
+    "strategies",
+    "cards",
+    "deck",
+    "duration",
+    "power",
+    "exploitability",
+    "meta",
+    "skill",
+)
 #: tables longer than this are folded (HTML <details>) or, in Markdown, moved to the appendix
 FOLD_ROWS = 30
 #: a text cell longer than this wraps (a sentence); shorter ones (numbers, names) never do
 PROSE_CHARS = 40
 #: a table with more columns than this says that it scrolls sideways
 WIDE_COLUMNS = 8
-#: the order of a dataset's sections: what the experiment was built to answer (restricted
-#: play, a deck sweep) first, then the seats, the causal answer before the associations
-SECTION_ORDER = ("power", "deck", "seats", "characters", "strategies", "cards", "duration", "exploitability")
+#: the order of a dataset's sections: what the experiment was built to answer (a round-robin,
+#: restricted play, a deck sweep) first, then the seats, the causal answer before the associations
+SECTION_ORDER = (
+    "meta",
+    "skill",
+    "power",
+    "deck",
+    "seats",
+    "characters",
+    "strategies",
+    "cards",
+    "duration",
+    "exploitability",
+)
 
 
 @dataclass
