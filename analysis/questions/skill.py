@@ -47,13 +47,14 @@ _BLOCK = 50
 
 
 def _distinct_entries(ds):
-    """Some point's lineup has two different entries (strategy or parameters)."""
+    """Some point's lineup has two different strategies (or parameters)."""
     from ..dataset import manifest_config
 
     for man in ds.manifests.values():
         seats = manifest_config(man).get("seats") or []
         seats = seats if isinstance(seats, list) else [seats]
-        if len({repr(sorted(s.items())) for s in seats if isinstance(s, dict)}) > 1:
+        # strategy and parameters: a restriction (sim power's arms) is not a different strategy
+        if len({(s.get("strategy"), repr(s.get("params"))) for s in seats if isinstance(s, dict)}) > 1:
             return True
     return False
 
