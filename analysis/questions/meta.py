@@ -403,3 +403,35 @@ def _headlines(ds, results):
 
 
 Q.headlines = _headlines
+
+
+def _key_numbers(ds, results):
+    """For the verdict: the top strategy (most Nash mass, then alpha-Rank mass) against the
+    rival whose interval comes lowest, as its gain over the fair share; above 0 means
+    dominant."""
+    table, rat = results.get("payoff_table"), results.get("meta_ratings")
+    if table is None or rat is None:
+        return []
+    out = []
+    for players in table["players"].unique().sort().to_list():
+        r = rat.filter(pl.col("players") == players).sort(["nash_mass", "alpharank_mass"], descending=True)
+        top = r["strategy"][0]
+        mine = table.filter((pl.col("players") == players) & (pl.col("row") == top)).sort("gain_lo")
+        if mine.is_empty():
+            continue
+        w = mine.row(0, named=True)
+        out.append(
+            {
+                "key": f"{players} players, {top} (top rated) against its closest rival {w['col']} "
+                f"(win share - 1/{players}; above 0 for every rival = dominant)",
+                "estimate": w["gain"],
+                "lo": w["gain_lo"],
+                "hi": w["gain_hi"],
+                "games": w["games"],
+                "unit": "pts",
+            }
+        )
+    return out
+
+
+Q.key_numbers = _key_numbers

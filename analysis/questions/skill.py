@@ -297,3 +297,26 @@ def _headlines(ds, results):
 
 
 Q.headlines = _headlines
+
+
+def _key_numbers(ds, results):
+    """For the verdict: the skill share (a level, in % of the outcome variance)."""
+    t = results.get("skill_share")
+    if t is None:
+        return []
+    return [
+        {
+            "key": f"{r['players']} players, share of outcome variance explained by the strategy",
+            "estimate": 100 * r["skill_share"],
+            "lo": 100 * r["skill_share_lo"],
+            "hi": 100 * r["skill_share_hi"],
+            "games": r["deals"],
+            "count": "deals",
+            "unit": "%",
+            "zero": False,
+        }
+        for r in t.iter_rows(named=True)
+    ]
+
+
+Q.key_numbers = _key_numbers
