@@ -16,11 +16,17 @@ from the mean squares of the balanced layout (C cells, D deals common to all, R 
   true win shares over the cells (fixed effects, as omega squared is built: Hays 1963,
   Olejnik & Algina 2003);
 - **deal** ``= (MS_deal - MS_within) / R``: how much the deal (shuffles, keys, first seat)
-  moves an entry's result in its pairing;
-- **within** ``= MS_within``: what differs between the rotations of one deal (the seat
-  order, and every die, shuffle or choice that the different decisions lead to).
+  moves an entry's result over all the seats it plays on that deal (a deal that suits one
+  strategy better than the other);
+- **within**: what differs between the rotations of one deal (which seat and hand of the
+  deal the entry gets, and every die, shuffle or choice that the different decisions lead
+  to).
 
-``skill_share`` = skill / (skill + deal + within); ``luck_share`` = 1 - skill_share.  A game
+``skill_share`` = skill / total and ``deal_share`` = deal / total, with ``total`` the results'
+variance (SS_total / N); ``within_share`` = the rest, and luck = 1 - skill_share.  The
+rotations of a deal can be anti-correlated (a deal that favours a seat or a hand, not an
+entry: each entry gets the good and the bad side of it), which makes the deal's component
+negative: it is set to 0 and that luck counts in ``within_share``.  A game
 the stronger strategy always wins has ``skill_share`` 1; coin flips have about 0.  The
 share depends on the strategies compared (a wider ladder explains more) and on the player
 count: it answers "how much does the strategy matter between *these* strategies".
@@ -116,7 +122,9 @@ def components(means, within_ss, rotations, counts=None):
 
     Returns
     -------
-    (skill, deal, within) : arrays of shape (B,) (or floats without ``counts``)
+    (skill, deal, total) : arrays of shape (B,) (or floats without ``counts``)
+        The skill and deal components (each at least 0) and the total variance of the
+        results, ``SS_total / N``: the within-deal part is what the other two leave of it.
     """
     C, D = means.shape
     R = rotations
@@ -132,10 +140,10 @@ def components(means, within_ss, rotations, counts=None):
     ms_within = ss_within / max(C * D * (R - 1), 1)
     skill = np.maximum((C - 1) / C * (ms_cell - ms_deal) / (D * R), 0.0)
     deal = np.maximum((ms_deal - ms_within) / R, 0.0)
-    within = ms_within
+    total = (ss_cell + ss_deal + ss_within) / (C * D * R)
     if single:
-        return float(skill[0]), float(deal[0]), float(within[0])
-    return skill, deal, within
+        return float(skill[0]), float(deal[0]), float(total[0])
+    return skill, deal, total
 
 
 def decompose(means, within_ss, rotations, n_boot=N_BOOT, seed=BOOT_SEED):
@@ -144,31 +152,33 @@ def decompose(means, within_ss, rotations, n_boot=N_BOOT, seed=BOOT_SEED):
     Returns
     -------
     dict with ``skill_share``, ``deal_share``, ``within_share`` (each with ``_lo``/``_hi``),
-    ``variance`` (the total of the components) and ``cells``, ``deals``.
+    ``variance`` (the results' total variance) and ``cells``, ``deals``.
     """
     C, D = means.shape
     out = {"cells": C, "deals": D}
     if C < 2 or D < 2:
         return None
-    est = np.array(components(means, within_ss, rotations))
-    total = est.sum()
-    shares = est / total if total > 0 else np.full(3, math.nan)
+
+    def shares_of(skill, deal, total):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sk, dl = np.minimum(skill / total, 1.0), np.minimum(deal / total, 1.0)
+            return np.stack([sk, dl, np.maximum(1.0 - sk - dl, 0.0)], axis=-1)
+
+    est = components(means, within_ss, rotations)
+    shares = shares_of(*(np.array([v]) for v in est))[0]
     rng = np.random.default_rng(seed)
     boots = []
     for start in range(0, n_boot, _BLOCK):
         b = min(_BLOCK, n_boot - start)
         counts = np.stack([np.bincount(rng.integers(0, D, D), minlength=D) for _ in range(b)])
-        comp = np.stack(components(means, within_ss, rotations, counts), axis=1)  # (b, 3)
-        tot = comp.sum(axis=1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            boots.append(comp / tot)
+        boots.append(shares_of(*components(means, within_ss, rotations, counts)))
     boots = np.concatenate(boots)
     for k, name in enumerate(("skill_share", "deal_share", "within_share")):
         lo, hi = (
             np.nanpercentile(boots[:, k], [2.5, 97.5]) if np.isfinite(boots[:, k]).any() else (math.nan,) * 2
         )
         out.update({name: float(shares[k]), f"{name}_lo": float(lo), f"{name}_hi": float(hi)})
-    out["variance"] = float(total)
+    out["variance"] = float(est[2])
     return out
 
 
