@@ -161,7 +161,8 @@ def _seat_panel(ax, t, g, lim):
 def _group_name(g):
     parts = []
     for k, v in g.items():
-        parts.append(f"{v}p" if k == "players" else f"{k.rsplit('.', 1)[-1]} {v}")
+        # a power run's arm reads as its name ("Bishopric barred"), a swept key by its last part
+        parts.append(f"{v}p" if k == "players" else str(v) if k == "arm" else f"{k.rsplit('.', 1)[-1]} {v}")
     return ", ".join(parts) or "all"
 
 

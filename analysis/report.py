@@ -116,7 +116,7 @@ def answer(ds: Dataset, name: str, label: str = "", options=None):
         if isinstance(out, pl.DataFrame) and out.height:
             tables.append((cls.name, cls.title, cls.note, out))
     heads = q.headlines(ds, results) if q.headlines else []
-    plots = q.plots(ds, results) if q.plots else []
+    plots = q.plots(ds, _arms_named(ds, results) if "arm" in ds.params else results) if q.plots else []
     keys = q.key_numbers(ds, results) if q.key_numbers else []
     title = q.title
     if name == "power":  # the game names its restricted play and its arms
@@ -130,6 +130,18 @@ def answer(ds: Dataset, name: str, label: str = "", options=None):
     if "arm" in ds.params:  # a power run's arms by their names in every sentence and grid
         heads, keys = _name_arms(ds, heads, keys)
     return Section(name, title, label, heads, tables, plots, keys, who_plays(ds))
+
+
+def _arms_named(ds, results):
+    """Results with each table's ``arm`` values as a reader names them (for the figures)."""
+    arms = ds.points["arm"].cast(pl.String).unique().to_list()
+    names = {a: report_power.arm_label(ds, a) for a in arms}
+    out = {}
+    for k, v in results.items():
+        if isinstance(v, pl.DataFrame) and "arm" in v.columns:
+            v = v.with_columns(pl.col("arm").cast(pl.String).replace(names))
+        out[k] = v
+    return out
 
 
 def _with_names(ds, df):

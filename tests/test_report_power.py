@@ -124,6 +124,7 @@ def test_sim_power_writes_its_report_with_the_forest_plot(tmp_path):
     answers = md[md.index("\n## Answers") : md.index("\n## Causal power of annexes")]
     assert "arm=" not in verdicts + answers and "card:bishop" not in answers
     assert "2 players, Bishopric barred: " in answers  # the seat sentences too
+    assert ">2p, Bishopric barred<" in html  # the seat panels' titles
     svg = next(s for s in re.findall(r"<svg.*?</svg>", html, re.S) if "forest-points-0" in s)
     drawn = _points(svg, "forest-points-0") + _points(svg, "forest-flagged-0")
     assert len(drawn) == 2  # one point per barred annex
