@@ -254,7 +254,11 @@ def heatmap(
         if percent:
             cb.ax.yaxis.set_major_formatter(
                 matplotlib.ticker.FuncFormatter(
-                    lambda v, _: f"{100 * v:+.0f}" if unit == "pts" else f"{100 * v:.0f}%"
+                    lambda v, _: (
+                        (f"{100 * v:+.0f}" if center is not None else f"{100 * v:.0f}")
+                        if unit == "pts"
+                        else f"{100 * v:.0f}%"
+                    )
                 )
             )
         return to_svg(fig)

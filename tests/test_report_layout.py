@@ -187,3 +187,13 @@ def test_rounds_are_bars_one_panel_per_player_count(sweep_report):
     svg = next(s for s in re.findall(r"<figure>(<svg.*?</svg>)\s*<figcaption>Rounds per game", html, re.S))
     assert ">2 players<" in svg and ">3 players<" in svg
     assert len(re.findall(r'<g id="patch_\d+">', svg)) > 4  # bars (patches), not a step line
+
+
+def test_imbalance_heat_map_cells_carry_intervals_for_the_true_imbalance(sweep_report):
+    html, _ = sweep_report
+    svg = next(s for s in re.findall(r"<svg.*?</svg>", html, re.S) if "imbalance (pts)" in s)
+    values = [float(v) for v in re.findall(r">(\d+\.\d)<", svg)]
+    cells = [(float(a), float(b)) for a, b in re.findall(r">\[(\d+\.\d), (\d+\.\d)\]<", svg)]
+    assert len(cells) == 4 and "*" not in "".join(re.findall(r">([^<]*)</text>", svg))
+    # each cell's interval (printed under its number) holds its imbalance; an unsigned size
+    assert len(values) == 4 and all(lo <= v <= hi for v, (lo, hi) in zip(values, cells))

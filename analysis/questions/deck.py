@@ -330,8 +330,7 @@ def plots(ds, results):
     cells = cells.with_columns(
         (pl.col("seat0_share_lo") - 1.0 / f64("players")).alias("_gap_lo"),
         (pl.col("seat0_share_hi") - 1.0 / f64("players")).alias("_gap_hi"),
-        (pl.col("p_holm") < 0.05).fill_null(False).alias("_holm_sig"),
-    )
+    ).join(_imbalance_intervals(ds, cells), on=["players", "deck_size"], how="left")
     frame = " Framed: the official deck size (BI-S2)."
     return [
         (
@@ -351,8 +350,10 @@ def plots(ds, results):
             ),
         ),
         (
-            "Seat imbalance (largest minus smallest seat win share), in pts; * = the seats are "
-            "not all equal (chi-square, Holm across the sweep)." + frame + shown,
+            "Seat imbalance (largest minus smallest seat win share), in pts, each cell with a "
+            "95% interval for the true imbalance (Wilson intervals simultaneous over the seats)."
+            + frame
+            + shown,
             P.heatmap(
                 cells,
                 "players",
@@ -360,8 +361,8 @@ def plots(ds, results):
                 "imbalance",
                 title="imbalance (pts)",
                 mark="official",
-                sig="_holm_sig",
                 unit="pts",
+                interval=("_imb_lo", "_imb_hi"),
             ),
         ),
         (
@@ -371,6 +372,38 @@ def plots(ds, results):
             ),
         ),
     ]
+
+
+def _imbalance_intervals(ds, cells):
+    """Per drawn cell (players, deck size) the imbalance's interval from the seats' wins
+    (:func:`analysis.verdicts.spread_interval`: it holds though a game's seats depend)."""
+    from ..verdicts import spread_interval
+
+    seats = ds.seats
+    if not _has_deck_column(ds):
+        seats = seats.with_columns(pl.col("rules.deck_size").alias("deck_size"))
+    other = [
+        c for c in cells.columns if c in ds.params and c not in ("players", "deck_size", "rules.deck_size")
+    ]
+    keep = cells.select("players", "deck_size", *other)
+    wins = (
+        seats.group_by(["players", "deck_size", *keep.columns[2:], "seat"])
+        .agg(pl.len().alias("n"), f64("win").sum().alias("w"))
+        .collect()
+        .join(keep, on=keep.columns, how="semi")
+        .sort(["players", "deck_size", "seat"])
+    )
+    rows = []
+    for (p, d), g in wins.group_by(["players", "deck_size"], maintain_order=True):
+        _, lo, hi = spread_interval(g["w"].to_list(), g["n"].to_list())
+        rows.append({"players": p, "deck_size": d, "_imb_lo": lo, "_imb_hi": hi})
+    schema = {"_imb_lo": pl.Float64, "_imb_hi": pl.Float64}
+    out = pl.DataFrame(rows, schema_overrides=schema) if rows else None
+    if out is None:
+        return pl.DataFrame(
+            schema={"players": cells["players"].dtype, "deck_size": cells["deck_size"].dtype, **schema}
+        )
+    return out.cast({"players": cells["players"].dtype, "deck_size": cells["deck_size"].dtype})
 
 
 Q.headlines = headlines
