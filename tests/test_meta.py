@@ -198,10 +198,36 @@ def test_the_shipped_meta_configs_resolve():
     from sim import meta as sim_meta
     from sim.config import data_dir
 
-    for name in ("bloody_inn-2p", "bloody_inn-2p-search", "bloody_inn-3p", "cluedo-2p"):
+    for name in ("bloody_inn-2p", "bloody_inn-2p-search", "bloody_inn-3p", "cluedo-2p", "cluedo-3p"):
         plan = sim_meta.plan(data_dir() / "meta" / f"{name}.toml")
         k = len(plan.names)
         assert len(plan.pairings) == (k * (k - 1) // 2 if plan.players == 2 else k * (k - 1))
         for _row, _col, resolved in plan.pairings:
             assert resolved["rotate"] == "duplicate"
             assert resolved["games"] % plan.players == 0
+
+
+def test_a_three_player_round_robin_puts_one_deviator_in_a_field(tmp_path):
+    """Each ordered pair is a pairing with lineup [row, col, col] on duplicate deals; greedy
+    alone among random players wins far more than 1/3 (+50 pts in docs/meta.md) and random
+    alone among greedy players far less."""
+    from analysis.dataset import open_dataset
+    from analysis.metrics import run_question
+    from sim import meta as sim_meta
+    from sim import sweep as sweeps
+
+    (tmp_path / "m3.toml").write_text(
+        META.replace("players = 2", "players = 3").replace("games = 200", "games = 60")
+    )
+    plan = sim_meta.plan(tmp_path / "m3.toml")
+    assert [(r, c) for r, c, _ in plan.pairings] == [("random", "greedy"), ("greedy", "random")]
+    assert [s["strategy"] for s in plan.pairings[1][2]["seats"]] == ["greedy", "random", "random"]
+    sweeps.run_sweep(sim_meta.as_sweep(plan), tmp_path / "out")
+    table = run_question(open_dataset(tmp_path / "out"), "meta")["payoff_table"]
+    rows = {(r["row"], r["col"]): r for r in table.iter_rows(named=True)}
+    assert set(rows) == {("random", "greedy"), ("greedy", "random")}
+    assert rows[("greedy", "random")]["deals"] == 20
+    assert rows[("greedy", "random")]["gain_lo"] > 0 > rows[("random", "greedy")]["gain_hi"]
+    for r in rows.values():
+        assert r["gain"] == pytest.approx(r["share"] - 1 / 3)
+        assert r["share_lo"] <= r["share"] <= r["share_hi"]
