@@ -5,116 +5,93 @@ sub-package per game (``kernels/bloody_inn``, ``kernels/cluedo``).
 
 Compile cache.  Numba's on-disk cache (``cache=True``) is invalidated only when the
 *file of the cached function itself* changes, not when a function it calls (and inlines)
-in another file changes — an edited rule could silently keep running the old code.  So
-each game package calls ``use_source_keyed_cache(__file__)`` first thing: its cache lives
-in a directory named after a hash of that package's sources, ``kernels/rng.py``,
-``kernels/sigs.py``, ``kernels/layout_tools.py`` and the compile settings
-(``kernels/cold_compile.py``, this file), and any edit there starts a fresh cache (an edit
-to another game's kernel does not).  Base
-directory: ``$BOARDSIM_CACHE_DIR``, else ``$NUMBA_CACHE_DIR``, else ``~/.cache/boardsim``.
+in another file changes, nor when a compile setting changes (``NUMBA_BOUNDSCHECK=1`` would
+load code built without the checks).  So the cache lives in a directory named after a hash
+of every kernel source file, numba's and llvmlite's versions and every setting in
+:data:`COMPILE_FLAGS`; any change there starts a fresh cache.  The directory is handed to
+numba through its public setting ``NUMBA_CACHE_DIR`` (set in the environment here, before
+numba is imported when ``sim`` or ``kernels`` is imported first, so child processes inherit
+it) under the base ``$BOARDSIM_CACHE_DIR``, else ``$NUMBA_CACHE_DIR``, else
+``~/.cache/boardsim``: an installed package's read-only ``site-packages`` is never written.
 
-Cold compile.  The same call also trims numba's compile work that these kernels do not
-need (``kernels/cold_compile.py``): final module passes of callees, unused C-ABI wrappers,
-the inliner's repeated front end and copies, the compile flags' hash.
+Cold compile.  ``BOARDSIM_FAST_COMPILE=1`` opts in to trims of numba's compile work that
+touch numba internals (``kernels/cold_compile.py``); off by default and in CI.
 """
 
 import fcntl
 import hashlib
 import os
 import shutil
+import sys
 import time
+from importlib import metadata
 from pathlib import Path
-
-import numba
-from numba.core.caching import CacheImpl, UserProvidedCacheLocator
 
 _ROOT = Path(__file__).resolve().parent
 
+#: Environment settings that change the machine code numba builds: each is part of the cache
+#: directory's name, so code built one way is never loaded the other way.
+COMPILE_FLAGS = (
+    "BOARDSIM_FAST_COMPILE",
+    "NUMBA_BOUNDSCHECK",
+    "NUMBA_OPT",
+    "NUMBA_LOOP_VECTORIZE",
+    "NUMBA_SLP_VECTORIZE",
+    "NUMBA_ENABLE_AVX",
+    "NUMBA_CPU_NAME",
+    "NUMBA_CPU_FEATURES",
+    "NUMBA_DEBUGINFO",
+    "NUMBA_FASTMATH",
+    "NUMBA_EXTEND_VARIABLE_LIFETIMES",
+)
 
-def source_hash(package_dir):
-    """Hash of every ``.py`` file of ``package_dir``, the shared ``kernels/rng.py``,
-    ``kernels/sigs.py`` and ``kernels/layout_tools.py``, the compile settings
-    (``kernels/cold_compile.py``, ``kernels/__init__.py``: they change the machine code), and
-    numba's version."""
+
+def fast_compile():
+    """Whether the opt-in compile trims of ``kernels/cold_compile.py`` are asked for."""
+    return os.environ.get("BOARDSIM_FAST_COMPILE", "") == "1"
+
+
+def _version(dist):
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "-"
+
+
+def source_hash(environ=None):
+    """Hash of every ``.py`` file under ``kernels/`` (path and bytes), numba's and llvmlite's
+    versions and the values of :data:`COMPILE_FLAGS` in ``environ`` (default: this process's)."""
+    environ = os.environ if environ is None else environ
     h = hashlib.sha256()
-    files = sorted(Path(package_dir).rglob("*.py")) + [
-        _ROOT / n for n in ("rng.py", "sigs.py", "layout_tools.py", "cold_compile.py", "__init__.py")
-    ]
-    for path in files:
-        h.update(path.name.encode())
+    for path in sorted(_ROOT.rglob("*.py")):
+        h.update(path.relative_to(_ROOT).as_posix().encode() + b"\0")
         h.update(path.read_bytes())
-    h.update(numba.__version__.encode())
+    h.update(f"numba={_version('numba')} llvmlite={_version('llvmlite')}".encode())
+    for flag in COMPILE_FLAGS:
+        h.update(f"\0{flag}={environ.get(flag, '')}".encode())
     return h.hexdigest()[:16]
 
 
-#: game package directory -> its source-keyed cache directory (``use_source_keyed_cache``)
-_GAME_CACHES: dict[str, str] = {}
-
-
-def _game_cache_of(py_file):
-    """The cache directory of the game package holding ``py_file`` (None: in none)."""
-    for d in Path(py_file).resolve().parents:
-        if str(d) in _GAME_CACHES:
-            return _GAME_CACHES[str(d)]
-    return None
-
-
-class _GameCacheLocator(UserProvidedCacheLocator):
-    """Numba cache locator of a function defined in a game package: that package's own
-    source-keyed directory, whatever numba's global ``CACHE_DIR`` says when the function is
-    decorated (the global is one for the process: a Bloody Inn module imported after the
-    Cluedo package was set up would otherwise cache under Cluedo's source hash, and an edit
-    of a Bloody Inn file inlined elsewhere would not start a fresh cache)."""
-
-    def __init__(self, py_func, py_file):
-        self._py_file = py_file
-        self._lineno = py_func.__code__.co_firstlineno
-        base = _game_cache_of(py_file)
-        self._cache_path = os.path.join(base, self.get_suitable_cache_subpath(py_file))
-
-    @classmethod
-    def from_function(cls, py_func, py_file):
-        if not os.path.exists(py_file) or _game_cache_of(py_file) is None:
-            return None  # not a game package's file: numba's own locators decide
-        self = cls(py_func, py_file)
-        try:
-            self.ensure_cache_path()
-        except OSError:
-            return None
-        return self
-
-
-def _install_locator():
-    if _GameCacheLocator not in CacheImpl._locator_classes:
-        CacheImpl._locator_classes.insert(0, _GameCacheLocator)
-
-
-def use_source_keyed_cache(package_file):
-    """Point numba's cache for the package's functions at a directory keyed by the package's
-    source hash.
-
-    Must run before the package's modules define their ``@njit(cache=True)`` functions
-    (numba picks the cache directory when a function is decorated).  The package's own
-    functions always cache there (:class:`_GameCacheLocator`); numba's global ``CACHE_DIR``
-    is pointed there too, for the shared ``kernels/*.py`` helpers (in every game's hash).
-    """
-    from kernels.cold_compile import cheaper_cold_compile  # only where a game's kernels load
-
-    cheaper_cold_compile()
-    package_dir = Path(package_file).resolve().parent
+def _cache_base():
     base = os.environ.get("BOARDSIM_CACHE_DIR") or os.environ.get("NUMBA_CACHE_DIR")
-    base = Path(base) if base else Path.home() / ".cache" / "boardsim"
-    name = package_dir.name
-    target = base / f"{name}-{source_hash(package_dir)}"
+    return Path(base) if base else Path.home() / ".cache" / "boardsim"
+
+
+def _set_up_cache():
+    """The source- and flag-keyed cache directory, handed to numba (None: none writable, then
+    numba's own default locations apply)."""
+    base = _cache_base()
+    target = base / f"kernels-{source_hash()}"
     try:
         target.mkdir(parents=True, exist_ok=True)
-        prune_old_caches(base, name, keep=target)
+        prune_old_caches(base, "kernels", keep=target)
     except OSError:
         return None
-    _GAME_CACHES[str(package_dir)] = str(target)
-    _install_locator()
-    numba.config.CACHE_DIR = str(target)
-    return target
+    os.environ.setdefault("BOARDSIM_CACHE_DIR", str(base))  # children key the same base
+    os.environ["NUMBA_CACHE_DIR"] = str(target)
+    if "numba" in sys.modules:  # imported before this package: its setting, read at import
+        sys.modules["numba"].config.CACHE_DIR = str(target)
+    return str(target)
 
 
 #: Caches of other source versions younger than this are kept: another checkout or a process
@@ -163,3 +140,12 @@ def compile_once(cache_dir, key, warm):
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
     _READY.add(key)
+
+
+#: the cache directory of this process's kernels (None: no writable one)
+CACHE_DIR = _set_up_cache()
+
+if fast_compile():
+    from kernels.cold_compile import cheaper_cold_compile
+
+    cheaper_cold_compile()

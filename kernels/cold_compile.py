@@ -1,12 +1,13 @@
-"""Cold compile (issue 17): numba defaults that cost compile time and buy these kernels nothing.
+"""Opt-in cold-compile trims: numba defaults that cost compile time and buy these kernels nothing.
 
-Installed once per process by :func:`cheaper_cold_compile` (``kernels.use_source_keyed_cache``
-calls it); ``BOARDSIM_NUMBA_DEFAULT_COMPILE=1`` keeps numba's defaults.  Each trim touches a
-numba internal checked on 0.68 (``pyproject.toml`` bounds numba below 0.69) and is skipped when
-that internal is missing.  None of them changes what the kernels compute: the trims that touch
-the front end produce the same IR (``tests/test_cold_compile.py`` compares the LLVM IR of a
-kernel built with and without them), the entry point's own copies of its callees change only
-how much LLVM optimises, and the others skip work whose result no kernel uses.
+Off by default and in CI: ``BOARDSIM_FAST_COMPILE=1`` installs them (``kernels/__init__.py``
+calls :func:`cheaper_cold_compile`; the flag is part of the compile cache's key, so code built
+with them is never loaded without them).  Each trim touches a numba internal (checked on
+0.68) and is skipped when that internal is missing; the default build uses numba's public API
+only.  None of them changes what the kernels compute: the trims that touch the front end
+produce the same IR (``tests/test_cold_compile.py`` compares the LLVM IR of a kernel built
+with and without them), the entry point's own copies of its callees change only how much
+LLVM optimises, and the others skip work whose result no kernel uses.
 
 * A library compiled as a callee skips numba's final module passes; only the outermost
   compile (the entry point called from Python, e.g. the block kernel) runs them, over
@@ -19,7 +20,7 @@ how much LLVM optimises, and the others skip work whose result no kernel uses.
   program (inlining the small rules and helpers, no exported copies to keep) and its machine
   code calls only its own copies.  With ``linkonce_odr`` the JIT resolved each callee's name
   to the first copy loaded, the callee's own library, compiled without the final passes: the
-  heuristic's ``action`` ran with none of its callees inlined (issue 17: about −12 % CPU per
+  heuristic's ``action`` ran with none of its callees inlined (about −12 % CPU per
   random game and −5 to −10 % per expert game, rows identical).  For linking into a later
   caller the library keeps its module from before the change (numba's ``linkonce_odr``
   copies): internal copies there would be linked as duplicates, one more game per level.
@@ -36,12 +37,6 @@ how much LLVM optimises, and the others skip work whose result no kernel uses.
   a property) at every typing of an ``@overload`` call.  The hash is over the option *names*
   only (a constant of the class), so it is computed once; equality compares only the options
   set explicitly on either side (the others hold their defaults on both).
-
-One setting changes the machine code for speed, not compile time, and is installed with
-these: integer array indices in the kernels' own functions are not wrapped around (``a[-1]``
-is not the last element there; see :func:`_indices_without_wraparound`).  It changes nothing
-a kernel computes as long as no kernel indexes below 0, which the test suite checks with
-numba's bounds checks on (``NUMBA_BOUNDSCHECK=1``: such an index is then an ``IndexError``).
 """
 
 import copy
@@ -124,39 +119,6 @@ def _no_cfunc_wrappers(cpu):
             flags.no_cfunc_wrapper = True
 
     opts.finalize = finalize_flags
-
-
-#: Prefix of the mangled names of the functions of this package (``kernels.*``), numba's
-#: lowering of which :func:`_indices_without_wraparound` changes.
-OWN_FUNCTION_PREFIX = "_ZN7kernels"
-
-
-def _indices_without_wraparound(arrayobj):
-    """Integer indices of arrays in the kernels' own functions are not wrapped around.
-
-    Python (and numba) read ``a[-1]`` as the last element: every signed index costs a
-    compare and a select (``i < 0 ? i + n : i``) in front of its load, and LLVM can drop it
-    only where it proves ``i >= 0`` — rarely for the flat layout's ``st[OFFSET + p]``.  In
-    the heuristic's night ``action`` that was ~80 such selects on the hot path (issue 17:
-    about −12 % CPU per expert and per random game, rows identical).  No kernel indexes
-    below 0 on purpose (a flat layout offset below 0 is a bug either way: wrapped, it read
-    the array's end), so in the functions of ``kernels.*`` an index is taken as it is.
-    Numba's own functions (``np.*`` implementations, parfor bodies) keep the wraparound.
-    With ``NUMBA_BOUNDSCHECK=1`` a negative index in a kernel is an ``IndexError`` instead of
-    a read of the array's end, which is how the test suite checks that none occurs
-    (``tests/test_cold_compile.py``)."""
-    fix = getattr(arrayobj, "fix_integer_index", None)
-    if fix is None or getattr(fix, "_boardsim", False):
-        return
-    from numba.core import types
-
-    def fix_integer_index(context, builder, idxty, idx, size):
-        if idxty.signed and builder.function.name.startswith(OWN_FUNCTION_PREFIX):
-            return context.cast(builder, idx, idxty, types.uintp)
-        return fix(context, builder, idxty, idx, size)
-
-    fix_integer_index._boardsim = True
-    arrayobj.fix_integer_index = fix_integer_index
 
 
 class _ScopeSharingCopy:
@@ -270,17 +232,13 @@ def _flags_hash_once(targetconfig):
 def cheaper_cold_compile():
     """Install the trims above, once per process (see the module's docstring)."""
     from numba.core import bytecode, codegen, cpu, event, inline_closurecall, ir, targetconfig
-    from numba.np import arrayobj
 
     if getattr(codegen.CPUCodeLibrary, "_boardsim_cheaper", False):
-        return
-    if os.environ.get("BOARDSIM_NUMBA_DEFAULT_COMPILE"):
         return
     _final_passes_only_at_the_entry_point(codegen, event)
     _no_cfunc_wrappers(cpu)
     _front_end_once_per_callee(ir, inline_closurecall, bytecode)
     _flags_hash_once(targetconfig)
-    _indices_without_wraparound(arrayobj)
     codegen.CPUCodeLibrary._boardsim_cheaper = True
 
 
@@ -308,9 +266,13 @@ def help_compile(entry, plan):
     (its bitcode is kept in the cache for that).  The numba compile is single-threaded and
     takes most of a cold start, so on two cores this nearly halves the part it takes over.
 
-    No helper without a second core, with ``BOARDSIM_COMPILE_HELPER=0``, or without a
-    writable cache (there is nothing to share then).
+    Only with ``BOARDSIM_FAST_COMPILE=1``; no helper without a second core, with
+    ``BOARDSIM_COMPILE_HELPER=0``, or without a writable cache (there is nothing to share then).
     """
+    from kernels import fast_compile
+
+    if not fast_compile():
+        return
     _PLANS[entry] = plan
     _install_helper_starter()
 

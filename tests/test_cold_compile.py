@@ -1,4 +1,6 @@
-"""The cold-compile trims and the helper process (issue 17, ``kernels/cold_compile.py``).
+"""The opt-in cold-compile trims and the helper process (``kernels/cold_compile.py``,
+``BOARDSIM_FAST_COMPILE=1``), and what every build keeps: explicit signatures, no compile to
+resolve a config.
 
 The trims must not change what numba generates, and the helper must compile exactly the
 kernels the block kernel's compile asks for (``kernels/bloody_inn/compile_plan.py``): both are
@@ -224,8 +226,9 @@ def test_callees_of_an_entry_point_called_from_python_after_it(tmp_path):
     library's code.  With the entry point's internal copies under the callees' own names the
     JIT found a copy by name instead, and this crashed (segmentation fault)."""
     # the suite's cache (the kernels loaded from it crashed the same way as compiled ones)
-    first = _run_script(tmp_path, "entry_then_callee.py", ENTRY_THEN_CALLEE)
-    again = _run_script(tmp_path, "entry_then_callee.py", ENTRY_THEN_CALLEE)
+    fast = {"BOARDSIM_FAST_COMPILE": "1"}
+    first = _run_script(tmp_path, "entry_then_callee.py", ENTRY_THEN_CALLEE, **fast)
+    again = _run_script(tmp_path, "entry_then_callee.py", ENTRY_THEN_CALLEE, **fast)
     assert first.split("RESULT ", 1)[1] == again.split("RESULT ", 1)[1]
 
 
@@ -297,6 +300,7 @@ def test_a_cold_bloody_inn_compile_loads_every_kernel_of_its_helper(tmp_path):
         str(arrow),
         BOARDSIM_CACHE_DIR=cache,
         BOARDSIM_COMPILE_HELPER="1",
+        BOARDSIM_FAST_COMPILE="1",
     )
     rep = json.loads(out.strip().splitlines()[-1])
     if (len(os.sched_getaffinity(0))) < 2:
@@ -329,6 +333,15 @@ def test_the_helpers_kernels_are_real_calls():
     for disp, argtypes in targets:
         assert disp.targetoptions.get("inline", "never") == "never", disp.py_func.__qualname__
         assert len(argtypes) == disp.py_func.__code__.co_argcount, disp.py_func.__qualname__
+
+
+def test_no_helper_without_the_fast_compile_flag(monkeypatch):
+    from kernels import cold_compile
+
+    monkeypatch.delenv("BOARDSIM_FAST_COMPILE", raising=False)
+    monkeypatch.setattr(cold_compile, "_PLANS", {})
+    cold_compile.help_compile(object(), lambda args: [])
+    assert cold_compile._PLANS == {}
 
 
 def test_no_helper_when_it_is_switched_off(monkeypatch):
@@ -375,15 +388,22 @@ def test_a_helper_that_dies_leaves_the_compile_to_this_process(tmp_path):
         """
     )
     cache = str(tmp_path / "cache")
-    out = _run_script(tmp_path, "dies.py", script, NUMBA_CACHE_DIR=cache, BOARDSIM_COMPILE_HELPER="1")
+    out = _run_script(
+        tmp_path,
+        "dies.py",
+        script,
+        NUMBA_CACHE_DIR=cache,
+        BOARDSIM_COMPILE_HELPER="1",
+        BOARDSIM_FAST_COMPILE="1",
+    )
     cores = len(os.sched_getaffinity(0))
     assert f"RESULT 23 HELPERS {int(cores >= 2)}" in out
     assert "RESULT2 26" in out
 
 
-def test_importing_and_resolving_a_bloody_inn_config_compiles_nothing(tmp_path):
-    """The kernels compile when a game is played, not when they are imported: checking a
-    config (``sim validate``, a bad-input error) costs no compile on a cold cache."""
+def test_resolving_a_bloody_inn_config_compiles_nothing(tmp_path):
+    """The kernels compile when a game is played, not when a config is checked (``sim
+    validate``, a bad-input error): that costs no compile on a cold cache."""
     script = textwrap.dedent(
         """
         from numba.core import event
@@ -398,7 +418,6 @@ def test_importing_and_resolving_a_bloody_inn_config_compiles_nothing(tmp_path):
 
         event.register("numba:compile", Compiles())
         from sim import api
-        import kernels.bloody_inn.play, kernels.bloody_inn.strategies  # noqa: E401, F401
         api.resolve({"game": "bloody_inn", "players": 3, "seats": [{"strategy": "expert"}]})
         print("COMPILED", compiled)
         """
@@ -425,11 +444,10 @@ print("VERSIONS", len(move_card.overloads), len(room_value.overloads))
 """
 
 
-def test_a_helper_compiled_on_first_use_can_be_called_first_from_python(tmp_path):
-    """A helper declared with ``kernels.sigs.on_first_use`` and first called from Python (an
-    empty cache, nothing typed before): it runs once and returns its own result.  The first
-    call used to hand numba that result as the function to call: 'NoneType' object is not
-    callable for ``move_card``, 'float' for ``room_value``."""
+def test_a_helper_with_a_declared_signature_is_one_version_called_from_python(tmp_path):
+    """A helper declared with ``njit(sig(...))`` and first called from Python (an empty
+    cache, nothing typed before): it runs once, returns its own result, and the Python float
+    and ints it is given convert to the declared version (no second one)."""
     out = _run_script(
         tmp_path, "first_call.py", FIRST_CALL_FROM_PYTHON, BOARDSIM_CACHE_DIR=str(tmp_path / "cache")
     )
@@ -437,52 +455,6 @@ def test_a_helper_compiled_on_first_use_can_be_called_first_from_python(tmp_path
     assert "MOVED 0 1 5" in out
     assert "VALUE 0.0" in out  # rank 2 in an empty room keyed white: no tokens, no key (BI-E1)
     assert "VERSIONS 1 1" in out  # the declared version only
-
-
-PROBE_INDEX = """
-import json
-import numpy as np
-import numba
-from kernels.cold_compile import cheaper_cold_compile
-
-cheaper_cold_compile()
-SRC = "def element(a, i):\\n    return a[i]\\n"
-
-
-def njit_in(module):
-    ns = {}
-    exec(compile(SRC, "<probe>", "exec"), ns)
-    ns["element"].__module__ = module
-    return numba.njit(ns["element"])
-
-
-out = {}
-a = np.arange(3)
-for module in ("kernels.probe", "probe"):  # no module of that name exists
-    f = njit_in(module)
-    try:
-        last = int(f(a, -1))
-    except IndexError:
-        last = "IndexError"
-    ir = next(iter(f.inspect_llvm().values()))
-    out[module] = {"first": int(f(a, 0)), "last": last, "selects": ir.count(" select ")}
-print("RESULT", json.dumps(out))
-"""
-
-
-def test_indices_in_the_kernels_own_functions_are_not_wrapped_around(tmp_path):
-    """kernels/cold_compile.py: ``a[i]`` with a signed ``i`` compiles to a plain load in a
-    function of ``kernels.*`` (numba's ``i < 0 ? i + n : i`` is gone) and keeps Python's
-    meaning elsewhere; with ``NUMBA_BOUNDSCHECK=1`` a negative index in a kernel is an
-    IndexError, which is how a suite run with bounds checks shows that no kernel indexes
-    below 0."""
-    checked = _run_script(tmp_path, "run_index_probe.py", PROBE_INDEX, NUMBA_BOUNDSCHECK="1")
-    got = json.loads(checked.split("RESULT ", 1)[1])
-    assert got["kernels.probe"]["first"] == 0 and got["kernels.probe"]["last"] == "IndexError"
-    assert (got["probe"]["first"], got["probe"]["last"]) == (0, 2)
-    plain = json.loads(_run_script(tmp_path, "run_index_probe.py", PROBE_INDEX).split("RESULT ", 1)[1])
-    assert plain["probe"]["last"] == 2 and plain["probe"]["selects"] >= 1
-    assert plain["kernels.probe"]["selects"] == 0 and plain["kernels.probe"]["first"] == 0
 
 
 PLAY_CHECKED = """
@@ -509,9 +481,8 @@ print("RESULT", json.dumps(out))
 """
 
 
-def test_no_kernel_indexes_below_zero_in_games_of_every_scripted_strategy(tmp_path):
-    """The kernels' indices are not wrapped around (above), so one below 0 would read before
-    the array.  With numba's bounds checks on such an index is an error: games of every
+def test_no_kernel_indexes_outside_its_arrays_in_games_of_every_scripted_strategy(tmp_path):
+    """With numba's bounds checks on, an index outside an array is an error: games of every
     scripted Bloody Inn policy's code (random, greedy, heuristic and expert; the archetypes
     are presets of the heuristic; 4 players with the invariant checks and events, and solo)
     and of every Cluedo strategy must play through (a fresh cache, so the kernels are

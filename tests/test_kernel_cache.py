@@ -1,4 +1,5 @@
-"""The source-keyed compile cache keeps what other processes may still use (kernels/__init__.py)."""
+"""The compile cache (kernels/__init__.py): keyed by every kernel source and compile flag, and it
+keeps what other processes may still use."""
 
 import os
 
@@ -35,24 +36,103 @@ def test_old_caches_within_the_newest_are_kept(tmp_path):
     assert removed == [old[3]]  # the oldest of four: only it is beyond the newest three
 
 
-def test_each_games_functions_cache_under_its_own_source_hash_whatever_the_import_order():
-    # the global numba CACHE_DIR is one per process; a module of one game imported after the
-    # other game's package was set up must still cache under its own game's hash
+TOY = """
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def element(a, i):
+    return a[i]
+"""
+
+PROBE = """
+import json, os, sys
+from numba.core import event
+import kernels
+
+compiled = []
+
+
+class Compiles(event.Listener):
+    def on_start(self, e):
+        compiled.append(e.data["dispatcher"].py_func.__qualname__)
+
+    def on_end(self, e):
+        pass
+
+
+event.register("numba:compile", Compiles())
+import numpy as np
+import toy_kernel
+
+try:
+    toy_kernel.element(np.arange(3), 3)
+    outside = "read"
+except IndexError:
+    outside = "IndexError"
+print("RESULT", json.dumps({"dir": kernels.CACHE_DIR, "compiled": compiled, "outside": outside,
+                            "files": sorted(f for _, _, fs in os.walk(kernels.CACHE_DIR) for f in fs)}))
+"""
+
+
+def _probe(tmp_path, **flags):
+    """Run PROBE in a fresh interpreter with the cache base in ``tmp_path`` and ``flags`` set
+    (every compile setting of ``kernels.COMPILE_FLAGS`` not in ``flags`` unset)."""
+    import json
     import subprocess
     import sys
 
-    code = (
-        "import kernels.bloody_inn.layout, kernels.cluedo.layout\n"
-        "import kernels.bloody_inn.play as b, kernels.cluedo.play as c, kernels.bloody_inn, kernels.cluedo\n"
-        "print(b._write_rows._cache._cache_path)\nprint(c._write_rows._cache._cache_path)\n"
-        "print(kernels.bloody_inn.CACHE_DIR)\nprint(kernels.cluedo.CACHE_DIR)\n"
+    from kernels import COMPILE_FLAGS
+
+    (tmp_path / "toy_kernel.py").write_text(TOY)
+    (tmp_path / "probe.py").write_text(PROBE)
+    env = {k: v for k, v in os.environ.items() if k not in COMPILE_FLAGS and k != "NUMBA_CACHE_DIR"}
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env.update(BOARDSIM_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=os.pathsep.join([root, str(tmp_path)]))
+    env.update(flags)
+    out = subprocess.run(
+        [sys.executable, "probe.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    bi_path, cl_path, bi_dir, cl_dir = out.split("\n")[:4]
-    assert bi_path.startswith(bi_dir + os.sep) and cl_path.startswith(cl_dir + os.sep)
-    assert os.path.basename(bi_dir).startswith("bloody_inn-") and os.path.basename(cl_dir).startswith(
-        "cluedo-"
-    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.split("RESULT ", 1)[1])
+
+
+def test_flipping_a_compile_flag_on_a_warm_cache_recompiles_and_never_loads_the_other_build(tmp_path):
+    """Numba keys its cache on the function's source file only: without the flags in the
+    directory's key, a bounds-checked run would load the unchecked build (and read past the
+    array) and the other way round."""
+    plain = _probe(tmp_path)
+    assert plain["compiled"] == ["element"] and plain["outside"] == "read"
+    assert any(f.startswith("toy_kernel.element") and f.endswith(".nbi") for f in plain["files"])
+    warm = _probe(tmp_path)
+    assert warm["compiled"] == [] and warm["dir"] == plain["dir"]  # loaded from the cache
+    checked = _probe(tmp_path, NUMBA_BOUNDSCHECK="1")
+    assert checked["compiled"] == ["element"] and checked["outside"] == "IndexError"
+    assert checked["dir"] != plain["dir"]
+    assert _probe(tmp_path, NUMBA_BOUNDSCHECK="1")["compiled"] == []  # warm with the checks
+    again = _probe(tmp_path)
+    assert again["compiled"] == [] and again["outside"] == "read"  # not the checked build
+    fast = _probe(tmp_path, BOARDSIM_FAST_COMPILE="1")
+    assert fast["compiled"] == ["element"] and fast["dir"] not in (plain["dir"], checked["dir"])
+
+
+def test_every_compile_flag_and_every_kernel_source_changes_the_cache_key(tmp_path, monkeypatch):
+    import kernels
+
+    base = kernels.source_hash({})
+    keys = {kernels.source_hash({flag: "1"}) for flag in kernels.COMPILE_FLAGS}
+    assert len(keys) == len(kernels.COMPILE_FLAGS) and base not in keys
+    assert kernels.source_hash({"NUMBA_NUM_THREADS": "1"}) == base  # threads: same machine code
+    assert {"BOARDSIM_FAST_COMPILE", "NUMBA_BOUNDSCHECK"} <= set(kernels.COMPILE_FLAGS)
+    tree = tmp_path / "kernels"
+    (tree / "cluedo").mkdir(parents=True)
+    (tree / "rng.py").write_text("x = 1\n")
+    (tree / "cluedo" / "rules.py").write_text("y = 2\n")
+    monkeypatch.setattr(kernels, "_ROOT", tree)
+    before = kernels.source_hash({})
+    (tree / "cluedo" / "rules.py").write_text("y = 3\n")
+    assert kernels.source_hash({}) != before
 
 
 def test_compile_once_waits_for_another_process_holding_the_cache_lock(tmp_path):
@@ -95,5 +175,4 @@ def test_both_games_warm_their_kernel_under_the_lock_before_playing(monkeypatch)
     for game, players in (("bloody_inn", 2), ("cluedo", 3)):
         res = api.simulate({"game": game, "players": players, "games": 4, "seed": 1})
         assert res.games.num_rows == 4
-    dirs = {str(d) for d, _ in seen}
-    assert len(seen) == 2 and {os.path.basename(d).split("-")[0] for d in dirs} == {"bloody_inn", "cluedo"}
+    assert len(seen) == 2 and {str(d) for d, _ in seen} == {kernels.CACHE_DIR}

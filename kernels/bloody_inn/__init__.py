@@ -9,6 +9,4 @@ about −4 to −8 % CPU per expert game and −6 % per random game, rows identi
 guard and fails on a new one; the search, its rollouts and the invariant checks keep the checks.
 """
 
-from kernels import use_source_keyed_cache
-
-CACHE_DIR = use_source_keyed_cache(__file__)
+from kernels import CACHE_DIR  # noqa: F401 - the compile cache of these kernels (kernels/__init__.py)

@@ -6,7 +6,7 @@ strategies can use them freely.
 
 from numba import njit
 
-from kernels.sigs import ST, I, on_first_use
+from kernels.sigs import ST, I, sig
 
 from .layout import (
     ACTION,
@@ -78,8 +78,7 @@ def discounted(st, p, action, raw_cost):
     return c if c > 0 else 0
 
 
-@on_first_use(ST, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I, I), cache=True, error_model="numpy", _nrt=False)
 def copy_list(st, l, off):
     """Copy card list ``l`` to ``st[off:]``; return its length."""
     n = st[LIST_N + l]
@@ -89,8 +88,7 @@ def copy_list(st, l, off):
     return n
 
 
-@on_first_use(ST, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I, I), cache=True, error_model="numpy", _nrt=False)
 def list_hand(st, p, off):
     """Write player ``p``'s hand to ``st[off:]``; return the count."""
     return copy_list(st, L_HAND + p, off)
@@ -123,8 +121,7 @@ def free_space(st, dest):
     return annex_capacity(st, dest) - st[C_FILL + dest]
 
 
-@on_first_use(ST, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I), cache=True, error_model="numpy", _nrt=False)
 def list_burial_places(st, off):
     """Every destination with free capacity, any owner (BI-N6); return the count."""
     n = 0
@@ -254,8 +251,7 @@ def token_room_ok(st, r):
     return True
 
 
-@on_first_use(ST, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I), cache=True, error_model="numpy", _nrt=False)
 def list_token_rooms(st, off):
     """The rooms a Room-Service token may go to now (``token_room_ok``); return the count."""
     n = 0

@@ -8,7 +8,7 @@ recorded in ``G_ERR`` (the invariant tests require zero) and the player passes i
 import numpy as np
 from numba import njit
 
-from kernels.sigs import ST, I, on_first_use
+from kernels.sigs import ST, I, sig
 
 from .layout import (
     ACTION,
@@ -111,8 +111,7 @@ NO_CARD = np.int64(-1)
 ONE = np.int64(1)
 
 
-@on_first_use(ST, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I), cache=True, error_model="numpy", _nrt=False)
 def _illegal(st, code):
     if st[G_ERR] == 0:
         st[G_ERR] = code
@@ -220,8 +219,7 @@ def _take_from_inn(st, pr, p, action, strats):
     return True
 
 
-@on_first_use(ST, I, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I, I, I), cache=True, error_model="numpy", _nrt=False)
 def _take_from_bistro(st, p, action, n):
     """Bribe (BI-N3) or kill (BI-N5) ``n`` Bistro peasants, free: each goes to the player's
     hand (bribe) or unburied corpses (kill).  The caller has checked ``n``."""

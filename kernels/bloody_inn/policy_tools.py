@@ -8,7 +8,7 @@ Bistro, Exit) and the top Entrance card (BI rules: the Entrance is face up).
 from numba import njit
 
 from kernels.rng import randint
-from kernels.sigs import ST, I, on_first_use
+from kernels.sigs import ST, I, sig
 
 from .layout import (
     C_RANK,
@@ -37,8 +37,7 @@ def rand(st, n):
     return randint(st, G_RNG, n)
 
 
-@on_first_use(ST, I, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I, I, I), cache=True, error_model="numpy", _nrt=False)
 def shuffle_prefix(st, off, n, k):
     """Partial Fisher-Yates: a uniform random ``k``-subset of ``st[off:off+n]`` moved to the front."""
     for i in range(k):
@@ -78,8 +77,7 @@ def bury_raw_cost(st):
     return raw
 
 
-@on_first_use(ST, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I, I), cache=True, error_model="numpy", _nrt=False)
 def dest_room_left(st, d, upto):
     """Free places of destination ``d`` after the first ``upto`` choices of this action."""
     left = free_space(st, d)

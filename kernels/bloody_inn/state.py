@@ -6,7 +6,7 @@ from the card locations (the invariant checks recount them independently).
 
 from numba import njit
 
-from kernels.sigs import ST, I, on_first_use
+from kernels.sigs import ST, I, sig
 
 from .layout import (
     C_LOC,
@@ -51,8 +51,7 @@ from .layout import (
 )
 
 
-@on_first_use(ST, I, I, I, I, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I, I, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
 def log_event(st, kind, seat, card, a, b, c):
     """Append one event row (when the run asked for events)."""
     if st[G_LOG] == 0:
@@ -106,8 +105,7 @@ def seat_from_first(st, i):
     return s
 
 
-@on_first_use(ST, I, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I, I, I), cache=True, error_model="numpy", _nrt=False)
 def move_card(st, c, loc, slot):
     """Move card ``c`` to location ``loc`` (with ``slot``), keeping the lists exact."""
     old = list_id(st[C_LOC + c])

@@ -12,7 +12,7 @@ the Exit).
 
 from numba import njit
 
-from kernels.sigs import ST, I, on_first_use
+from kernels.sigs import ST, I, sig
 
 from .layout import (
     C_COLOUR,
@@ -42,8 +42,7 @@ from .state import list_card
 UNPAID_ACCOMPLICE = 5.0
 
 
-@on_first_use(ST, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I), cache=True, error_model="numpy", _nrt=False)
 def _leave_income(st, p):
     """BI-M2 income of ``p`` this morning: own keyed rooms holding a traveller + Gardens."""
     n = 0
@@ -53,8 +52,7 @@ def _leave_income(st, p):
     return n * st[G_LEAVE] + st[P_LEAVE_INCOME + p]
 
 
-@on_first_use(ST, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I), cache=True, error_model="numpy", _nrt=False)
 def _colour_bonus(st, p):
     """BI-G2 colour bonuses of ``p``'s annexes over the Exit as it is now."""
     total = 0
@@ -65,8 +63,7 @@ def _colour_bonus(st, p):
     return total
 
 
-@on_first_use(ST, I, I, I, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
 def best_fine_cheques(st, p, tens, lo, hi, final):
     """The split (cheques paid, ``lo``..``hi``) that keeps the most value after the fine.
 

@@ -9,7 +9,7 @@ tonight.  Ties are broken at random from the game's stream.  Parameters (``pr`` 
 
 from numba import njit
 
-from kernels.sigs import PR, ST, I, on_first_use
+from kernels.sigs import PR, ST, I, sig
 
 from .layout import (
     ACTION,
@@ -90,8 +90,7 @@ PARAMS = (
 _NEG = -1e18
 
 
-@on_first_use(ST, PR, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, PR, I, I), cache=True, error_model="numpy", _nrt=False)
 def _prm(st, pr, p, i):
     return pr[st[P_LINEUP + p] * MAXPARAM + i]
 
@@ -106,8 +105,7 @@ def _loss(st, pr, p, c, action):
     return _prm(st, pr, p, 0) + 0.01 * st[C_RANK + c]
 
 
-@on_first_use(ST, PR, I, I, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, PR, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
 def _pay_loss(st, pr, p, action, cost, exclude):
     """Loss of the ``cost`` cheapest cards of the hand (selection, hands are small)."""
     if cost <= 0:
@@ -148,8 +146,7 @@ def _police_count(st):
     return n
 
 
-@on_first_use(ST, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I, I), cache=True, error_model="numpy", _nrt=False)
 def _best_dest(st, p, upto):
     """Best burial place for a corpse: own (full pocket money) before others' (half)."""
     n = list_burial_places(st, S_B)
@@ -376,8 +373,7 @@ def _extend_kill(st, pr, p):
             raw += st[C_RANK + c]
 
 
-@on_first_use(ST, PR, I, I, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, PR, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
 def payment(st, pr, p, action_id, cost, exclude):
     """The ``cost`` cheapest cards: returning affinities, then peasants, then low ranks."""
     h = list_hand(st, p, S_B)
@@ -407,8 +403,7 @@ def token_room(st, pr, p):
     return st[S_A]
 
 
-@on_first_use(ST, PR, I, I, I, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, PR, I, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
 def fine(st, pr, p, tens, lo, hi, final):
     """BI-M1: the split that keeps cash for the income cap and the wages (``strat_fines``)."""
     return best_fine_cheques(st, p, tens, lo, hi, final)

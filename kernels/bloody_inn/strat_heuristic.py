@@ -33,7 +33,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from kernels.sigs import PR, ST, B, F, I, on_first_use
+from kernels.sigs import PR, ST, B, F, I, sig
 
 from .layout import (
     ACTION,
@@ -454,8 +454,7 @@ def _exposure(s, held, police, slots, skip, extra, left):
     )
 
 
-@on_first_use(I, I, I, I, I, I, I, I, I, I, B, I, I, B, F)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(I, I, I, I, I, I, I, I, I, I, B, I, I, B, F), cache=True, error_model="numpy", _nrt=False)
 def _exposed_payable(b0, b1, b2, n, skip, extra, h, ret, held, police, last, my_left, slots, crypt, pn):
     """:func:`_exposed` with the payable count of :func:`_payable`: one call per exposure
     (both inlined in ``action``'s ~7 exposures cost ~10 s of cold compile)."""
@@ -755,8 +754,7 @@ def _room_value(st, p, share, rank, r):
     return v
 
 
-@on_first_use(ST, I, F, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I, F, I, I), cache=True, error_model="numpy", _nrt=False)
 def room_value(st, p, share, rank, r):
     """What putting a traveller of ``rank`` in the open empty room ``r`` is worth to the
     placing seat ``p`` (:func:`place`; the search ranks its placement candidates by it)."""
@@ -1390,8 +1388,7 @@ def _free_left(st, d, upto):
     return left
 
 
-@on_first_use(ST, I, I, B)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I, I, B), cache=True, error_model="numpy", _nrt=False)
 def _any_dest(st, p, upto, own):
     """A destination with a free place left for the next corpse: own (-1 if none) or
     another player's (-2 if none)."""
@@ -1565,8 +1562,7 @@ def _extend_bribe(
             size += 1
 
 
-@on_first_use(ST, PR, I, I, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, PR, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
 def payment(st, pr, p, action_id, cost, exclude):
     """BI-N2: returning cards first (affinity = action; every card for Bury with the
     Chapel), then the cards worth least."""
@@ -1672,8 +1668,7 @@ def wages(st, pr, p, max_keep):
     st[D_NT] = n
 
 
-@on_first_use(ST, PR, I, I, I, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, PR, I, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
 def fine(st, pr, p, tens, lo, hi, final):
     """BI-M1: cheques paid of the fine, the split that keeps cash for the income cap and the
     wages, or the best final score at the end (``strat_fines``; no tuned parameter)."""

@@ -7,7 +7,7 @@ add each further affordable target with probability 1/2.
 
 from numba import njit
 
-from kernels.sigs import PR, ST, I, on_first_use
+from kernels.sigs import PR, ST, I, sig
 
 from .layout import (
     ACTION,
@@ -67,8 +67,7 @@ def place(st, pr, p, card):
     return st[R_EMPTY + rand(st, st[G_N_EMPTY])]
 
 
-@on_first_use(ST, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, I), cache=True, error_model="numpy", _nrt=False)
 def _pick_dest(st, i):
     """A uniformly random destination with room left for the i-th corpse of this action."""
     n = list_burial_places(st, S_C)
@@ -196,8 +195,7 @@ def action(st, pr, p):
     st[D_LAUNDER] = rand(st, cash_out + cash_in + 1) - cash_out
 
 
-@on_first_use(ST, PR, I, I, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, PR, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
 def payment(st, pr, p, action_id, cost, exclude):
     h = list_hand(st, p, S_B)
     m = 0
@@ -219,8 +217,7 @@ def token_room(st, pr, p):
     return st[S_A + rand(st, n)]
 
 
-@on_first_use(ST, PR, I, I, I, I, I)
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(sig(ST, PR, I, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
 def fine(st, pr, p, tens, lo, hi, final):
     """BI-M1: cheques paid, uniform over the legal splits ``lo..hi``."""
     return lo + rand(st, hi - lo + 1)

@@ -2,6 +2,4 @@
 ``knowledge`` (deduction engine), ``agents`` (policies), ``rules`` (setup, turn, suggestions,
 clue cards, accusations) and ``play`` (the batch entry point)."""
 
-from kernels import use_source_keyed_cache
-
-CACHE_DIR = use_source_keyed_cache(__file__)
+from kernels import CACHE_DIR  # noqa: F401 - the compile cache of these kernels (kernels/__init__.py)
