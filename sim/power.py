@@ -1,4 +1,4 @@
-"""Restricted-play experiments: the arms of ``sim power`` (issue 15).
+"""Restricted-play experiments: the arms of ``sim power``.
 
 An experiment is a sweep over one key, ``arm``: the ``baseline`` (the run config as it is)
 and one arm per restriction, in which lineup entry 0 never builds one annex

@@ -1,4 +1,4 @@
-"""Runs that stop when precise enough: ``--precision H`` (issue 15).
+"""Runs that stop when precise enough: ``--precision H``.
 
 The runner plays a run's chunks in game order and, after each, asks a :class:`PrecisionStop`
 whether the 95% half-width of the key estimate is at most ``H``; if so it stops at that chunk

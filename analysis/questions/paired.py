@@ -1,4 +1,4 @@
-"""Duplicate deals in the seat and strategy questions (issue 15).
+"""Duplicate deals in the seat and strategy questions.
 
 With ``rotate = "duplicate"`` the games of one deal (``deal`` column) share the shuffle, the
 keys and the first seat, and the lineup is rotated once per game, so every entry plays every

@@ -1,4 +1,4 @@
-"""What a helper process compiles during a cold compile of the block kernel (issue 17).
+"""What a helper process compiles during a cold compile of the block kernel (opt-in).
 
 ``kernels.cold_compile.help_compile`` starts a second process when ``play._play_block``
 misses the compile cache; it compiles :func:`helper_targets` into the cache while this process

@@ -181,7 +181,7 @@ G_SEARCH_AT = _region(1)  # offset of the search's two work states in ``st`` (0:
 
 # --- lineup (per lineup entry) ----------------------------------------------------
 L_STRAT = _region(MAXP)
-# restricted play (issue 15): bit ``a`` of L_FORBID forbids action ``a`` (bit ACTION.passing
+# restricted play (sim power's arms): bit ``a`` of L_FORBID forbids action ``a`` (bit ACTION.passing
 # forbids laundering; the pass itself stays legal); bit ``k`` of L_NOBUILD: never build kind k
 L_FORBID = _region(MAXP)
 L_NOBUILD = _region(MAXP)

@@ -421,7 +421,7 @@ def launder(st, pr, p):
     return True
 
 
-# inline: one library less that re-optimises the whole game at cold compile (issue 17)
+# inline: one library less that re-optimises the whole game at cold compile
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def take_action(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
     """One night action of player ``p`` (BI-N1): ask the strategy, check, apply.

@@ -112,7 +112,7 @@ def _check(st, checks):
             check_now(st)
 
 
-# inline: one library less that re-optimises the whole game at cold compile (issue 17)
+# inline: one library less that re-optimises the whole game at cold compile
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def play_one(st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_random=ON):
     """Play the game set up in ``st`` to its end (BI-S .. BI-G).
@@ -163,7 +163,7 @@ def play_one(st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_r
     _check(st, checks)
 
 
-# inline (issue 17): its own library would link and optimise it once more, and build a
+# inline: its own library would link and optimise it once more, and build a
 # Python wrapper unboxing the two named tuples of ~40 arrays, which nothing calls
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _write_rows(st, g, games, seats):
@@ -399,5 +399,5 @@ def _play_block(
     ev_count[b] = used
 
 
-if CACHE_DIR is not None:  # a helper process shares the cold compile (issue 17)
+if CACHE_DIR is not None:  # with BOARDSIM_FAST_COMPILE=1, a helper process shares the cold compile
     help_compile(_play_block, helper_targets)

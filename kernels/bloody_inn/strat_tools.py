@@ -5,8 +5,9 @@ Exit sizes, season, round, the turn counter) and the rooms.
 """
 
 import numba
-from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from .layout import (
     G_ENT_N,
@@ -34,9 +35,19 @@ if numba.config.DISABLE_JIT:  # plain Python (``sim bench``'s JIT table): no LLV
         return (m & -m).bit_length() - 1
 
 else:
-    #: Index of the lowest set bit of ``mask`` > 0 (a room of the ``G_INN`` mask): one
-    #: ``tzcnt`` instruction (``llvm.cttz``) in compiled code.
-    lowest_set_bit = trailing_zeros
+
+    @intrinsic
+    def lowest_set_bit(typingctx, mask):
+        """Index of the lowest set bit of ``mask`` > 0 (a room of the ``G_INN`` mask): one
+        ``tzcnt`` instruction (``llvm.cttz``) in compiled code, through numba's public
+        extension API."""
+        if not isinstance(mask, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+        return mask(mask), codegen
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")

@@ -95,7 +95,8 @@ def lineup_strategies(lineup):
 
     The rules pass it, unpacked, to the ``decide_*`` functions below, whose branch of a
     None-typed policy is pruned before typing: an all-``expert`` run compiles neither
-    ``greedy`` nor ``random`` (issue 17), a ``random`` run not the heuristic.
+    ``greedy`` nor ``random`` (less to compile on a cold start), a ``random`` run not the
+    heuristic.
     """
     ids = {int(s) for s in lineup}
     return (
@@ -126,7 +127,7 @@ def decide_placement(st, pr, p, card, with_heur=ON, with_greedy=ON, with_random=
     return -1
 
 
-# inline: one library less that re-optimises the policies at cold compile (issue 17); its
+# inline: one library less that re-optimises the policies at cold compile; its
 # policies' branches are pruned on the block kernel's arguments (``play.play_one``)
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def decide_action(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):

@@ -39,7 +39,7 @@ DECK_SIZE = {
 
 #: Blocks of games per thread in a chunk.  A thread takes the next block when it is done,
 #: so at a chunk's end one thread waits for the other's last block: with 8 blocks a thread
-#: that was about half a block (3 % of a 2-thread chunk); with 32, under 1 % (issue 17).
+#: that was about half a block (3 % of a 2-thread chunk); with 32, under 1 %.
 #: A block has at least ``BLOCK_GAMES`` games (each block is a call from Python), one with a
 #: search seat (its games are long).
 #: A block's games and rows do not depend on the blocks (each game has its own stream).
@@ -459,7 +459,7 @@ class BloodyInnAdapter:
         return {"players": players, "rules": {"length": "long"}, "seats": [{"strategy": s} for s in lineup]}
 
     def bench_targets(self):
-        # issue 1's throughput targets on the reference 2-core machine, 1,000,000 games
+        # the project's throughput targets on the reference 2-core machine, 1,000,000 games
         return [
             {
                 "label": "bloody_inn 3p long, random at every seat",

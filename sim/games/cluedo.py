@@ -650,7 +650,7 @@ def bench_config(players, lineup):
 
 
 def bench_targets():
-    # issue 8's target on the reference 2-core machine, 1,000,000 games
+    # the project's throughput target on the reference 2-core machine, 1,000,000 games
     return [
         {
             "label": "cluedo 4p, logic agents",
