@@ -83,12 +83,6 @@ def _decides(k, margin):
     return classify(k, margin) not in ("undecided", "imprecise")
 
 
-def _separate(a, b):
-    if a.get("lo") is None or b.get("lo") is None:
-        return False
-    return a["hi"] < b["lo"] or b["hi"] < a["lo"]
-
-
 def speaking_rung(rungs, margin=MARGIN):
     """Index of the rung that speaks: the strongest (first) one that decides every number;
     else the one deciding the most (the strongest among equals)."""
@@ -168,24 +162,32 @@ def verdict(question, title, rungs, scope="", margin=MARGIN) -> Verdict | None:
     where = ", ".join(x for x in (_games(keys), scope) if x)
     s = f"{head}" + (f" ({where})" if where else "") + ": " + "; ".join(parts) + "."
     others = [(r, ks) for j, (r, ks) in enumerate(rungs) if j != i]
-    changes = []
-    by_key = {k["key"]: k for k in keys}
-    for r, ks in others:
-        for k in ks:
-            a = by_key.get(k["key"])
-            if a is None or degenerate(a) or degenerate(k):
-                continue
-            if _separate(a, k):
-                unit = k.get("unit", "pts")
-                scale = 100.0 if unit == "pts" else 1.0
-                d = scale * (k["estimate"] - a["estimate"])
-                changes.append(f"{r} gives {k['key']} {_fmt(k)} ({d:+.1f} {unit} from {name})")
+    changes = _ladder_changes(rungs, keys, margin) if others else []
     if changes:
         s += " Changes with strength: " + "; ".join(changes) + "."
     elif others:
-        s += " Support: " + ", ".join(r for r, _ in others) + " (no interval separates from it)."
+        s += " Support: " + ", ".join(r for r, _ in others) + " (no change between rungs shown)."
     s = s[0].upper() + s[1:]
     return Verdict(question, title, s)
+
+
+def _ladder_changes(rungs, keys, margin):
+    """The numbers of the speaking rung's ``keys`` that change with strength, by the ladder's
+    test (:func:`analysis.ladder.verdicts`: adjacent-rung differences, Holm over the family),
+    so the verdict and the ladder table never disagree; overlap or separation of two
+    intervals is not the test."""
+    from .ladder import verdicts as ladder_verdicts
+
+    order = list(reversed(rungs))  # weakest first, as the ladder reads them
+    rows = []
+    for k in keys:
+        row = []
+        for _, ks in order:
+            v = next((x for x in ks if x["key"] == k["key"]), None)
+            row.append(None if v is None or degenerate(v) else v)
+        rows.append(row)
+    found = ladder_verdicts(rows, [r for r, _ in order], margin)
+    return [f"{k['key']} {sentence}" for k, (word, sentence) in zip(keys, found) if word == "changes"]
 
 
 def power_keys(table, names=None):

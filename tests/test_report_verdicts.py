@@ -37,15 +37,27 @@ def test_strongest_rung_narrow_enough_speaks_and_disagreeing_rung_is_named():
     assert speaking_rung(rungs) == 1
     s = verdict("seats", "t", rungs).sentence
     assert s.startswith("Under expert")
-    assert "Changes with strength: heuristic gives gap, 4p +2.0 pts [+1.2, +2.8] (+5.7 pts from expert)" in s
-    assert "search8" not in s.split("Changes with strength")[1]
+    changed = s.split("Changes with strength: ")[1]
+    assert changed.startswith("gap, 4p changes with strength (between heuristic and expert: ")
+    assert "search8" not in changed
 
 
 def test_overlapping_rungs_support_without_claiming_sameness():
     rungs = [("expert", [_k("gap", -0.04, -0.05, -0.03)]), ("heuristic", [_k("gap", -0.035, -0.045, -0.025)])]
     s = verdict("seats", "t", rungs).sentence
-    assert "Support: heuristic (no interval separates from it)" in s
+    assert "Support: heuristic (no change between rungs shown)" in s
     assert "holds" not in s and "same" not in s
+
+
+def test_overlapping_intervals_with_a_clear_difference_change_with_strength():
+    """Overlap is not the test: -4.0 [-4.6, -3.4] and -3.0 [-3.6, -2.4] overlap, yet their
+    difference (-1.0 pts, se about 0.43) is clear of 0, as the ladder table says."""
+    rungs = [
+        ("expert", [_k("gap", -0.040, -0.046, -0.034)]),
+        ("heuristic", [_k("gap", -0.030, -0.036, -0.024)]),
+    ]
+    s = verdict("seats", "t", rungs).sentence
+    assert "Changes with strength: gap changes with strength (between heuristic and expert: " in s
 
 
 def test_degenerate_arm_is_flagged_never_ranked():
