@@ -38,8 +38,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 #: where the rules contract lives beside the project (read when present; see ``contract_ids``)
 CONTRACT_DIR = ROOT.parent / "shared" / "rules"
-#: the contract file of each game (its rule ids start with the prefix)
-CONTRACT = {"bloody_inn": ("bloody-inn.md", "BI"), "cluedo": ("cluedo.md", "CL")}
 HELP_WIDTH = 100
 #: files whose rule ids are examples, not citations: the tests of this module
 NOT_CITING = ("tests/test_docs_blocks.py",)
@@ -262,6 +260,19 @@ def rule_constants_table(root=ROOT):
 # --- generator: rule ids, where implemented and tested --------------------------------------
 
 
+def contracts():
+    """``{game: (contract file, rule-id prefix)}`` as each adapter declares it
+    (``rules_contract``); a game without a contract is left out."""
+    from . import registry
+
+    out = {}
+    for game in registry.game_names():
+        contract = getattr(registry.get_adapter(game), "rules_contract", None)
+        if contract:
+            out[game] = tuple(contract)
+    return out
+
+
 def contract_ids(root=ROOT, contract_dir=None):
     """``{game: [rule id, ...]}`` in contract order.
 
@@ -271,7 +282,7 @@ def contract_ids(root=ROOT, contract_dir=None):
     """
     contract_dir = CONTRACT_DIR if contract_dir is None else Path(contract_dir)
     out = {}
-    for game, (file, prefix) in CONTRACT.items():
+    for game, (file, prefix) in contracts().items():
         path = contract_dir / file
         if path.exists():
             ids = DEFINED_ID.findall(path.read_text(encoding="utf-8"))

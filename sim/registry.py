@@ -90,6 +90,9 @@ class GameAdapter(Protocol):
         Display name.
     min_players, max_players : int
         Player counts the game plays (every count in between plays).
+    rules_contract : (str, str), optional
+        The game's rules contract file (``../shared/rules/``) and its rule-id prefix: the
+        docs generator (``python -m sim.docs``) lists its ids with the code and tests citing them.
     """
 
     name: str

@@ -123,4 +123,4 @@ def test_without_the_contract_beside_the_project_the_ids_come_from_docs_rules(tm
     in the same order as the contract (when the contract is here, this compares the two)."""
     from_docs = docs.contract_ids(ROOT, contract_dir=tmp_path)
     assert from_docs == docs.contract_ids(ROOT)
-    assert all(from_docs[game] for game in docs.CONTRACT)
+    assert all(from_docs[game] for game in docs.contracts())

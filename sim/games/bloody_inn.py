@@ -402,6 +402,8 @@ def annex_bits(kinds):
 class BloodyInnAdapter:
     name = "bloody_inn"
     title = "The Bloody Inn (L'Auberge Sanglante)"
+    #: the rules contract (../shared/rules/) and its rule-id prefix
+    rules_contract = ("bloody-inn.md", "BI")
     min_players = 1
     max_players = 4
     duplicate_deals = True  # rotate = "duplicate" (kernels/bloody_inn/play.py)

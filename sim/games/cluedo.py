@@ -694,6 +694,8 @@ class _Adapter:
     name = "cluedo"
     duplicate_deals = True  # rotate = "duplicate" (kernels/cluedo/rules.py setup)
     title = "Cluedo (modern edition: loupe dice, 29 clue cards, 2-player mode)"
+    #: the rules contract (../shared/rules/) and its rule-id prefix
+    rules_contract = ("cluedo.md", "CL")
     min_players = 2
     max_players = 6
     resolve = staticmethod(resolve)
