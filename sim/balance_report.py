@@ -137,6 +137,10 @@ def _by_objective(ev):
     return {r["objective"]: r for r in ev["rows"]}
 
 
+def _missed(ev):
+    return sum(1 for r in ev["rows"] if not r["meets"])
+
+
 def answer(search):
     """The report's opening sentence(s)."""
     spec = search.spec
@@ -153,7 +157,8 @@ def answer(search):
         lead = f"Change {spec.describe(c.values)}"
         verdict = "every target met on fresh deals"
     elif proposals:
-        c, ev = min(proposals, key=lambda t: (t[1]["loss"], len(t[0].changes)))
+        # the closest: the fewest targets missed, then the lowest loss, then the fewest changes
+        c, ev = min(proposals, key=lambda t: (_missed(t[1]), t[1]["loss"], len(t[0].changes)))
         lead = f"No edit tried meets every target on fresh deals; the closest is: change {spec.describe(c.values)}"
         verdict = "targets missed: " + ", ".join(r["objective"] for r in ev["rows"] if not r["meets"])
     else:

@@ -313,3 +313,67 @@ def test_a_bad_rule_constant_range_is_one_line(tmp_path, edit, words):
         load_spec(path)
     msg = str(exc.value)
     assert "\n" not in msg and "edits.0.range" in msg and words in msg, msg
+
+
+def test_the_answer_without_a_met_edit_names_the_one_missing_fewest_targets():
+    """With no confirmed edit meeting every target, the report opens with the edit that
+    misses the fewest targets, even when another has a lower loss."""
+    from types import SimpleNamespace
+
+    from sim.balance_report import answer
+
+    spec = parse_spec(
+        spec_dict(
+            objectives=[
+                {"metric": "first_player_gap", "players": [2], "target": [-1.0, 1.0]},
+                {"metric": "mean_rounds", "players": [2], "target": [8.0, 12.0]},
+            ]
+        )
+    )
+
+    def ev(gap, rounds, loss):
+        rows = [
+            {
+                "objective": "first_player_gap@2p",
+                "metric": "first_player_gap",
+                "players": 2,
+                "unit": "pts",
+                "estimate": gap,
+                "lo": gap - 0.2,
+                "hi": gap + 0.2,
+                "target_lo": -1.0,
+                "target_hi": 1.0,
+                "meets": -1.0 <= gap - 0.2 and gap + 0.2 <= 1.0,
+            },
+            {
+                "objective": "mean_rounds@2p",
+                "metric": "mean_rounds",
+                "players": 2,
+                "unit": "rounds",
+                "estimate": rounds,
+                "lo": rounds - 0.1,
+                "hi": rounds + 0.1,
+                "target_lo": 8.0,
+                "target_hi": 12.0,
+                "meets": 8.0 <= rounds - 0.1 and rounds + 0.1 <= 12.0,
+            },
+        ]
+        return {"rows": rows, "loss": loss, "meets": all(r["meets"] for r in rows)}
+
+    def cand(deck):
+        return SimpleNamespace(
+            values={"rules.deck_size": deck, "rules.length": "long"}, changes=["rules.deck_size"]
+        )
+
+    search = SimpleNamespace(
+        spec=spec,
+        confirmation=[
+            (cand(30), ev(-4.0, 10.0, 9.0)),  # the official rules
+            (cand(44), ev(1.1, 12.05, 0.2)),  # misses both, lower loss
+            (cand(52), ev(0.0, 12.5, 0.4)),  # misses only the length
+        ],
+    )
+    text = answer(search)
+    assert (
+        "closest is: change rules.deck_size 30 -> 52" in text and "targets missed: mean_rounds@2p;" in text
+    ), text
