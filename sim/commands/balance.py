@@ -94,7 +94,11 @@ def balance(
         progress=progress,
         optimizer=optimizer,
     )
-    command = "sim balance " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv else None
+    # argv[1:] starts with the command's own name when run as `sim balance ...`
+    args = sys.argv[1:]
+    if args[:1] == ["balance"]:
+        args = args[1:]
+    command = "sim balance " + " ".join(shlex.quote(a) for a in args) if sys.argv else None
     t0 = time.monotonic()
     try:
         search.run()
