@@ -4,8 +4,10 @@ Both arms see the same candidates: the ``random`` optimiser's proposals do not d
 values it is told, so with the same seed both arms try the same list.  The fixed arm plays
 every candidate the last rung's games; the racing arm plays the spec's rungs (successive
 halving and the sequential test).  Each arm's choice (its incumbent: lowest loss on the search
-deals) is then confirmed on the same fresh deals with the strong player, so the arms are
-compared by the games they played and by how good what they chose is on deals neither saw.
+deals) is then confirmed on the same fresh deals with the strong player (the same games for
+both, so at equal confirmation accuracy), so the arms are compared by the games they played
+and by how good what they chose is on deals neither saw (the confirmed loss with its bounds
+and every objective's 95% interval).
 
     python benchmarks/balance/racing.py [SPEC] [--candidates N] [--seeds 27,31]
 
@@ -45,8 +47,18 @@ def arm(spec, seed, candidates, rungs):
         "chosen": spec.describe(best.values),
         "search_loss": round(best.final["loss"], 3),
         "confirmed_loss": round(ev["loss"], 3),
+        "confirmed_loss_bounds": [round(ev["loss_lo"], 3), round(ev["loss_hi"], 3)],
         "confirmed_meets": ev["meets"],
+        "confirmed": _intervals(ev),
         "official_confirmed_loss": round(off_ev["loss"], 3),
+        "official_confirmed": _intervals(off_ev),
+    }
+
+
+def _intervals(ev):
+    """Each objective's confirmed estimate and 95% interval, by its label."""
+    return {
+        r["objective"]: [round(r["estimate"], 2), round(r["lo"], 2), round(r["hi"], 2)] for r in ev["rows"]
     }
 
 
