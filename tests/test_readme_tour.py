@@ -3,7 +3,7 @@ before it fails here (as a newcomer following the README would).
 
 Every line of the ``## A tour`` code block is run as written, ``.venv/bin/sim`` standing for this
 environment's ``sim``, with the games made small on commands that play them (``--games`` for
-``run``, ``power`` and ``bench``, ``--max-games`` for ``sweep`` and ``study``); other commands run
+``run``, ``power``, ``meta`` and ``bench``, ``--max-games`` for ``sweep`` and ``study``); other commands run
 unchanged. A new tour line is simply run: nothing here names one.
 """
 
@@ -26,6 +26,7 @@ SIM = (
 SMALL = {
     "run": ("--games", "300"),
     "power": ("--games", "200"),
+    "meta": ("--games", "100"),
     "bench": ("--games", "200"),
     "sweep": ("--max-games", "300"),
     "study": ("--max-games", "300"),
