@@ -25,6 +25,7 @@ from numba import njit
 from kernels.rng import randint
 from kernels.sigs import ST, I, sig
 
+from . import search
 from .board import exact_end, reach_exact, reached_steps
 from .knowledge import (
     add_has,
@@ -303,6 +304,8 @@ def prepare(st, seat):
             st[pb + PR_VER] = st[kb + K_VER] + 1
             if _single_triple(st, seat, candidates(st, seat)) < 0:
                 _estimate(st, seat)
+    elif agent == AGENT.SEARCH:
+        search.refresh(st, seat)
 
 
 @njit(cache=True)
@@ -323,6 +326,8 @@ def wants_accuse(st, seat):
         pb = S_PROB + seat * 24
         if st[pb + 22] >= 0 and st[pb + 23] >= param(st, seat, P_RISK):
             return st[pb + 22]
+    if st[S_AGENT + seat] == AGENT.SEARCH:
+        return search.wants_gamble(st, seat)
     return -1
 
 
@@ -405,6 +410,8 @@ def start_action(st, tb, seat, pos, may_stay):
     """At the start of a turn in a room (CL-T3): STAY, ROLL or PASSAGE + room."""
     if pos >= 9:
         return ROLL
+    if st[S_AGENT + seat] == AGENT.SEARCH and search.moves(st, seat):
+        return search.start_action(st, tb, seat, pos, may_stay)
     useful = useful_rooms(st, seat)
     learning = _still_learning(st, seat)
     passages = st[S_PASS + pos]
@@ -433,8 +440,11 @@ def start_action(st, tb, seat, pos, may_stay):
 @njit(cache=True)
 def choose_target(st, tb, seat, pos):
     """The room the agent walks towards."""
+    accusing = wants_accuse(st, seat) >= 0
+    if st[S_AGENT + seat] == AGENT.SEARCH and search.moves(st, seat) and not accusing:
+        return search.choose_target(st, tb, seat, pos)
     useful = useful_rooms(st, seat)
-    if useful == 0 or wants_accuse(st, seat) >= 0:
+    if useful == 0 or accusing:
         useful = 0x1FF
     t = _nearest_room(st, tb, seat, pos, useful)
     if t < 0:
@@ -558,7 +568,7 @@ def _pick_not_own(st, seat, cat):
     info = _refutable(st, seat, cand)
     if info:
         cand = info
-    if st[S_AGENT + seat] == AGENT.PROB and st[S_PROB + seat * 24 + 22] >= 0:
+    if st[S_AGENT + seat] >= AGENT.PROB and st[S_PROB + seat * 24 + 22] >= 0:
         best = -1
         bv = -1
         for c in range(21):
@@ -589,7 +599,7 @@ def _pick(st, seat, cat):
     if info == 0:
         return random_card(st, cand)  # nobody can refute any: the suggestion isolates
     cand = info
-    if st[S_AGENT + seat] == AGENT.PROB and st[S_PROB + seat * 24 + 22] >= 0:
+    if st[S_AGENT + seat] >= AGENT.PROB and st[S_PROB + seat * 24 + 22] >= 0:
         best = -1
         bv = -1
         for c in range(21):
@@ -606,6 +616,8 @@ def _pick(st, seat, cat):
 @njit(cache=True)
 def choose_suggestion(st, seat):
     """Suspect and weapon to name (CL-T5); returns ``suspect * 64 + weapon``."""
+    if st[S_AGENT + seat] == AGENT.SEARCH:
+        return search.choose_suggestion(st, seat)
     return _pick(st, seat, CAT_SUSPECT) * 64 + _pick(st, seat, CAT_WEAPON)
 
 
@@ -635,7 +647,7 @@ def choose_named_card(st, seat, cat):
     kb = kbase(seat)
     cand = candidates(st, seat) & cat & ~st[S_TRUE + seat]
     if cand & (cand - 1):
-        return _pick(st, seat, cat) if st[S_AGENT + seat] == AGENT.PROB else random_card(st, cand)
+        return _pick(st, seat, cat) if st[S_AGENT + seat] >= AGENT.PROB else random_card(st, cand)
     unknown = cat & ~known_cards(st, kb)
     if unknown:
         return random_card(st, unknown)

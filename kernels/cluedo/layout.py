@@ -199,7 +199,8 @@ X_CNT = _a(324)  # prob agent: weight of each envelope triple (ppm-scaled)
 X_W = _a(N_CARDS)
 # restricted play (sim power) and the search player (kernels/cluedo/search.py)
 S_FORBID = _a(6)  # seat -> restriction bits (R_*): choices the seat never makes
-S_SDEC = _a()  # search decisions taken so far in this game (keys their random streams)
+S_SDEC = _a(6)  # search seat -> samplings so far in this game (keys their random streams)
+S_SKEY = _a()  # stream key of the run seed and game id (search sampling streams derive from it)
 S_SACC = _a(6)  # search seat: triple decided before its turn (-1 none)
 S_NSLOG = _a()  # suggestions logged
 S_SLOG = _a(SLOG_MAX)  # public suggestion log: suggester | mask << 3 | (refuter + 1) << 24

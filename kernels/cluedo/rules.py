@@ -67,6 +67,7 @@ from .layout import (
     S_SACC,
     S_SEATOF,
     S_SHOWN,
+    S_SKEY,
     S_SLOG,
     S_STALE,
     S_TRUE,
@@ -557,6 +558,7 @@ def setup(st, tb, game_id, n, rec):
     # stream, so the characters, the deal and the first dice are the same in each
     dup = tb[T_ROTATE] == ROTATE_DUPLICATE
     st[S_RNG] = stream_key(tb[T_SEED], game_id // n if dup else game_id)
+    st[S_SKEY] = st[S_RNG]  # the search player's sampling streams derive from it
     st[S_GAME] = game_id
     st[S_N] = n
     st[S_WINNER] = -1

@@ -36,7 +36,7 @@ BLOCK_GAMES = 100
 # --- strategies ------------------------------------------------------------------------
 
 #: slot of each parameter in the kernel's parameter vector (kernels.cluedo.agents.P_*)
-PARAM_SLOTS = {"show": 0, "loupe": 1, "walk": 2, "exact": 3, "risk": 4, "samples": 5}
+PARAM_SLOTS = {"show": 0, "loupe": 1, "walk": 2, "exact": 3, "risk": 4, "samples": 5, "threshold": 6, "move": 7}
 PARAM_RANGES = {
     "show": (0.0, 1.0),
     "loupe": (0.0, 1.0),
@@ -44,6 +44,8 @@ PARAM_RANGES = {
     "exact": (0.0, 324.0),
     "risk": (0.0, 1.0),
     "samples": (1.0, 1024.0),
+    "threshold": (0.0, 1.0),
+    "move": (0.0, 1.0),
 }
 
 STRATEGIES = {
@@ -65,6 +67,13 @@ STRATEGIES = {
         "most uncertain cards and accuses when the likeliest triple reaches `risk`",
         {"show": 1.0, "loupe": 1.0, "walk": 12.0, "exact": 8.0, "risk": 0.85, "samples": 32.0},
     ),
+    "search": (
+        L.AGENT.SEARCH,
+        "prob's bookkeeping and movement; names the suspect and weapon with the largest expected "
+        "information gain over `samples` deals consistent with its knowledge (own cards included) "
+        "and accuses when the likeliest triple reaches `threshold`",
+        {"show": 1.0, "loupe": 1.0, "walk": 12.0, "exact": 8.0, "samples": 256.0, "threshold": 0.85, "move": 1.0},
+    ),
 }
 PARAM_HELP = {
     "show": "1: show the least revealing card when refuting or revealing, 0: a random one",
@@ -72,7 +81,9 @@ PARAM_HELP = {
     "walk": "stay in the current room and suggest when the nearest useful room is farther than this many steps",
     "exact": "settle the envelope by exact search when at most this many candidate triples remain (0: propagation only)",
     "risk": "accuse when the likeliest envelope triple has at least this probability",
-    "samples": "consistent deals sampled per estimate",
+    "samples": "consistent deals sampled per estimate (search: per decision)",
+    "move": "search: 1 stays, takes a passage or walks where the expected information per turn is largest; 0 moves as prob",
+    "threshold": "search: accuse when the likeliest envelope triple has at least this estimated probability",
 }
 
 RULE_KEYS = (

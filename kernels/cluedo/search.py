@@ -1,0 +1,435 @@
+"""``search``: the suggestion and the accusation chosen by looking one suggestion ahead over
+deals sampled consistently with the seat's own knowledge.
+
+The seat keeps the ``logic`` bookkeeping (``knowledge.propagate``, exact search when few
+triples remain).  At each decision it draws ``samples`` deals consistent with that knowledge
+(``knowledge.sample_deal``: sequential importance sampling, weighted so that the samples
+estimate the uniform distribution over consistent deals; publicly wrong accusations rule
+their triple out, CL-T6):
+
+* **suggestion** (CL-T5): for every suspect and weapon it may name (its own cards included:
+  naming an own card isolates the other two), it plays the refutation out on every sample —
+  the first player to the left holding one of the three cards shows one, as the agents do:
+  a card it already showed the seat or to everyone if it has one, else any of them — and
+  scores the expected entropy of the envelope's suspect, weapon and room after seeing the
+  outcome (who showed, and which card).  It names the pair with the least (one-ply expected
+  information gain; the plug-in entropies carry the Miller–Madow correction so that an
+  outcome seen on few samples does not look more informative than it is);
+* **accusation** (CL-T6): as ``prob``, from the same estimate: when it is certain, or when the
+  likeliest triple's estimated probability reaches ``threshold``;
+* everything else (where to walk, stay or passage, which card to show, clue-card choices)
+  is ``prob``'s, fed by these estimates.
+
+Randomness: every sampling draws from its own stream keyed by the game's key (run seed and
+game id, ``S_SKEY``), the seat and the seat's count of samplings so far (``S_SDEC``); the
+game's own stream is set aside meanwhile and restored, so a search seat never changes the
+dice or the other players' random choices.  Honesty: the only inputs are the seat's own
+knowledge block, the public hand sizes, the public board and accusations, and what was shown
+to the seat or to everyone; two games that differ only in cards the seat has not seen give
+it the same samples and the same decisions (tests/test_cluedo_search.py).
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from kernels.rng import stream_key
+
+from .knowledge import kbase, low_card, popc, sample_deal
+from .layout import (
+    ALL_CARDS,
+    CAT_ROOM,
+    CAT_SUSPECT,
+    CAT_WEAPON,
+    ENVELOPE,
+    FIRST_ROOM,
+    K_HAS,
+    K_NOT,
+    K_VER,
+    N_HOLDERS,
+    N_PARAMS,
+    PARAM_SCALE,
+    MAX_NODES,
+    R_OWN,
+    R_PASSAGE,
+    S_CHAR,
+    S_FORBID,
+    S_LOOKED,
+    S_N,
+    S_NWRONG,
+    S_PARAM,
+    S_PASS,
+    S_POS,
+    S_PROB,
+    S_PUBLIC,
+    S_RNG,
+    S_ROOMCARD,
+    S_SDEC,
+    S_SHOWN,
+    S_SKEY,
+    S_TRUE,
+    S_WRONG,
+    T_SDIST,
+    TABLE,
+    X_A,
+)
+
+# parameter slots (kernels.cluedo.agents.P_*: 0-5 are shared with prob)
+P_SAMPLES = 5  # deals sampled per decision
+P_THRESHOLD = 6  # accuse when the likeliest triple has at least this probability
+P_MOVE = 7  # 1: stay / passage / walk target by information per turn; 0: prob's movement
+PR_VER = 21  # S_PROB slot holding the knowledge version of the estimate (as agents.PR_VER)
+STREAM_STRIDE = 1 << 32  # decision streams: seat * STRIDE + sampling number
+ROLL = 0  # start-of-turn actions, as agents.ROLL / STAY / PASSAGE (+ room)
+STAY = 1
+PASSAGE = 2
+
+
+@njit(cache=True, inline="always")
+def _param(st, seat, k):
+    return st[S_PARAM + seat * N_PARAMS + k]
+
+
+@njit(cache=True, inline="always")
+def _pack(s, w, r):
+    return s + 6 * (w - 6) + 36 * (r - FIRST_ROOM)
+
+
+@njit(cache=True)
+def _wrongly_accused(st, t):
+    """Was triple ``t`` accused wrongly already (public, CL-T6)?"""
+    for i in range(st[S_NWRONG]):
+        if _pack(st[S_WRONG + 3 * i], st[S_WRONG + 3 * i + 1], st[S_WRONG + 3 * i + 2]) == t:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _sample(st, seat, hands, trip, wts):
+    """Fill ``hands[k, h]`` (every holder's cards), ``trip[k]`` (the envelope triple) and
+    ``wts[k]`` (normalised importance weights) for up to ``len(trip)`` deals consistent with
+    the seat's propagated knowledge; returns how many were kept.
+
+    Draws from the seat's own decision stream (module docstring); the game's stream is
+    restored afterwards."""
+    kb = kbase(seat)
+    saved = st[S_RNG]
+    st[S_RNG] = stream_key(st[S_SKEY], seat * STREAM_STRIDE + st[S_SDEC + seat])
+    st[S_SDEC + seat] += 1
+    k = 0
+    for _ in range(trip.shape[0]):
+        lw = sample_deal(st, kb)
+        if lw == -math.inf:
+            continue
+        env = st[kb + K_HAS + ENVELOPE] | st[X_A + ENVELOPE]
+        t = _pack(low_card(env & CAT_SUSPECT), low_card(env & CAT_WEAPON), low_card(env & CAT_ROOM))
+        if _wrongly_accused(st, t):
+            continue
+        for h in range(N_HOLDERS):
+            hands[k, h] = st[kb + K_HAS + h] | st[X_A + h]
+        trip[k] = t
+        wts[k] = lw
+        k += 1
+    st[S_RNG] = saved
+    if k == 0:
+        return 0
+    top = wts[0]
+    for i in range(1, k):
+        top = max(top, wts[i])
+    total = 0.0
+    for i in range(k):
+        wts[i] = math.exp(wts[i] - top)
+        total += wts[i]
+    for i in range(k):
+        wts[i] /= total
+    return k
+
+
+@njit(cache=True)
+def _n_samples(st, seat):
+    return max(1, _param(st, seat, P_SAMPLES) // PARAM_SCALE)
+
+
+@njit(cache=True)
+def refresh(st, seat):
+    """Envelope probabilities per card, the likeliest triple and its probability into the
+    seat's ``S_PROB`` slots (as ``prob`` keeps them), once per knowledge version."""
+    kb = kbase(seat)
+    pb = S_PROB + seat * 24
+    if st[pb + PR_VER] == st[kb + K_VER] + 1:
+        return
+    st[pb + PR_VER] = st[kb + K_VER] + 1
+    cand = ALL_CARDS & ~st[kb + K_NOT + ENVELOPE]
+    n = _n_samples(st, seat)
+    hands = np.empty((n, N_HOLDERS), np.int64)
+    trip = np.empty(n, np.int64)
+    wts = np.empty(n)
+    k = 0
+    if popc(cand & CAT_SUSPECT) * popc(cand & CAT_WEAPON) * popc(cand & CAT_ROOM) > 1:
+        k = _sample(st, seat, hands, trip, wts)
+    for c in range(21):
+        st[pb + c] = 0
+    st[pb + 22] = -1
+    st[pb + 23] = 0
+    if k == 0:
+        return
+    wt = np.zeros(324)
+    for i in range(k):
+        wt[trip[i]] += wts[i]
+    best = 0
+    for t in range(324):
+        if wt[t] > 0.0:
+            st[pb + t % 6] += int(wt[t] * 1e6)
+            st[pb + 6 + (t // 6) % 6] += int(wt[t] * 1e6)
+            st[pb + FIRST_ROOM + t // 36] += int(wt[t] * 1e6)
+            if wt[t] > wt[best]:
+                best = t
+    st[pb + 22] = best
+    st[pb + 23] = int(wt[best] * 1e6)
+
+
+@njit(cache=True)
+def wants_gamble(st, seat):
+    """The likeliest triple if its estimated probability reaches ``threshold`` (CL-T6), else -1
+    (certainty is the caller's: ``agents.wants_accuse``)."""
+    pb = S_PROB + seat * 24
+    if st[pb + 22] >= 0 and st[pb + 23] >= _param(st, seat, P_THRESHOLD):
+        return st[pb + 22]
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _category(c):
+    return 0 if c < 6 else (1 if c < FIRST_ROOM else 2)
+
+
+@njit(cache=True)
+def _expected_entropy(wsum, wsq, marg, n_out):
+    """Expected entropy (nats) of the envelope's suspect, weapon and room after an outcome:
+    ``sum_o P(o) * sum_category H(category | o)``, each plug-in entropy with the Miller–Madow
+    correction ``(bins seen - 1) / (2 N_eff)`` at the outcome's effective sample size."""
+    out = 0.0
+    for o in range(n_out):
+        p = wsum[o]
+        if p <= 0.0:
+            continue
+        neff = p * p / wsq[o]
+        h = 0.0
+        for cat in range(3):
+            lo = 0 if cat == 0 else (6 if cat == 1 else FIRST_ROOM)
+            hi = 6 if cat == 0 else (FIRST_ROOM if cat == 1 else 21)
+            seen = 0
+            for c in range(lo, hi):
+                q = marg[o, c] / p
+                if q > 0.0:
+                    h -= q * math.log(q)
+                    seen += 1
+            h += (seen - 1) / (2.0 * neff)
+        out += p * h
+    return out
+
+
+@njit(cache=True)
+def _pair_values(st, seat, room_card, hands, trip, wts, k, best):
+    """Expected envelope entropy after suggesting each suspect and weapon in the room of
+    ``room_card``: returns the least, its pair (``suspect * 64 + weapon``) in ``best[0]``."""
+    n = st[S_N]
+    barred = st[S_TRUE + seat] if st[S_FORBID + seat] & R_OWN else 0  # restricted play (R_OWN)
+    # what the seat knows each player would rather show it: a card it already showed the
+    # seat or everyone (the agents' least revealing card, agents.choose_show)
+    pref = np.zeros(N_HOLDERS, np.int64)
+    for j in range(n):
+        pref[j] = st[S_PUBLIC + j] | st[S_SHOWN + j * 6 + seat]
+    n_out = 1 + 3 * (n - 1)
+    wsum = np.zeros(n_out)
+    wsq = np.zeros(n_out)
+    marg = np.zeros((n_out, 21))
+    best[0] = -1
+    best_v = math.inf
+    for s in range(6):
+        if (barred >> s) & 1:
+            continue
+        for w in range(6, 12):
+            if (barred >> w) & 1:
+                continue
+            m = (1 << s) | (1 << w) | (1 << room_card)
+            wsum[:] = 0.0
+            wsq[:] = 0.0
+            marg[:, :] = 0.0
+            for i in range(k):
+                t = trip[i]
+                o0 = 0
+                shown = 0
+                for d in range(1, n):
+                    j = (seat + d) % n
+                    match = hands[i, j] & m
+                    if match:
+                        shown = match & pref[j]
+                        if shown == 0:
+                            shown = match
+                        o0 = 1 + 3 * (d - 1)
+                        break
+                if shown == 0:
+                    _add(wsum, wsq, marg, 0, t, wts[i])
+                else:
+                    x = wts[i] / popc(shown)
+                    while shown:
+                        c = low_card(shown)
+                        shown &= shown - 1
+                        _add(wsum, wsq, marg, o0 + _category(c), t, x)
+            v = _expected_entropy(wsum, wsq, marg, n_out)
+            if v < best_v - 1e-12:
+                best_v = v
+                best[0] = s * 64 + w
+    return best_v
+
+
+@njit(cache=True)
+def _entropy_now(trip, wts, k):
+    """Entropy of the envelope's suspect, weapon and room now (same estimate as after an
+    outcome: one outcome that everything shares)."""
+    wsum = np.zeros(1)
+    wsq = np.zeros(1)
+    marg = np.zeros((1, 21))
+    for i in range(k):
+        _add(wsum, wsq, marg, 0, trip[i], wts[i])
+    return _expected_entropy(wsum, wsq, marg, 1)
+
+
+@njit(cache=True)
+def _look_value(st, seat, hands, trip, wts, k):
+    """Expected envelope entropy after looking at one face-down card not looked at yet
+    (CL-2.2): in each sample it is any of the table's cards the seat has not looked at."""
+    looked = 0
+    for q in range(9):
+        if (st[S_LOOKED + seat] >> q) & 1 and st[S_ROOMCARD + q] >= 0:
+            looked |= 1 << st[S_ROOMCARD + q]  # the seat saw these itself
+    wsum = np.zeros(21)
+    wsq = np.zeros(21)
+    marg = np.zeros((21, 21))
+    for i in range(k):
+        pool = hands[i, TABLE] & ~looked
+        if pool == 0:
+            _add(wsum, wsq, marg, 0, trip[i], wts[i])
+            continue
+        x = wts[i] / popc(pool)
+        while pool:
+            c = low_card(pool)
+            pool &= pool - 1
+            _add(wsum, wsq, marg, c, trip[i], x)
+    return _expected_entropy(wsum, wsq, marg, 21)
+
+
+@njit(cache=True)
+def room_values(st, seat, gain):
+    """``gain[q]``: expected information (nats of envelope entropy) of a turn ending in room
+    ``q``: its best suggestion, plus the look at its face-down card if the seat has not
+    looked there yet (CL-2.2)."""
+    k_max = _n_samples(st, seat)
+    hands = np.empty((k_max, N_HOLDERS), np.int64)
+    trip = np.empty(k_max, np.int64)
+    wts = np.empty(k_max)
+    k = _sample(st, seat, hands, trip, wts)
+    for q in range(9):
+        gain[q] = 0.0
+    if k == 0:
+        return
+    h0 = _entropy_now(trip, wts, k)
+    best = np.empty(1, np.int64)
+    hl = -1.0
+    for q in range(9):
+        gain[q] = max(0.0, h0 - _pair_values(st, seat, FIRST_ROOM + q, hands, trip, wts, k, best))
+        if st[S_N] == 2 and st[S_ROOMCARD + q] >= 0 and not (st[S_LOOKED + seat] >> q) & 1:
+            if hl < 0.0:
+                hl = max(0.0, h0 - _look_value(st, seat, hands, trip, wts, k))
+            gain[q] += hl
+
+
+@njit(cache=True, inline="always")
+def _turns_to(tb, q, node):
+    """Turns a walk from ``node`` to room ``q`` takes, from the static walking distance and
+    a mean roll of 7 (CL-T1)."""
+    d = tb[T_SDIST + q * MAX_NODES + node]
+    return max(1, (d + 6) // 7)
+
+
+@njit(cache=True)
+def moves(st, seat):
+    """Does the seat choose its moves by ``room_values`` (``move`` > 0), not as ``prob``?"""
+    return _param(st, seat, P_MOVE) > 0
+
+
+@njit(cache=True)
+def start_action(st, tb, seat, pos, may_stay):
+    """At the start of a turn in room ``pos`` (CL-T3): stay and suggest, take a passage, or
+    roll, whichever gains the most information per turn (``room_values``; a walk to a room
+    is valued at its gain over the turns it takes).  Returns agents' STAY / ROLL /
+    PASSAGE + room."""
+    gain = np.empty(9)
+    room_values(st, seat, gain)
+    best_rate = -1.0
+    act = ROLL
+    if may_stay:
+        best_rate = gain[pos]
+        act = STAY
+    passages = 0 if st[S_FORBID + seat] & R_PASSAGE else st[S_PASS + pos]
+    for q in range(9):
+        if (passages >> q) & 1 and gain[q] > best_rate + 1e-12:
+            best_rate = gain[q]
+            act = PASSAGE + q
+    for q in range(9):
+        if q != pos and gain[q] / _turns_to(tb, q, pos) > best_rate + 1e-12:
+            return ROLL
+    return act
+
+
+@njit(cache=True)
+def choose_target(st, tb, seat, pos):
+    """The room to walk towards: the most information per turn of walking."""
+    gain = np.empty(9)
+    room_values(st, seat, gain)
+    best = -1
+    best_rate = -1.0
+    for q in range(9):
+        if q == pos:
+            continue
+        r = gain[q] / _turns_to(tb, q, pos)
+        if r > best_rate + 1e-12 or (
+            r > best_rate - 1e-12 and tb[T_SDIST + q * MAX_NODES + pos] < tb[T_SDIST + best * MAX_NODES + pos]
+        ):
+            best_rate = r
+            best = q
+    return best
+
+
+@njit(cache=True)
+def choose_suggestion(st, seat):
+    """Suspect and weapon to name in the room the seat's pawn is in (CL-T5), by one-ply
+    expected information gain over sampled deals; returns ``suspect * 64 + weapon``."""
+    room_card = FIRST_ROOM + st[S_POS + st[S_CHAR + seat]]
+    k_max = _n_samples(st, seat)
+    hands = np.empty((k_max, N_HOLDERS), np.int64)
+    trip = np.empty(k_max, np.int64)
+    wts = np.empty(k_max)
+    k = _sample(st, seat, hands, trip, wts)
+    best = np.empty(1, np.int64)
+    if k == 0:  # no consistent deal (cannot happen with sound knowledge): any legal pair
+        best[0] = -1
+        barred = st[S_TRUE + seat] if st[S_FORBID + seat] & R_OWN else 0
+        for s in range(6):
+            for w in range(6, 12):
+                if best[0] < 0 and not (barred >> s) & 1 and not (barred >> w) & 1:
+                    best[0] = s * 64 + w
+        return best[0]
+    _pair_values(st, seat, room_card, hands, trip, wts, k, best)
+    return best[0]
+
+
+@njit(cache=True, inline="always")
+def _add(wsum, wsq, marg, o, t, x):
+    wsum[o] += x
+    wsq[o] += x * x
+    marg[o, t % 6] += x
+    marg[o, 6 + (t // 6) % 6] += x
+    marg[o, FIRST_ROOM + t // 36] += x
