@@ -53,6 +53,7 @@ from .layout import (
     MAX_NODES,
     R_OWN,
     R_PASSAGE,
+    S_ACTIVE,
     S_CHAR,
     S_FORBID,
     S_LOOKED,
@@ -77,8 +78,8 @@ from .layout import (
 
 # parameter slots (kernels.cluedo.agents.P_*: 0-5 are shared with prob)
 P_SAMPLES = 5  # deals sampled per decision
-P_THRESHOLD = 6  # accuse when the likeliest triple has at least this probability
-P_MOVE = 7  # 1: stay / passage / walk target by information per turn; 0: prob's movement
+P_THRESHOLD = 6  # per opponent still in: accuse when the likeliest triple reaches threshold**opponents
+P_MOVE = 7  # move by information per turn with at most this many players (else as prob)
 PR_VER = 21  # S_PROB slot holding the knowledge version of the estimate (as agents.PR_VER)
 STREAM_STRIDE = 1 << 32  # decision streams: seat * STRIDE + sampling number
 ROLL = 0  # start-of-turn actions, as agents.ROLL / STAY / PASSAGE (+ room)
@@ -191,10 +192,22 @@ def refresh(st, seat):
 
 @njit(cache=True)
 def wants_gamble(st, seat):
-    """The likeliest triple if its estimated probability reaches ``threshold`` (CL-T6), else -1
-    (certainty is the caller's: ``agents.wants_accuse``)."""
+    """The likeliest triple if it is worth accusing now (CL-T6), else -1 (certainty is the
+    caller's: ``agents.wants_accuse``).
+
+    One turn of look-ahead: accusing now wins with the triple's probability ``p``; waiting
+    for the next turn (by then most likely certain) wins only if none of the ``m``
+    opponents still in the game accuses right first, each failing to with probability
+    ``threshold``.  So the seat accuses once ``p >= threshold ** m``."""
     pb = S_PROB + seat * 24
-    if st[pb + 22] >= 0 and st[pb + 23] >= _param(st, seat, P_THRESHOLD):
+    if st[pb + 22] < 0:
+        return -1
+    m = 0
+    for j in range(st[S_N]):
+        if j != seat and st[S_ACTIVE + j]:
+            m += 1
+    bar = (_param(st, seat, P_THRESHOLD) / PARAM_SCALE) ** max(1, m)
+    if st[pb + 23] >= bar * 1e6:
         return st[pb + 22]
     return -1
 
@@ -322,10 +335,11 @@ def _look_value(st, seat, hands, trip, wts, k):
 
 
 @njit(cache=True)
-def room_values(st, seat, gain):
-    """``gain[q]``: expected information (nats of envelope entropy) of a turn ending in room
-    ``q``: its best suggestion, plus the look at its face-down card if the seat has not
-    looked there yet (CL-2.2)."""
+def room_values(st, seat, gain, rooms):
+    """``gain[q]`` for each room ``q`` of the mask ``rooms`` (0 for the others): expected
+    information (nats of envelope entropy) of a turn ending in room ``q`` — its best
+    suggestion, plus the look at its face-down card if the seat has not looked there yet
+    (CL-2.2)."""
     k_max = _n_samples(st, seat)
     hands = np.empty((k_max, N_HOLDERS), np.int64)
     trip = np.empty(k_max, np.int64)
@@ -339,6 +353,8 @@ def room_values(st, seat, gain):
     best = np.empty(1, np.int64)
     hl = -1.0
     for q in range(9):
+        if not (rooms >> q) & 1:
+            continue
         gain[q] = max(0.0, h0 - _pair_values(st, seat, FIRST_ROOM + q, hands, trip, wts, k, best))
         if st[S_N] == 2 and st[S_ROOMCARD + q] >= 0 and not (st[S_LOOKED + seat] >> q) & 1:
             if hl < 0.0:
@@ -356,8 +372,9 @@ def _turns_to(tb, q, node):
 
 @njit(cache=True)
 def moves(st, seat):
-    """Does the seat choose its moves by ``room_values`` (``move`` > 0), not as ``prob``?"""
-    return _param(st, seat, P_MOVE) > 0
+    """Does the seat choose its stay, passage and walk target by information per turn
+    (``start_action``, ``choose_target``)?  With at most ``move`` players; else as ``prob``."""
+    return st[S_N] * PARAM_SCALE <= _param(st, seat, P_MOVE)
 
 
 @njit(cache=True)
@@ -367,7 +384,7 @@ def start_action(st, tb, seat, pos, may_stay):
     is valued at its gain over the turns it takes).  Returns agents' STAY / ROLL /
     PASSAGE + room."""
     gain = np.empty(9)
-    room_values(st, seat, gain)
+    room_values(st, seat, gain, 0x1FF)
     best_rate = -1.0
     act = ROLL
     if may_stay:
@@ -388,7 +405,7 @@ def start_action(st, tb, seat, pos, may_stay):
 def choose_target(st, tb, seat, pos):
     """The room to walk towards: the most information per turn of walking."""
     gain = np.empty(9)
-    room_values(st, seat, gain)
+    room_values(st, seat, gain, 0x1FF)
     best = -1
     best_rate = -1.0
     for q in range(9):

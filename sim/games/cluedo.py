@@ -45,7 +45,7 @@ PARAM_RANGES = {
     "risk": (0.0, 1.0),
     "samples": (1.0, 1024.0),
     "threshold": (0.0, 1.0),
-    "move": (0.0, 1.0),
+    "move": (0.0, 6.0),
 }
 
 STRATEGIES = {
@@ -72,7 +72,7 @@ STRATEGIES = {
         "prob's bookkeeping and movement; names the suspect and weapon with the largest expected "
         "information gain over `samples` deals consistent with its knowledge (own cards included) "
         "and accuses when the likeliest triple reaches `threshold`",
-        {"show": 1.0, "loupe": 1.0, "walk": 12.0, "exact": 8.0, "samples": 256.0, "threshold": 0.85, "move": 1.0},
+        {"show": 1.0, "loupe": 1.0, "walk": 12.0, "exact": 8.0, "samples": 256.0, "threshold": 0.75, "move": 2.0},
     ),
 }
 PARAM_HELP = {
@@ -82,8 +82,8 @@ PARAM_HELP = {
     "exact": "settle the envelope by exact search when at most this many candidate triples remain (0: propagation only)",
     "risk": "accuse when the likeliest envelope triple has at least this probability",
     "samples": "consistent deals sampled per estimate (search: per decision)",
-    "move": "search: 1 stays, takes a passage or walks where the expected information per turn is largest; 0 moves as prob",
-    "threshold": "search: accuse when the likeliest envelope triple has at least this estimated probability",
+    "move": "search: with at most this many players it stays, takes a passage or walks where the expected information per turn is largest; with more it moves as prob (0: always as prob)",
+    "threshold": "search: the chance that one opponent does not accuse right before the seat's next turn; it accuses once the likeliest triple reaches threshold ** (opponents still in)",
 }
 
 RULE_KEYS = (
