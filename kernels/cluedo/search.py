@@ -47,10 +47,10 @@ from .layout import (
     K_HAS,
     K_NOT,
     K_VER,
+    MAX_NODES,
     N_HOLDERS,
     N_PARAMS,
     PARAM_SCALE,
-    MAX_NODES,
     R_OWN,
     R_PASSAGE,
     S_ACTIVE,
@@ -364,10 +364,11 @@ def room_values(st, seat, gain, rooms):
 
 @njit(cache=True, inline="always")
 def _turns_to(tb, q, node):
-    """Turns a walk from ``node`` to room ``q`` takes, from the static walking distance and
-    a mean roll of 7 (CL-T1)."""
+    """Turns a walk from ``node`` into room ``q`` takes: about half a turn more than the
+    static walking distance over the mean roll of 7 (CL-T1), and at least the one turn
+    that a stay or a passage takes too."""
     d = tb[T_SDIST + q * MAX_NODES + node]
-    return max(1, (d + 6) // 7)
+    return max(1.0, 0.5 + d / 7.0)
 
 
 @njit(cache=True)

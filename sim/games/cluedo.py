@@ -36,7 +36,16 @@ BLOCK_GAMES = 100
 # --- strategies ------------------------------------------------------------------------
 
 #: slot of each parameter in the kernel's parameter vector (kernels.cluedo.agents.P_*)
-PARAM_SLOTS = {"show": 0, "loupe": 1, "walk": 2, "exact": 3, "risk": 4, "samples": 5, "threshold": 6, "move": 7}
+PARAM_SLOTS = {
+    "show": 0,
+    "loupe": 1,
+    "walk": 2,
+    "exact": 3,
+    "risk": 4,
+    "samples": 5,
+    "threshold": 6,
+    "move": 7,
+}
 PARAM_RANGES = {
     "show": (0.0, 1.0),
     "loupe": (0.0, 1.0),
@@ -72,7 +81,15 @@ STRATEGIES = {
         "prob's bookkeeping and movement; names the suspect and weapon with the largest expected "
         "information gain over `samples` deals consistent with its knowledge (own cards included) "
         "and accuses when the likeliest triple reaches `threshold`",
-        {"show": 1.0, "loupe": 1.0, "walk": 12.0, "exact": 8.0, "samples": 256.0, "threshold": 0.75, "move": 2.0},
+        {
+            "show": 1.0,
+            "loupe": 1.0,
+            "walk": 12.0,
+            "exact": 8.0,
+            "samples": 256.0,
+            "threshold": 0.75,
+            "move": 2.0,
+        },
     ),
 }
 PARAM_HELP = {
