@@ -1,0 +1,274 @@
+"""The Cluedo ``search`` player (kernels/cluedo/search.py): honest about hidden cards (twins
+that differ only in cards it has not seen get the same decisions), reproducible for any
+thread count, legal (invariants, restricted play, the referee), and its choices on
+positions built by hand (CL-T5 suggestion, CL-T6 accusation)."""
+
+import numba
+import numpy as np
+import pytest
+
+from kernels.cluedo import layout as L
+from kernels.cluedo import search
+from kernels.cluedo.agents import choose_target, prepare, start_action, wants_accuse
+from kernels.cluedo.knowledge import add_has, kbase, propagate
+from kernels.cluedo.rules import take_turn
+from sim.api import simulate
+from sim.games import cluedo as C
+from sim.referee_cluedo import replay_result
+
+SMALL = {"strategy": "search", "params": {"samples": 24.0}}  # few samples: fast tests
+EV = {name: i for i, name in enumerate(L.EV_NAMES)}
+
+
+def resolved(players, seats, seed=1, **rules):
+    res = C.resolve({"players": players, "rules": rules, "seats": seats})
+    res.update(seed=seed, rotate=True, games=0)
+    return res
+
+
+def ci(name):
+    return C.card_index(name)
+
+
+# --- honesty ---------------------------------------------------------------------------------
+
+
+def _unseen_swap(st, seat, rng):
+    """Two cards held by two different opponents of ``seat`` that its knowledge says nothing
+    about and nobody showed; None if there are none."""
+    kb = kbase(seat)
+    n = int(st[L.S_N])
+    told = 0
+    for h in range(L.N_HOLDERS):
+        told |= int(st[L.S_PUBLIC + h])
+    for i in range(36):
+        told |= int(st[L.S_SHOWN + i])
+    opps = [j for j in range(n) if j != seat]
+    pairs = []
+    for x in opps:
+        for y in opps:
+            if x >= y:
+                continue
+            for a in range(21):
+                for b in range(21):
+                    if not ((int(st[L.S_TRUE + x]) >> a) & 1 and (int(st[L.S_TRUE + y]) >> b) & 1):
+                        continue
+                    if ((1 << a) | (1 << b)) & told:
+                        continue
+                    # the seat's facts stay true when a goes to y and b to x
+                    if (int(st[kb + L.K_HAS + x]) >> a) & 1 or (int(st[kb + L.K_NOT + y]) >> a) & 1:
+                        continue
+                    if (int(st[kb + L.K_HAS + y]) >> b) & 1 or (int(st[kb + L.K_NOT + x]) >> b) & 1:
+                        continue
+                    pairs.append((x, a, y, b))
+    rng.shuffle(pairs)
+    for x, a, y, b in pairs:
+        tw = st.copy()
+        tw[L.S_TRUE + x] ^= (1 << a) | (1 << b)
+        tw[L.S_TRUE + y] ^= (1 << a) | (1 << b)
+        tw[L.S_OWNER + a], tw[L.S_OWNER + b] = y, x
+        ok = True
+        for e in st[kb + L.K_CL : kb + L.K_CL + st[kb + L.K_NCL]]:
+            h, m = int(e) >> 21, int(e) & L.ALL_CARDS
+            ok &= bool(int(tw[L.S_TRUE + h]) & m)  # the seat's clauses stay true
+        if ok:
+            return tw
+    return None
+
+
+def _decisions(st, tb, seat):
+    """Every choice the seat makes from this position, and what it estimated."""
+    prepare(st, seat)
+    ch = int(st[L.S_CHAR + seat])
+    pos = int(st[L.S_POS + ch])
+    out = [wants_accuse(st, seat), choose_target(st, tb, seat, pos)]
+    out += list(st[L.S_PROB + seat * 24 : L.S_PROB + seat * 24 + 24])
+    if pos < 9:
+        out += [start_action(st, tb, seat, pos, True), search.choose_suggestion(st, seat)]
+    out += list(st[L.S_SDEC : L.S_SDEC + 6])
+    return out
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_twins_that_differ_only_in_unseen_cards_get_the_same_decisions(players):
+    """Mid-game positions of real games: swap two cards between two opponents' hands that
+    the search seat has not seen (its knowledge true of both deals); every decision of the
+    seat — accusation, walk target, stay or move, suggestion — and its estimates are the
+    same in both."""
+    res = resolved(players, [SMALL] + [{"strategy": "prob"}] * (players - 1), seed=5)
+    tb = C.build_tables(res)
+    rng = np.random.default_rng(0)
+    compared = 0
+    for game_id in range(12):
+        st = np.zeros(L.STATE_SIZE, np.int64)
+        from kernels.cluedo.rules import setup
+
+        setup(st, tb, game_id, players, 0)
+        seat = [s for s in range(players) if st[L.S_AGENT + s] == L.AGENT.SEARCH][0]
+        for _ in range(int(rng.integers(0, 3 * players))):
+            if st[L.S_OVER]:
+                break
+            cur = int(st[L.S_CUR])
+            if st[L.S_ACTIVE + cur]:
+                take_turn(st, tb, cur)
+            st[L.S_TURNS] += 1
+            st[L.S_CUR] = (cur + 1) % players
+        if st[L.S_OVER] or not st[L.S_ACTIVE + seat]:
+            continue
+        tw = _unseen_swap(st, seat, rng)
+        if tw is None:
+            continue
+        assert not np.array_equal(st[L.S_TRUE : L.S_TRUE + 6], tw[L.S_TRUE : L.S_TRUE + 6])
+        assert _decisions(st.copy(), tb, seat) == _decisions(tw, tb, seat)
+        compared += 1
+    assert compared >= 6
+
+
+def test_twin_deals_play_the_same_first_turn():
+    """Twin deals at 4 players (two cards swapped between seats 2 and 3, unseen by the search
+    seat 0, which plays first): the first turn is the same up to the refutation — the roll,
+    the walk, the clue-card choices and the suggestion."""
+    res = resolved(4, [SMALL] + [{"strategy": "prob"}] * 3, seed=9)
+    res["rotate"] = False
+    tb = C.build_tables(res)
+    same = 0
+    for game_id in range(8):
+        st, _ = C.new_state(res, game_id)
+        a = (int(st[L.S_TRUE + 2]) & -int(st[L.S_TRUE + 2])).bit_length() - 1
+        b = (int(st[L.S_TRUE + 3]) & -int(st[L.S_TRUE + 3])).bit_length() - 1
+        tw = st.copy()
+        for s_ in (tw,):
+            s_[L.S_TRUE + 2] ^= (1 << a) | (1 << b)
+            s_[L.S_TRUE + 3] ^= (1 << a) | (1 << b)
+            s_[L.S_OWNER + a], s_[L.S_OWNER + b] = 3, 2
+        from kernels.cluedo.knowledge import kn_init
+
+        for p in (2, 3):
+            kn_init(tw, kbase(p), p, 4, False)
+        logs = []
+        for s_ in (st, tw):
+            s_[L.S_REC] = 1
+            s_[L.S_NEV] = 0
+            take_turn(s_, tb, 0)
+            rows = [
+                tuple(int(x) for x in s_[L.S_EVB + i * 8 + 2 : L.S_EVB + i * 8 + 8])
+                for i in range(s_[L.S_NEV])
+            ]
+            # up to the first card the opponents show (a clue card's reveal, the refutation)
+            out = []
+            for r in rows:
+                if r[1] in (EV["reveal"], EV["show"]):
+                    break
+                out.append(r[:5] if r[1] == EV["suggest"] else r)  # not who refuted
+            logs.append(out)
+        assert logs[0] == logs[1]
+        same += any(r[1] == EV["suggest"] for r in logs[0])
+    assert same >= 1  # at least one first turn reached a suggestion
+
+
+# --- reproducible and legal ------------------------------------------------------------------
+
+
+def test_same_rows_on_one_or_two_threads_and_any_chunks():
+    res = resolved(3, [SMALL, {"strategy": "prob"}, SMALL], seed=3)
+    numba.set_num_threads(1)
+    g1, s1, e1 = C.run_arrays(res, 0, 40, events=True)
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    g2, s2, e2 = C.run_arrays(res, 0, 40, events=True)
+    ga, sa, ea = C.run_arrays(res, 0, 17, events=True)
+    gb, sb, eb = C.run_arrays(res, 17, 23, events=True)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    for k in g1:
+        assert np.array_equal(g1[k], g2[k]) and np.array_equal(g1[k], np.concatenate([ga[k], gb[k]]))
+    for k in s1:
+        assert np.array_equal(s1[k], s2[k]) and np.array_equal(s1[k], np.concatenate([sa[k], sb[k]]))
+    assert np.array_equal(e1, e2) and np.array_equal(e1, np.concatenate([ea, eb]))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_search_games_keep_the_invariants_and_replay_clean(players):
+    """Invariants after every turn (knowledge true of the deal, cards, pawns) and the
+    independent referee finds no divergence in search games (CL-T, CL-K, CL-2)."""
+    res = resolved(players, [SMALL] + [{"strategy": "prob"}] * (players - 1), seed=21)
+    g, _, _ = C.run_arrays(res, 0, 60, check=True)
+    assert g["violations"].sum() == 0 and (g["truncated"] == 0).all()
+    cfg = {"game": "cluedo", "players": players, "rotate": True, "seats": res["seats"]}
+    rep = replay_result(simulate(cfg, games=40, seed=22, events=True))
+    assert rep.games == 40 and not rep.divergences, rep.divergences[:1]
+
+
+def test_restricted_search_never_names_its_own_cards():
+    """``restrict = { actions = ["own_cards"] }`` (CL-T5) holds for the search player too."""
+    seat = dict(SMALL, restrict={"actions": ["own_cards"]})
+    cfg = {"game": "cluedo", "players": 3, "rotate": False, "seats": [seat, {"strategy": "prob"}, SMALL]}
+    ev = simulate(cfg, games=40, seed=4, events=True).events.to_pandas()
+    hands = ev[(ev.kind == "deal") & (ev.seat == 0)].groupby("game_id").a.apply(set)
+    sug = ev[(ev.kind == "suggest") & (ev.seat == 0)]
+    assert len(sug) > 20
+    for gid, a, b in zip(sug.game_id, sug.a, sug.b, strict=True):
+        assert a not in hands[gid] and b not in hands[gid]
+    free = ev[(ev.kind == "suggest") & (ev.seat == 2)]  # the unrestricted search seat does
+    own = [
+        a in set(ev[(ev.kind == "deal") & (ev.seat == 2) & (ev.game_id == g)].a)
+        for g, a in zip(free.game_id, free.a, strict=True)
+    ]
+    assert any(own)
+
+
+# --- choices on built positions -----------------------------------------------------------------
+
+DEAL3 = [
+    ["scarlett", "mustard", "candlestick", "kitchen", "ballroom", "conservatory"],
+    ["white", "green", "dagger", "lead_pipe", "dining_room", "billiard_room"],
+    ["peacock", "revolver", "rope", "library", "lounge", "hall"],
+]
+ENV3 = ["plum", "wrench", "study"]
+
+
+def _position(room, unknown=("revolver", "wrench")):
+    """3 players, search seat 0 knows where every card is except the cards of ``unknown``:
+    one is seat 2's, the other the envelope's; its pawn is in ``room``."""
+    res = resolved(
+        3,
+        [{"strategy": "search"}, {"strategy": "logic"}, {"strategy": "logic"}],
+        characters=["scarlett", "mustard", "white"],
+    )
+    res["rotate"] = False
+    st, tb = C.new_state(res, 0)
+    C.set_deal(st, DEAL3, ENV3)
+    kb = kbase(0)
+    for h, hand in ((1, DEAL3[1]), (2, DEAL3[2]), (L.ENVELOPE, ENV3)):
+        add_has(st, kb, h, sum(1 << ci(c) for c in hand if c not in unknown))
+    propagate(st, kb)
+    st[L.S_POS + 0] = B.room(room)
+    return st, tb
+
+
+B = C.load_board()
+
+
+def test_suggestion_isolates_the_one_open_question():
+    """Only the weapon is in doubt (revolver or wrench; seat 2 holds the other).  Naming one of
+    them with a suspect nobody can show (its own, or the envelope's) in a room nobody can
+    show (its own) settles it whoever refutes; a suspect of seat 1 would be shown by seat 1
+    and teach nothing (CL-T5)."""
+    st, tb = _position("kitchen")
+    prepare(st, 0)
+    assert wants_accuse(st, 0) < 0 and st[L.S_PROB + 22] >= 0  # two triples left
+    sw = search.choose_suggestion(st, 0)
+    assert sw % 64 in (ci("revolver"), ci("wrench"))
+    assert sw // 64 in (ci("scarlett"), ci("mustard"), ci("plum"))
+
+
+def test_accusation_comes_sooner_with_more_opponents_still_in():
+    """One turn of look-ahead (CL-T6): waiting pays only if no opponent still in the game
+    accuses right first, so the same two-way doubt (revolver or wrench, about even) is worth
+    a gamble against two opponents (threshold 0.6: bar 0.36) but not against one (bar 0.6)."""
+    st, tb = _position("kitchen")
+    st[L.S_PARAM + search.P_THRESHOLD] = int(0.6 * L.PARAM_SCALE)
+    prepare(st, 0)
+    p = st[L.S_PROB + 23] / 1e6
+    assert 0.36 < p < 0.6  # the likelier of two about-even triples (sampled)
+    assert wants_accuse(st, 0) >= 0
+    st[L.S_ACTIVE + 1] = 0  # seat 1 accused wrongly: one opponent left
+    assert wants_accuse(st, 0) < 0
