@@ -507,7 +507,7 @@ def test_resolved_config_is_complete_and_strategies_listed():
     }
     assert len(res["seats"]) == 3 and res["seats"][0]["params"]["risk"] == 0.85
     names = [s["name"] for s in C.ADAPTER.strategies()]
-    assert names == ["naive", "logic", "prob"]
+    assert names == ["naive", "logic", "prob", "search"]
     assert C.ADAPTER.min_players == 2 and C.ADAPTER.max_players == 6
 
 
