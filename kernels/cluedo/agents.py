@@ -13,6 +13,8 @@ accusations) and its own record of what it showed to whom.
 * ``prob`` reasons like ``logic`` and also estimates envelope probabilities from ``samples``
   importance-weighted consistent deals; it suggests the cards whose envelope probability is
   most uncertain and accuses once the likeliest triple reaches ``risk``.
+* ``search`` is ``prob`` whose suggestion, accusation and (at few players) moves come from
+  ``search`` (one-ply expected information over sampled deals) through the hooks below.
 
 Parameters live in ``st[S_PARAM + seat * N_PARAMS + k]`` scaled by ``PARAM_SCALE``.
 """

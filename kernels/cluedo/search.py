@@ -32,9 +32,10 @@ it the same samples and the same decisions (tests/test_cluedo_search.py).
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from kernels.rng import stream_key
+from kernels.sigs import ST, I, sig
 
 from .knowledge import kbase, low_card, popc, sample_deal
 from .layout import (
@@ -82,6 +83,8 @@ P_THRESHOLD = 6  # per opponent still in: accuse when the likeliest triple reach
 P_MOVE = 7  # move by information per turn with at most this many players (else as prob)
 PR_VER = 21  # S_PROB slot holding the knowledge version of the estimate (as agents.PR_VER)
 STREAM_STRIDE = 1 << 32  # decision streams: seat * STRIDE + sampling number
+F1 = types.float64[::1]  # declared types of helpers called with constants (kernels/sigs.py)
+F2 = types.float64[:, ::1]
 ROLL = 0  # start-of-turn actions, as agents.ROLL / STAY / PASSAGE (+ room)
 STAY = 1
 PASSAGE = 2
@@ -217,7 +220,16 @@ def _category(c):
     return 0 if c < 6 else (1 if c < FIRST_ROOM else 2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _add(wsum, wsq, marg, o, t, x):
+    wsum[o] += x
+    wsq[o] += x * x
+    marg[o, t % 6] += x
+    marg[o, 6 + (t // 6) % 6] += x
+    marg[o, FIRST_ROOM + t // 36] += x
+
+
+@njit(sig(F1, F1, F2, I), cache=True)
 def _expected_entropy(wsum, wsq, marg, n_out):
     """Expected entropy (nats) of the envelope's suspect, weapon and room after an outcome:
     ``sum_o P(o) * sum_category H(category | o)``, each plug-in entropy with the Miller–Madow
@@ -334,7 +346,7 @@ def _look_value(st, seat, hands, trip, wts, k):
     return _expected_entropy(wsum, wsq, marg, 21)
 
 
-@njit(cache=True)
+@njit(sig(ST, I, F1, I), cache=True)
 def room_values(st, seat, gain, rooms):
     """``gain[q]`` for each room ``q`` of the mask ``rooms`` (0 for the others): expected
     information (nats of envelope entropy) of a turn ending in room ``q`` — its best
@@ -442,12 +454,3 @@ def choose_suggestion(st, seat):
         return best[0]
     _pair_values(st, seat, room_card, hands, trip, wts, k, best)
     return best[0]
-
-
-@njit(cache=True, inline="always")
-def _add(wsum, wsq, marg, o, t, x):
-    wsum[o] += x
-    wsq[o] += x * x
-    marg[o, t % 6] += x
-    marg[o, 6 + (t // 6) % 6] += x
-    marg[o, FIRST_ROOM + t // 36] += x
