@@ -442,6 +442,9 @@ def _yardstick_main():
     spec = json.loads(sys.stdin.read())
     mod_spec = importlib.util.spec_from_file_location("yardstick", spec["path"])
     mod = importlib.util.module_from_spec(mod_spec)
+    # registered before it runs: numba's cache of its parallel kernels names the module, and a
+    # module missing from sys.modules is cached as '<dynamic>', which the next child cannot load
+    sys.modules[mod_spec.name] = mod
     mod_spec.loader.exec_module(mod)
     n = spec["games"]
     readings = {}

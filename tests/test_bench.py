@@ -317,3 +317,40 @@ def test_the_default_yardstick_is_the_shared_one_beside_the_project(monkeypatch)
     assert bench.default_yardstick() == (beside if beside.exists() else None)
     monkeypatch.setenv("BOARDSIM_YARDSTICK", "/some/yard.py")
     assert bench.default_yardstick() == Path("/some/yard.py")
+
+
+#: a yardstick-shaped file whose kernel is cached and parallel, as the real one's is
+CACHED_YARDSTICK = """
+import time
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(parallel=True, cache=True)
+def trick_batch(seed, n, points, first_leader):
+    for g in prange(n):
+        first_leader[g] = (seed + g) % 4
+
+
+def run(kernel, n, cols, reps=3):
+    t0 = time.perf_counter()
+    kernel(1, n, *cols)
+    first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    kernel(1, n, *cols)
+    return first, max(time.perf_counter() - t0, 1e-9)
+"""
+
+
+def test_a_cached_parallel_yardstick_reads_again_from_its_cache(tmp_path, monkeypatch):
+    """The second reading loads the first one's cache: the file is run as a named module, so
+    numba does not cache its parallel kernel under '<dynamic>' (which the next child cannot
+    import: 'No module named <dynamic>')."""
+    yard = tmp_path / "yard.py"
+    yard.write_text(CACHED_YARDSTICK)
+    monkeypatch.setenv("BOARDSIM_CACHE_DIR", str(tmp_path / "cache"))  # the children key under it
+    first = bench.yardstick_reading(yard, [1], games=1000)
+    again = bench.yardstick_reading(yard, [1], games=1000)
+    assert set(first) == set(again) == {1} and again[1] > 0
+    assert list((tmp_path / "cache").rglob("*.nbi"))  # it was cached, so read back the second time
