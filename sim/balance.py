@@ -314,8 +314,12 @@ class Search:
         stream=None,
         max_candidates=None,
         seed=None,
+        simplify=True,
     ):
         self.spec = spec
+        # queue each new incumbent's one-change-fewer variants (minimality); off, the candidate
+        # list of the random optimiser is the same whatever the racing (benchmarks/balance)
+        self.simplify = simplify
         self.out = Path(out) if out is not None else None
         self.budget_games = budget_games if budget_games is not None else spec.search["budget_games"]
         self.budget_minutes = budget_minutes if budget_minutes is not None else spec.search["budget_minutes"]
@@ -592,7 +596,7 @@ class Search:
                 self.race(batch)
                 for c in batch:
                     opt.tell(c.values, c.final["loss"], len(c.changes), spec.search["change_cost"])
-                if self._update_incumbent():
+                if self._update_incumbent() and self.simplify:
                     inc = self.incumbent
                     for label in inc.changes:  # minimality: the same edit with one change fewer
                         simpler = dict(inc.values)

@@ -1,7 +1,9 @@
 """How many games racing saves against a fixed budget per candidate (``sim balance``).
 
 Both arms see the same candidates: the ``random`` optimiser's proposals do not depend on the
-values it is told, so with the same seed both arms try the same list.  The fixed arm plays
+values it is told, so with the same seed and without the incumbent's one-change-fewer
+variants (``simplify=False``: which variants are queued depends on each arm's incumbent) both
+arms try the same list.  The fixed arm plays
 every candidate the last rung's games; the racing arm plays the spec's rungs (successive
 halving and the sequential test).  Each arm's choice (its incumbent: lowest loss on the search
 deals) is then confirmed on the same fresh deals with the strong player (the same games for
@@ -35,6 +37,7 @@ def arm(spec, seed, candidates, rungs):
         max_candidates=candidates,
         budget_games=10**12,
         progress=False,
+        simplify=False,  # no incumbent variants: the arms' lists would differ with their incumbents
     )
     t0 = time.monotonic()
     s.run(confirm=False)
