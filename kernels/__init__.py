@@ -13,9 +13,6 @@ numba through its public setting ``NUMBA_CACHE_DIR`` (set in the environment her
 numba is imported when ``sim`` or ``kernels`` is imported first, so child processes inherit
 it) under the base ``$BOARDSIM_CACHE_DIR``, else ``$NUMBA_CACHE_DIR``, else
 ``~/.cache/boardsim``: an installed package's read-only ``site-packages`` is never written.
-
-Cold compile.  ``BOARDSIM_FAST_COMPILE=1`` opts in to trims of numba's compile work that
-touch numba internals (``kernels/cold_compile.py``); off by default and in CI.
 """
 
 import fcntl
@@ -32,7 +29,6 @@ _ROOT = Path(__file__).resolve().parent
 #: Environment settings that change the machine code numba builds: each is part of the cache
 #: directory's name, so code built one way is never loaded the other way.
 COMPILE_FLAGS = (
-    "BOARDSIM_FAST_COMPILE",
     "NUMBA_BOUNDSCHECK",
     "NUMBA_OPT",
     "NUMBA_LOOP_VECTORIZE",
@@ -44,11 +40,6 @@ COMPILE_FLAGS = (
     "NUMBA_FASTMATH",
     "NUMBA_EXTEND_VARIABLE_LIFETIMES",
 )
-
-
-def fast_compile():
-    """Whether the opt-in compile trims of ``kernels/cold_compile.py`` are asked for."""
-    return os.environ.get("BOARDSIM_FAST_COMPILE", "") == "1"
 
 
 def _version(dist):
@@ -144,8 +135,3 @@ def compile_once(cache_dir, key, warm):
 
 #: the cache directory of this process's kernels (None: no writable one)
 CACHE_DIR = _set_up_cache()
-
-if fast_compile():
-    from kernels.cold_compile import cheaper_cold_compile
-
-    cheaper_cold_compile()

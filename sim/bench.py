@@ -677,14 +677,11 @@ def _run_counting_compiles():
         main()
     finally:
         hits, misses = _kernel_cache_stats()
-        helped = getattr(sys.modules.get("kernels.cold_compile"), "HELPED", {})
         Path(log).write_text(
             json.dumps(
                 {
                     "compile_s": round(counter.seconds, 3),
                     "kernel_compiles": counter.kernel_compiles,
-                    "helper_compiles": helped.get("compiles", 0),
-                    "helpers": helped.get("helpers", 0),
                     "cache_hits": hits,
                     "cache_misses": misses,
                 }
@@ -726,8 +723,6 @@ def startup(game, players, mix, lineup):
         "compile_s": round(cold - warm, 3),
         "jit_compile_s": cold_jit["compile_s"],
         "kernel_compiles": cold_jit["kernel_compiles"],
-        "helper_compiles": cold_jit.get("helper_compiles", 0),
-        "compile_helpers": cold_jit.get("helpers", 0),
         "cold_cache_hits": cold_jit["cache_hits"],
         "warm_jit_compile_s": warm_jit["compile_s"],
         "warm_kernel_compiles": warm_jit["kernel_compiles"],

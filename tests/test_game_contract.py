@@ -271,9 +271,8 @@ def test_a_run_loads_only_its_own_games_kernels_and_no_referee():
     mods = _modules_after(
         "from sim import registry; [registry.get_adapter(g).title for g in registry.game_names()]"
     )
-    # at most the constants of a layout and the compile settings a game package installs
-    # (``kernels.cold_compile``: patches of numba's compiler, no kernel), nothing compiled
-    plain = ("layout", "layout_tools", "cold_compile", *GAMES)
+    # at most the constants of a layout, nothing compiled
+    plain = ("layout", "layout_tools", *GAMES)
     assert not [m for m in mods if m.startswith("kernels.") and m.rsplit(".", 1)[-1] not in plain]
 
 
@@ -298,11 +297,12 @@ def test_a_bloody_inn_run_compiles_no_search_or_checks_it_does_not_use():
 
 
 def test_a_bloody_inn_run_compiles_only_the_policies_its_lineup_plays(tmp_path):
-    """Cold start (issue 17): the block kernel gets the lineup's policies as None-or-int64
-    arguments, and the rules pass them down to every ``decide_*``, so an all-``expert``
-    lineup compiles no ``greedy`` or ``random`` function (not even their typed helpers,
-    which compile on first use) and a ``greedy`` lineup not the heuristic.  Compiled in an
-    empty cache: a warm one would load the callers without compiling any callee."""
+    """Cold start: the block kernel gets the lineup's policies as None-or-int64 arguments,
+    and the rules pass them down to every ``decide_*``, so an all-``expert`` lineup compiles
+    no ``greedy`` or ``random`` function beyond the small helpers declared with a signature
+    (numba compiles those when their module is imported) and a ``greedy`` lineup not the
+    heuristic.  Compiled in an empty cache: a warm one would load the callers without
+    compiling any callee."""
     code = (
         "import json\n"
         "import numpy as np\n"
@@ -314,6 +314,7 @@ def test_a_bloody_inn_run_compiles_only_the_policies_its_lineup_plays(tmp_path):
         "def compiled(mod):\n"
         "    return sorted(n for n, f in vars(mod).items() if isinstance(f, CPUDispatcher)\n"
         "                  and f.__module__ == mod.__name__ and f.signatures)\n"
+        "imported = {m.__name__.rsplit('.', 1)[1]: compiled(m) for m in (strat_greedy, strat_random)}\n"
         "out = {'expert': [str(t) for t in lineup_strategies(np.array([HEURISTIC]))],\n"
         "       'mixed': [str(t) for t in lineup_strategies(np.array([GREEDY, 0, 3]))]}\n"
         "flags = [types.Tuple((types.int64, types.none, types.none)),\n"
@@ -322,6 +323,7 @@ def test_a_bloody_inn_run_compiles_only_the_policies_its_lineup_plays(tmp_path):
         "    morning.morning.compile((ST, PR, ty))\n"
         "    out[name] = {m.__name__.rsplit('.', 1)[1]: compiled(m)\n"
         "                 for m in (strat_heuristic, strat_greedy, strat_random)}\n"
+        "out['imported'] = imported\n"
         "print(json.dumps(out))"
     )
     env = {**os.environ, "BOARDSIM_CACHE_DIR": str(tmp_path), "NUMBA_CACHE_DIR": str(tmp_path)}
@@ -329,18 +331,23 @@ def test_a_bloody_inn_run_compiles_only_the_policies_its_lineup_plays(tmp_path):
     got = json.loads(out.stdout.splitlines()[-1])
     assert got["expert"] == ["1", "None", "None"]
     assert got["mixed"] == ["1", "1", "1"]  # greedy, random (0) and search (3, a heuristic)
+    imported = got["imported"]  # what importing compiled: the declared helpers and their callees
     after_heur = got["heuristic only"]
     assert "wages" in after_heur["strat_heuristic"] and "fine" in after_heur["strat_heuristic"]
-    assert after_heur["strat_greedy"] == [] and after_heur["strat_random"] == []
+    assert after_heur["strat_greedy"] == imported["strat_greedy"]  # nothing of greedy's play
+    assert after_heur["strat_random"] == imported["strat_random"]
+    assert "wages" not in imported["strat_greedy"]
     after_greedy = got["greedy only"]
     assert "wages" in after_greedy["strat_greedy"] and "fine" in after_greedy["strat_greedy"]
-    assert after_greedy["strat_random"] == []
+    assert after_greedy["strat_random"] == imported["strat_random"]
     assert after_greedy["strat_heuristic"] == after_heur["strat_heuristic"]  # nothing new
 
 
 def test_the_analyses_import_no_kernel():
+    """No game kernel: only the ``kernels`` package itself, which sets the compile cache's
+    directory before numba is imported (``sim`` imports it first)."""
     mods = _modules_after("from analysis import metrics, report, study; metrics.question_names()")
-    assert not [m for m in mods if m.startswith("kernels")]
+    assert not [m for m in mods if m.startswith("kernels.")]
 
 
 # --- nothing outside the games names a game (issue 13) -------------------------------------

@@ -113,8 +113,8 @@ def test_flipping_a_compile_flag_on_a_warm_cache_recompiles_and_never_loads_the_
     assert _probe(tmp_path, NUMBA_BOUNDSCHECK="1")["compiled"] == []  # warm with the checks
     again = _probe(tmp_path)
     assert again["compiled"] == [] and again["outside"] == "read"  # not the checked build
-    fast = _probe(tmp_path, BOARDSIM_FAST_COMPILE="1")
-    assert fast["compiled"] == ["element"] and fast["dir"] not in (plain["dir"], checked["dir"])
+    unoptimised = _probe(tmp_path, NUMBA_OPT="0")
+    assert unoptimised["compiled"] == ["element"] and unoptimised["dir"] not in (plain["dir"], checked["dir"])
 
 
 def test_every_compile_flag_and_every_kernel_source_changes_the_cache_key(tmp_path, monkeypatch):
@@ -124,7 +124,7 @@ def test_every_compile_flag_and_every_kernel_source_changes_the_cache_key(tmp_pa
     keys = {kernels.source_hash({flag: "1"}) for flag in kernels.COMPILE_FLAGS}
     assert len(keys) == len(kernels.COMPILE_FLAGS) and base not in keys
     assert kernels.source_hash({"NUMBA_NUM_THREADS": "1"}) == base  # threads: same machine code
-    assert {"BOARDSIM_FAST_COMPILE", "NUMBA_BOUNDSCHECK"} <= set(kernels.COMPILE_FLAGS)
+    assert {"NUMBA_OPT", "NUMBA_BOUNDSCHECK"} <= set(kernels.COMPILE_FLAGS)
     tree = tmp_path / "kernels"
     (tree / "cluedo").mkdir(parents=True)
     (tree / "rng.py").write_text("x = 1\n")

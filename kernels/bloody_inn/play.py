@@ -14,11 +14,9 @@ import numpy as np
 from numba import njit
 
 from kernels import compile_once
-from kernels.cold_compile import help_compile
 from kernels.rng import stream_key
 
 from . import CACHE_DIR
-from .compile_plan import helper_targets
 from .evening import evening
 from .invariants import check_now
 from .layout import (
@@ -398,6 +396,3 @@ def _play_block(
             used += n
     ev_count[b] = used
 
-
-if CACHE_DIR is not None:  # with BOARDSIM_FAST_COMPILE=1, a helper process shares the cold compile
-    help_compile(_play_block, helper_targets)
