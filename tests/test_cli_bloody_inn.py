@@ -215,6 +215,12 @@ def test_deck_size_sweep_example_is_the_documented_grid():
         (n, d) for n in (2, 3, 4) for d in (20, 30, 40, 50, 60, 70)
     } | {(2, 45), (3, 54), (4, 64)}
     assert {p.values["rules.deck_size"] for p in sw.points if p.resolved["players"] == 3} == {
-        20, 30, 40, 50, 54, 60, 70
+        20,
+        30,
+        40,
+        50,
+        54,
+        60,
+        70,
     }
     assert {p.resolved["rules"]["length"] for p in sw.points} == {"long"}

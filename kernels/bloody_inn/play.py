@@ -395,4 +395,3 @@ def _play_block(
                     ev_out[base + used + i, 1 + f] = st[o + f]
             used += n
     ev_count[b] = used
-
