@@ -23,13 +23,15 @@ from .errors import ConfigError
 @dataclass
 class Result:
     """Tables of one simulation: ``games`` and ``seats`` (core columns of design.md first),
-    ``events`` (or None), and the fully ``resolved`` config they came from."""
+    ``events`` (or None), and the fully ``resolved`` config they came from; ``trajectory``
+    (or None) the score-relevant state of each seat after each round."""
 
     games: pa.Table
     seats: pa.Table
     events: pa.Table | None
     resolved: dict
     config_id: str
+    trajectory: pa.Table | None = None
 
 
 def resolve(config, *, games=None, seed=None):
@@ -110,12 +112,23 @@ def set_threads(threads):
     return threads
 
 
-def play_range(resolved, start, count, *, events=False):
+def check_trajectory(game):
+    """Refuse ``trajectory`` for a game whose adapter cannot write the table."""
+    if not getattr(registry.get_adapter(game), "trajectory", False):
+        raise ConfigError("--trajectory", True, f"a game that records trajectories (not {game})")
+
+
+def play_range(resolved, start, count, *, events=False, trajectory=False):
     """Play games ``start .. start+count-1`` of a resolved config; return a ``Chunk`` with
-    ``config_id`` columns."""
+    ``config_id`` columns (``trajectory``: also the trajectory table, games that record it)."""
     adapter = registry.get_adapter(resolved["game"])
     cid = config_id(resolved)
-    chunk = adapter.simulate_chunk(resolved, start, count, events=events)
+    if trajectory:
+        check_trajectory(resolved["game"])
+        chunk = adapter.simulate_chunk(resolved, start, count, events=events, trajectory=True)
+        chunk.trajectory = add_config_id(chunk.trajectory, cid)
+    else:
+        chunk = adapter.simulate_chunk(resolved, start, count, events=events)
     chunk.games = add_config_id(chunk.games, cid)
     chunk.seats = add_config_id(chunk.seats, cid)
     if chunk.events is not None:
@@ -123,7 +136,7 @@ def play_range(resolved, start, count, *, events=False):
     return chunk
 
 
-def simulate(config, *, games=None, seed=None, threads=None, events=False):
+def simulate(config, *, games=None, seed=None, threads=None, events=False, trajectory=False):
     """Play a run config in memory.
 
     Parameters
@@ -137,6 +150,8 @@ def simulate(config, *, games=None, seed=None, threads=None, events=False):
         Numba threads (default: all cores).  Results do not depend on it.
     events : bool
         Also return the event log (one row per event).
+    trajectory : bool
+        Also return the trajectory table (one row per game, round and seat; The Bloody Inn).
 
     Returns
     -------
@@ -145,5 +160,5 @@ def simulate(config, *, games=None, seed=None, threads=None, events=False):
     resolved = resolve(config, games=games, seed=seed)
     set_threads(threads)
     get_int(resolved, "seed", 0, 0, MAX_SEED)
-    chunk = play_range(resolved, 0, resolved["games"], events=events)
-    return Result(chunk.games, chunk.seats, chunk.events, resolved, config_id(resolved))
+    chunk = play_range(resolved, 0, resolved["games"], events=events, trajectory=trajectory)
+    return Result(chunk.games, chunk.seats, chunk.events, resolved, config_id(resolved), chunk.trajectory)

@@ -35,22 +35,25 @@ def plan_chunks(total, chunk_games):
     ]
 
 
-def play_chunk_to_tables(resolved, start, count, events=False):
+def play_chunk_to_tables(resolved, start, count, events=False, trajectory=False):
     """Play games ``start .. start+count-1`` of a resolved config.
 
     Returns
     -------
     dict[str, pyarrow.Table]
-        ``games``, ``seats`` and (when ``events``) ``events``, each with ``config_id``.
+        ``games``, ``seats``, (when ``events``) ``events`` and (when ``trajectory``)
+        ``trajectory``, each with ``config_id``.
     """
-    chunk = api.play_range(resolved, start, count, events=events)
+    chunk = api.play_range(resolved, start, count, events=events, trajectory=trajectory)
     tables = {"games": chunk.games, "seats": chunk.seats}
     if events:
         tables["events"] = chunk.events
+    if trajectory:
+        tables["trajectory"] = chunk.trajectory
     return tables
 
 
-def play_and_write_chunk(resolved, out, index, start, count, events=False):
+def play_and_write_chunk(resolved, out, index, start, count, events=False, trajectory=False):
     """Play one chunk and write its files; return its manifest entry (for worker processes)."""
-    tables = play_chunk_to_tables(resolved, start, count, events)
+    tables = play_chunk_to_tables(resolved, start, count, events, trajectory)
     return dataset.write_chunk_files(out, index, start, count, tables)

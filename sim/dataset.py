@@ -6,6 +6,7 @@
     <out>/games/part-NNNNN.parquet   one row per game
     <out>/seats/part-NNNNN.parquet   one row per (game, seat)
     <out>/events/part-NNNNN.parquet  one row per event (only when events were asked for)
+    <out>/trajectory/part-NNNNN.parquet  one row per game, round and seat (only when asked for)
 
 A chunk file is written under a hidden temporary name (``.part-NNNNN.parquet.tmp``, which no
 Parquet reader globbing ``*.parquet`` picks up) and renamed when complete; only then is the chunk
@@ -42,7 +43,7 @@ FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 #: The writer's lock file (see :class:`FolderLock`); readers never read it.
 LOCK = ".lock"
-TABLES = ("games", "seats", "events")
+TABLES = ("games", "seats", "events", "trajectory")
 COMPRESSION = "zstd"
 #: ``game_id`` rises game after game (by one in ``games``, in runs in ``seats`` and ``events``)
 #: and the events' ``seq`` within a game: delta encoding stores them in a few bits a row,
@@ -333,7 +334,7 @@ def write_chunk_files(out, index, start, count, tables):
     index, start, count : int
         Chunk number and its game range ``start .. start+count-1``.
     tables : dict[str, pyarrow.Table]
-        ``games``, ``seats`` and optionally ``events``.
+        ``games``, ``seats`` and optionally ``events`` and ``trajectory``.
 
     Returns
     -------
@@ -465,7 +466,7 @@ class DatasetWriter:
 
 # --- reading ------------------------------------------------------------------------
 
-_PART_PATH = re.compile(r"(games|seats|events)/part-\d{5,}\.parquet")
+_PART_PATH = re.compile(r"(games|seats|events|trajectory)/part-\d{5,}\.parquet")
 #: Threads hashing chunk files (hashlib releases the GIL on large blocks).
 HASH_THREADS = max(1, min(8, os.cpu_count() or 1))
 

@@ -43,6 +43,7 @@ class Chunk:
     games: pa.Table
     seats: pa.Table
     events: pa.Table | None = None
+    trajectory: pa.Table | None = None
 
 
 class StrategyRow(TypedDict):

@@ -113,7 +113,7 @@ def check_out_path(out, what="--out"):
             break
 
 
-def _open_existing(out, resolved, events, chunk_games, resume, force):
+def _open_existing(out, resolved, events, chunk_games, resume, force, trajectory=False):
     """Apply the overwrite policy; return the manifest to continue, or None to start afresh."""
     if is_sweep_folder(out):
         raise SimError(f"{out} is a sweep's folder (it has sweep.json); a run needs a folder of its own")
@@ -151,6 +151,11 @@ def _open_existing(out, resolved, events, chunk_games, resume, force):
         raise SimError(
             f"{out} was made with events={existing.get('events')}; --resume needs the same --events setting"
         )
+    if bool(existing.get("trajectory")) != bool(trajectory):
+        raise SimError(
+            f"{out} was made with trajectory={bool(existing.get('trajectory'))}; "
+            "--resume needs the same --trajectory setting"
+        )
     if chunk_games is not None and chunk_games != existing.get("chunk_games"):
         raise SimError(
             f"{out} was written in chunks of {existing.get('chunk_games'):,} games; "
@@ -159,13 +164,13 @@ def _open_existing(out, resolved, events, chunk_games, resume, force):
     return existing
 
 
-def build_manifest(resolved, name, source, events, chunk_games):
+def build_manifest(resolved, name, source, events, chunk_games, trajectory=False):
     """The manifest of a new dataset (status ``running``, no chunks yet).
 
     The one place the manifest's keys are chosen: a self-describing fact added here is
     written by every run and sweep point.
     """
-    tables = ["games", "seats"] + (["events"] if events else [])
+    tables = ["games", "seats"] + (["events"] if events else []) + (["trajectory"] if trajectory else [])
     return {
         "format": dataset.FORMAT,
         "format_version": dataset.FORMAT_VERSION,
@@ -179,6 +184,7 @@ def build_manifest(resolved, name, source, events, chunk_games):
         "games_done": 0,
         "chunk_games": chunk_games,
         "events": bool(events),
+        "trajectory": bool(trajectory),
         "tables": tables,
         "resolved": _normalise(resolved),
         "facts": _normalise(registry.dataset_facts(resolved)),
@@ -209,6 +215,7 @@ def run_resolved(
     backend="local",
     precision=None,
     precision_on="seat0",
+    trajectory=False,
 ):
     """Run an already resolved config into ``out``; see :func:`run_dataset`.
 
@@ -227,6 +234,8 @@ def run_resolved(
         backend_fn.check_threads(threads)
     if chunk_games is not None:
         check_chunk_games(chunk_games, events)
+    if trajectory:
+        api.check_trajectory(resolved["game"])
     if resume and force:
         raise SimError(
             "--resume and --force exclude each other: resume keeps the finished chunks, force deletes them"
@@ -247,6 +256,7 @@ def run_resolved(
             progress,
             backend,
             stop=stop,
+            trajectory=trajectory,
         )
 
 
@@ -304,15 +314,16 @@ def _run_locked(
     progress,
     backend,
     stop=None,
+    trajectory=False,
 ):
-    existing = _open_existing(out, resolved, events, chunk_games, resume, force)
+    existing = _open_existing(out, resolved, events, chunk_games, resume, force, trajectory)
     if existing is not None:
         chunk_games = existing["chunk_games"]
     chunk_games = check_chunk_games(chunk_games, events)
     try:
         dataset.remove_temporaries(out)
         if existing is None:
-            manifest = build_manifest(resolved, name or out.name, source, events, chunk_games)
+            manifest = build_manifest(resolved, name or out.name, source, events, chunk_games, trajectory)
         else:
             manifest = _continue_manifest(out, existing)
     except OSError as exc:
@@ -343,6 +354,7 @@ def _run_locked(
         raise SimError(dataset.os_error_line(exc, out, "writing the manifest")) from None
     t0 = time.perf_counter()
     played0 = manifest["games_done"]
+    extra = {"trajectory": True} if trajectory else {}  # only then: a backend may not know it
     total = resolved["games"]
     # From the first "running" manifest to the "complete" one, an interrupt (Ctrl-C, SIGTERM)
     # anywhere must leave the manifest saying "interrupted", so the whole stretch is guarded.
@@ -352,10 +364,10 @@ def _run_locked(
         bar.expect(resolved["games"])
         bar.skip(manifest["games_done"])
         if stop is None:
-            backend_fn(resolved, pending, writer, events=events, threads=threads, progress=bar)
+            backend_fn(resolved, pending, writer, events=events, threads=threads, progress=bar, **extra)
         else:
             _play_until_precise(
-                stop, plan, done, out, manifest, writer, resolved, backend_fn, events, threads, bar
+                stop, plan, done, out, manifest, writer, resolved, backend_fn, events, threads, bar, extra
             )
         return _finish_session(writer, manifest, session, out, owned, bar, stop, backend, total, played0, t0)
     except KeyboardInterrupt:
@@ -422,13 +434,15 @@ def _precision_chunk():
     return DEFAULT_PRECISION_CHUNK
 
 
-def _play_until_precise(stop, plan, done, out, manifest, writer, resolved, backend_fn, events, threads, bar):
+def _play_until_precise(
+    stop, plan, done, out, manifest, writer, resolved, backend_fn, events, threads, bar, extra=None
+):
     """Play chunks in game order until ``stop`` is reached; the manifest records why it
     stopped.  Chunks already on disk (a resume) are counted, not replayed."""
     reached = False
     for c in plan:
         if c[0] not in done:
-            backend_fn(resolved, [c], writer, events=events, threads=threads, progress=bar)
+            backend_fn(resolved, [c], writer, events=events, threads=threads, progress=bar, **(extra or {}))
         entry = next(e for e in manifest["chunks"] if e["index"] == c[0])
         stop.add(out, entry)
         if stop.reached():
@@ -463,6 +477,7 @@ def run_dataset(
     precision=None,
     precision_on="seat0",
     max_games=None,
+    trajectory=False,
 ):
     """Play a run config into a Parquet dataset.
 
@@ -480,6 +495,9 @@ def run_dataset(
         Games per chunk file (default 100,000; 10,000 with events); the data does not depend on it.
     events : bool
         Also write the event log.
+    trajectory : bool
+        Also write the trajectory table (one row per game, round and seat; games whose
+        adapter records it).
     resume : bool
         Complete an interrupted dataset in ``out`` (same config required); a complete one is
         left as it is.
@@ -532,6 +550,7 @@ def run_dataset(
         backend=backend,
         precision=precision,
         precision_on=precision_on,
+        trajectory=trajectory,
     )
 
 

@@ -429,6 +429,7 @@ def run_sweep(
     precision_on="seat0",
     base_overrides=None,
     max_games=None,
+    trajectory=False,
 ):
     """Run every grid point of a sweep into ``out/<point>/`` and write ``out/points.parquet``.
 
@@ -437,7 +438,7 @@ def run_sweep(
     sweep : path | Sweep | list of (point_name, resolved)
         A sweep file (default ``out``: ``results/<sweep file stem>/``), a loaded sweep, or the
         list :func:`load_sweep` returns (then ``out`` is required).
-    resume, force, threads, backend, progress, chunk_games, events, precision, precision_on
+    resume, force, threads, backend, progress, chunk_games, events, precision, precision_on, trajectory
         As for :func:`sim.runner.run_dataset`, applied to every point (with ``precision``
         each point stops on its own).
     base_overrides : dict, optional
@@ -488,6 +489,7 @@ def run_sweep(
             backend=backend,
             precision=precision,
             precision_on=precision_on,
+            **({"trajectory": True} if trajectory else {}),
         )
         _finish_sweep(sweep, out)
     return out

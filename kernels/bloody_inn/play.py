@@ -79,6 +79,7 @@ from .scoring import end_game
 from .setup import setup_game
 from .state import log_event, seat_from_first
 from .strategies import ON, SEARCH, lineup_strategies
+from .trajectory import record_round
 
 #: The search seat's hook (``strat_search.search_action``), bound by :func:`load_search` only
 #: for a lineup with a search seat: importing strat_search compiles the search and its
@@ -112,7 +113,9 @@ def _check(st, checks):
 
 # inline: one library less that re-optimises the whole game at cold compile
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def play_one(st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_random=ON):
+def play_one(
+    st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_random=ON, traj=None, g=0, row0=0
+):
     """Play the game set up in ``st`` to its end (BI-S .. BI-G).
 
     ``search`` is None unless the lineup has a ``search`` seat (then :func:`load_search`
@@ -123,7 +126,9 @@ def play_one(st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_r
     the search and its rollouts, nor a run without checks the invariants, nor an
     all-``expert`` run the ``greedy`` and ``random`` policies.  (Three arguments, not the
     ``strats`` tuple the rules take: inlined, their branches are pruned on the block
-    kernel's own arguments, which a tuple's items are not.)
+    kernel's own arguments, which a tuple's items are not.)  ``traj`` is None, or the
+    trajectory columns (``trajectory.TrajCols``) that get game ``g``'s rows from ``row0`` on,
+    one per seat at the end of each round: None compiles no recording.
     """
     strats = (with_heur, with_greedy, with_random)
     setup_game(st)
@@ -154,6 +159,8 @@ def play_one(st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_r
         st[G_PHASE] = 2
         morning(st, pr, strats)
         _check(st, checks)
+        if traj is not None:
+            record_round(st, traj, g, row0)
         if st[G_OVER] != 0 or st[G_LAST_ROUND] != 0:
             break
     st[G_PHASE] = 3
@@ -239,6 +246,9 @@ def play_games(
     seats,
     ev_out,
     ev_count,
+    traj=None,
+    tr_rows_per_block=0,
+    tr_count=None,
 ):
     """Play games ``first_game .. first_game + n_games - 1``.
 
@@ -263,6 +273,11 @@ def play_games(
         Event rows written by each block; -1 if the block's buffer overflowed, -2 if one
         game logged more than ``ev_game_cap`` rows (the caller retries with larger buffers —
         results are deterministic, so a retry is exact).
+    traj : trajectory.TrajCols or None
+        Trajectory rows (one per seat and round), ``tr_rows_per_block`` per block, the game
+        index within the chunk in ``traj.game``; None records none (and compiles no recording).
+    tr_count : int64[n_blocks]
+        Trajectory rows written by each block; -1 if the block's rows did not fit.
 
     Only a lineup with a ``search`` seat gets the kernel compiled with the search (its
     scratch and hook), only rules with ``check_invariants`` with the invariant checks.
@@ -278,6 +293,8 @@ def play_games(
     per = (n_games + n_blocks - 1) // n_blocks
     ev_cap = ev_game_cap if template[G_LOG] != 0 else 0
     scratch = SEARCH_SCRATCH if search is not None else 0
+    if tr_count is None:
+        tr_count = np.zeros(n_blocks, dtype=np.int64)
 
     def play_block(b, lo=None, hi=None):
         # the block's own copies: the threads never share a cache line or a refcount
@@ -299,13 +316,16 @@ def play_games(
             seats,
             ev_out,
             ev_count,
+            traj,
+            np.int64(tr_rows_per_block),
+            tr_count,
             search,
             checks,
             *strats,
         )
 
     # compile (or load) this variant first, one process at a time: a block of no games
-    key = ("play", search is None, checks is None) + tuple(s is None for s in strats)
+    key = ("play", search is None, checks is None, traj is None) + tuple(s is None for s in strats)
     compile_once(CACHE_DIR, key, lambda: play_block(0, 0, 0))
     run_blocks(n_blocks, play_block)
 
@@ -358,6 +378,9 @@ def _play_block(
     seats,
     ev_out,
     ev_count,
+    traj,
+    tr_rows_per_block,
+    tr_count,
     search,
     checks,
     with_heur,
@@ -367,10 +390,13 @@ def _play_block(
     """Block ``b`` of :func:`play_games`: games ``lo .. hi-1`` of the chunk (game id
     ``first_game + g``) on the block's own state ``st`` and parameters ``pr``; ``search`` is
     None or the search scratch size, ``checks`` 1 or None, ``with_*`` the lineup's
-    policies (see :func:`play_one`)."""
+    policies (see :func:`play_one`), ``traj`` None or the trajectory columns
+    (``tr_rows_per_block`` rows a block from ``b * tr_rows_per_block``)."""
     log = st[G_LOG] != 0
     base = b * ev_rows_per_block
     used = 0
+    tr_base = b * tr_rows_per_block
+    tr_used = 0
     for g in range(lo, hi):
         gid = first_game + g
         st[G_GAME_ID] = gid
@@ -378,8 +404,14 @@ def _play_block(
         # the stream, so the shuffle, keys and first seat are the same in each
         deal = gid // st[G_NLINEUP] if st[G_ROTATE] == ROTATE_DUPLICATE else gid
         st[G_RNG] = stream_key(seed, deal)
-        play_one(st, pr, search, checks, with_heur, with_greedy, with_random)
+        play_one(st, pr, search, checks, with_heur, with_greedy, with_random, traj, g, tr_base + tr_used)
         _write_rows(st, g, games, seats)
+        if traj is not None:
+            n = st[G_ROUND] * st[G_NP]  # a row per seat for every round played
+            if tr_used + n > tr_rows_per_block:
+                tr_used = -1  # the caller plays the chunk again with larger arrays
+                break
+            tr_used += n
         if log:
             n = st[G_EV_N]
             if st[G_EV_OVERFLOW] != 0:
@@ -395,3 +427,4 @@ def _play_block(
                     ev_out[base + used + i, 1 + f] = st[o + f]
             used += n
     ev_count[b] = used
+    tr_count[b] = tr_used

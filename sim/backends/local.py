@@ -16,14 +16,14 @@ PROGRESS_SLICE_S = 0.5
 MIN_SLICE_GAMES = 1_000
 
 
-def _play_in_slices(resolved, start, count, events, progress, rate):
+def _play_in_slices(resolved, start, count, events, progress, rate, trajectory=False):
     """Play a chunk in slices, advancing ``progress`` after each; return (tables, rate)."""
     parts, done = [], 0
     while done < count:
         n = MIN_SLICE_GAMES if rate is None else max(MIN_SLICE_GAMES, int(rate * PROGRESS_SLICE_S))
         n = min(n, count - done)
         t0 = time.perf_counter()
-        parts.append(chunks.play_chunk_to_tables(resolved, start + done, n, events))
+        parts.append(chunks.play_chunk_to_tables(resolved, start + done, n, events, **_extra(trajectory)))
         dt = time.perf_counter() - t0
         if dt > 0:
             rate = n / dt
@@ -33,6 +33,11 @@ def _play_in_slices(resolved, start, count, events, progress, rate):
         return parts[0], rate
     tables = {name: pa.concat_tables([p[name] for p in parts]) for name in parts[0]}
     return tables, rate
+
+
+def _extra(trajectory):
+    """The optional tables' keywords, given only when asked for."""
+    return {"trajectory": True} if trajectory else {}
 
 
 class _Advances:
@@ -48,7 +53,7 @@ class _Advances:
             self.progress.advance(n)
 
 
-def local_backend(resolved, pending, writer, *, events, threads, progress):
+def local_backend(resolved, pending, writer, *, events, threads, progress, trajectory=False):
     """Play pending chunks in order in this process, all Numba threads on each chunk.
 
     Chunk k+1 plays in a worker thread (the kernels release the GIL) while this thread
@@ -67,8 +72,8 @@ def local_backend(resolved, pending, writer, *, events, threads, progress):
     def play(start, count):
         api.set_threads(threads)  # numba's thread count is per calling thread
         if not sliced:
-            return chunks.play_chunk_to_tables(resolved, start, count, events)
-        tables, rate[0] = _play_in_slices(resolved, start, count, events, bar, rate[0])
+            return chunks.play_chunk_to_tables(resolved, start, count, events, **_extra(trajectory))
+        tables, rate[0] = _play_in_slices(resolved, start, count, events, bar, rate[0], trajectory)
         return tables
 
     pool = ThreadPoolExecutor(1, thread_name_prefix="boardsim-play")

@@ -339,7 +339,7 @@ def _from_ipc(data):
     return pa.ipc.open_stream(pa.py_buffer(data)).read_all()
 
 
-def _play_task(resolved, out, index, start, count, events, cpus, shared):
+def _play_task(resolved, out, index, start, count, events, cpus, shared, trajectory=False):
     """Play games ``start .. start+count-1``; return ``(payload, meta)``.
 
     ``payload`` is ``{table: Arrow IPC bytes}``, or the chunk's manifest entry when the task
@@ -359,6 +359,7 @@ def _play_task(resolved, out, index, start, count, events, cpus, shared):
         "pid": os.getpid(),
         "threads": numba.get_num_threads(),
     }
+    extra = {"trajectory": True} if trajectory else {}  # only when asked for, as for events
     if shared:
         if not (Path(out) / "games").is_dir():
             raise FileNotFoundError(
@@ -366,9 +367,9 @@ def _play_task(resolved, out, index, start, count, events, cpus, shared):
                 f"{platform.node()}; unset {ENV_SHARED} to send the "
                 "tables to the driver instead"
             )
-        payload = chunks.play_and_write_chunk(resolved, out, index, start, count, events)
+        payload = chunks.play_and_write_chunk(resolved, out, index, start, count, events, **extra)
     else:
-        tables = chunks.play_chunk_to_tables(resolved, start, count, events)
+        tables = chunks.play_chunk_to_tables(resolved, start, count, events, **extra)
         payload = {name: _to_ipc(t) for name, t in tables.items()}
     meta["cache_dir"] = getattr(numba.config, "CACHE_DIR", None)
     hold = float(os.environ.get(ENV_TASK_MIN_SECONDS) or 0) - (time.perf_counter() - t0)
@@ -445,7 +446,7 @@ def _task_failure(exc, task, name):
     )
 
 
-def ray_backend(resolved, pending, writer, *, events, threads, progress):
+def ray_backend(resolved, pending, writer, *, events, threads, progress, trajectory=False):
     """Play ``pending`` chunks as Ray tasks; the driver writes every chunk (see module doc)."""
     if not pending:
         return
@@ -503,7 +504,7 @@ def ray_backend(resolved, pending, writer, *, events, threads, progress):
             while queue and len(inflight) < window:
                 t = queue.popleft()
                 index, part, start, count = t
-                ref = remote.remote(resolved_ref, out, index, start, count, events, cpus, shared)
+                ref = remote.remote(resolved_ref, out, index, start, count, events, cpus, shared, trajectory)
                 inflight[ref] = t
             # A bounded wait keeps Ctrl-C responsive on the driver.
             ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)

@@ -55,6 +55,14 @@ ChunkOpt = Annotated[
     ),
 ]
 EventsOpt = Annotated[bool, typer.Option("--events", help="Also write the event log.")]
+TrajectoryOpt = Annotated[
+    bool,
+    typer.Option(
+        "--trajectory",
+        help="Also write the trajectory table: each seat's cash, cheques, score so far, annexes and "
+        "hand after every round (The Bloody Inn).",
+    ),
+]
 ResumeOpt = Annotated[
     bool,
     typer.Option(
@@ -134,6 +142,7 @@ def run(
     threads: ThreadsOpt = None,
     chunk_games: ChunkOpt = None,
     events: EventsOpt = False,
+    trajectory: TrajectoryOpt = False,
     resume: ResumeOpt = False,
     force: ForceOpt = False,
     progress: ProgressOpt = None,
@@ -143,7 +152,7 @@ def run(
     precision: PrecisionOpt = None,
     precision_on: PrecisionOnOpt = "seat0",
 ):
-    """Play a run config and write a dataset (manifest, games/, seats/, events/).
+    """Play a run config and write a dataset (manifest, games/, seats/, events/, trajectory/).
 
     CONFIG may also be a dataset's manifest.json (or its folder): the same games are played
     again into --out, row for row.
@@ -167,6 +176,7 @@ def run(
         name = original.get("name") or Path(manifest_path).parent.name
         # the original's layout too, so the chunk files come out byte for byte the same
         events = events or bool(original.get("events"))
+        trajectory = trajectory or bool(original.get("trajectory"))
         chunk_games = chunk_games or original.get("chunk_games")
     out = out or runner.default_out(config, resolved)
     bar = _progress(progress)
@@ -185,6 +195,7 @@ def run(
             backend=backend,
             precision=precision,
             precision_on=precision_on,
+            trajectory=trajectory,
         )
     finally:
         bar.close()
@@ -286,6 +297,7 @@ def sweep(
     threads: ThreadsOpt = None,
     chunk_games: ChunkOpt = None,
     events: EventsOpt = False,
+    trajectory: TrajectoryOpt = False,
     progress: ProgressOpt = None,
     json_: Annotated[bool, typer.Option("--json", help="Print a JSON summary on stdout.")] = False,
     backend: BackendOpt = "local",
@@ -321,6 +333,7 @@ def sweep(
             events=events,
             precision=precision,
             precision_on=precision_on,
+            trajectory=trajectory,
         )
     finally:
         bar.close()

@@ -19,6 +19,7 @@ from .lazy import lazy
 # The kernels are imported when first used (``lazy``): importing this adapter, listing the
 # games, reading a dataset's facts or analysing it compiles nothing.
 L = lazy("kernels.bloody_inn.layout")
+T = lazy("kernels.bloody_inn.trajectory")
 play_games = lazy("kernels.bloody_inn.play", "play_games")
 REGISTRY = lazy("kernels.bloody_inn.strategies", "REGISTRY")
 _STRATEGIES = lazy("kernels.bloody_inn.strategies")
@@ -45,6 +46,10 @@ DECK_SIZE = {
 #: A block's games and rows do not depend on the blocks (each game has its own stream).
 BLOCKS_PER_THREAD = 32
 BLOCK_GAMES = 100
+
+#: Rounds a game is first given room for in the trajectory arrays (a game that needs more
+#: plays the chunk again with twice the room: rows are deterministic, so a retry is exact).
+TRAJECTORY_ROUNDS = 24
 
 # BI-X3: rating bands of a long solo game (player aid), lowest score of each band
 SOLO_BANDS = ((170, "demonic"), (150, "evil"), (130, "hazardous"), (110, "worrying"))
@@ -388,6 +393,16 @@ COLUMNS = {
         "cash": "the seat's cash after the event",
         "cheques": "the seat's cheques after the event",
     },
+    "trajectory": {
+        "round": "round just played (1 = first); one row per seat at the end of each round (after its morning)",
+        "seat": "seat",
+        "cash": "cash at the end of the round",
+        "cheques": "cheques at the end of the round (BI-N7)",
+        "score": "score so far: cash + 10 x cheques (BI-G3) at the end of the round, before the final "
+        "investigation (BI-G1) and end-of-game bonuses (BI-G2)",
+        "annexes": "annexes built and standing",
+        "hand": "cards in hand",
+    },
 }
 PHASES = ("evening", "night", "morning", "end")
 
@@ -607,7 +622,10 @@ class BloodyInnAdapter:
         return st, params, names, inst
 
     # -- simulation -------------------------------------------------------------------
-    def simulate_chunk(self, resolved, start, count, *, events=False):
+    #: ``simulate_chunk`` can write the ``trajectory`` table (a row per seat and round)
+    trajectory = True
+
+    def simulate_chunk(self, resolved, start, count, *, events=False, trajectory=False):
         st, params, names, inst = self.build_template(resolved, events=events)
         players = resolved["players"]
         lineup = st[L.L_STRAT : L.L_STRAT + st[L.G_NLINEUP]]
@@ -619,7 +637,10 @@ class BloodyInnAdapter:
         per_block = (count + n_blocks - 1) // n_blocks
         ev_rows = per_block * 600 if events else 0  # ~450 events in a 3p long game
         ev_game_cap = 8192
+        tr_rows = per_block * players * TRAJECTORY_ROUNDS if trajectory else 0
         while True:
+            traj = alloc_columns(T.TrajCols, n_blocks * tr_rows) if trajectory else None
+            tr_count = np.zeros(n_blocks, dtype=np.int64)
             ev_out = np.zeros((n_blocks * ev_rows, L.EV_FIELDS + 1), dtype=np.int64)
             ev_count = np.zeros(n_blocks, dtype=np.int64)
             play_games(
@@ -635,7 +656,13 @@ class BloodyInnAdapter:
                 seats,
                 ev_out,
                 ev_count,
+                traj,
+                np.int64(tr_rows),
+                tr_count,
             )
+            if (tr_count < 0).any():
+                tr_rows *= 2
+                continue
             if not events or (ev_count >= 0).all():
                 break
             # deterministic: a retry with larger buffers gives the same games
@@ -646,7 +673,17 @@ class BloodyInnAdapter:
             games=self._games_table(resolved, start, count, games),
             seats=self._seats_table(resolved, start, count, seats, names),
             events=self._events_table(resolved, start, ev_out, ev_count, ev_rows, inst) if events else None,
+            trajectory=self._trajectory_table(start, traj, tr_count, tr_rows) if trajectory else None,
         )
+
+    @staticmethod
+    def _trajectory_table(start, traj, tr_count, tr_rows):
+        """The trajectory table: ``game_id``, then the kernel's columns (``TrajCols``) as
+        they are, each block's rows in game order."""
+        keep = np.concatenate([np.arange(b * tr_rows, b * tr_rows + n) for b, n in enumerate(tr_count)])
+        cols = {name: col[keep] for name, col in traj._asdict().items()}
+        game = cols.pop("game")
+        return pa.table({"game_id": (start + game).astype(np.int64), **cols})
 
     def _games_table(self, resolved, start, count, games):
         """The games table: ``game_id``, ``players``, then the kernel's columns as they are
