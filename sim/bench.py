@@ -707,8 +707,10 @@ def startup(game, players, mix, lineup):
         cold, cold_rss, cold_summary = run(compile_log=tmp / "cold.json")
         versions = len(list(cache.rglob("*.nbc")))
         functions = len(list(cache.rglob("*.nbi")))
-        # kernel packages the cold run compiled (cache directories are <package>-<hash>)
-        packages = sorted({d.name.rsplit("-", 1)[0] for d in cache.iterdir() if any(d.rglob("*.nbi"))})
+        # kernel packages the cold run compiled: inside the cache's kernels-<key> directory numba
+        # names each source folder's cache <folder>_<path hash>; kernels/ itself (rng, sigs) is shared
+        folders = [d for key in cache.glob("kernels-*") for d in key.iterdir() if d.is_dir()]
+        packages = sorted({d.name.rsplit("_", 1)[0] for d in folders if any(d.rglob("*.nbi"))} - {"kernels"})
         warm, warm_rss, summary = run(compile_log=tmp / "warm.json")
     cold_jit, warm_jit = cold_summary["jit"], summary["jit"]
     return {
