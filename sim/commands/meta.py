@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -11,7 +10,6 @@ import typer
 
 from .. import backends
 from .. import meta as mt
-from .. import sweep as sweeps
 from ..errors import SimError
 from .run import (
     BackendOpt,
@@ -21,7 +19,7 @@ from .run import (
     ResumeOpt,
     ThreadsOpt,
     _check_overrides,
-    _progress,
+    _play_sweep,
     _rate,
     _shipped,
 )
@@ -75,22 +73,16 @@ def meta(
     plan = mt.plan(config, games=games, seed=seed)
     backends.configure(backend)
     out = out or Path("results") / f"meta-{Path(config).stem}"
-    bar = _progress(progress)
-    t0 = time.perf_counter()
-    try:
-        sweeps.run_sweep(
-            mt.as_sweep(plan),
-            out,
-            resume=resume,
-            force=force,
-            threads=threads,
-            backend=backend,
-            progress=bar,
-            chunk_games=chunk_games,
-        )
-    finally:
-        bar.close()
-    elapsed = time.perf_counter() - t0
+    played, elapsed = _play_sweep(
+        mt.as_sweep(plan),
+        out,
+        progress=progress,
+        resume=resume,
+        force=force,
+        threads=threads,
+        backend=backend,
+        chunk_games=chunk_games,
+    )
     try:
         ds = open_dataset(out)
         results = {q: run_question(ds, q) for q in QUESTIONS}
@@ -109,7 +101,7 @@ def meta(
                     "pairings": len(plan.pairings),
                     "games_per_pairing": plan.pairings[0][2]["games"],
                     "games": total,
-                    "games_played": bar.played,
+                    "games_played": played,
                     "elapsed_s": round(elapsed, 3),
                     "tables": {
                         name: t.to_dicts()
@@ -125,7 +117,7 @@ def meta(
         return
     typer.echo(
         f"{len(plan.pairings)} pairings x {plan.pairings[0][2]['games']:,} games ({total:,}; "
-        f"{bar.played:,} played now) in {elapsed:.1f} s, {_rate(bar.played, elapsed)}; dataset: {out}/"
+        f"{played:,} played now) in {elapsed:.1f} s, {_rate(played, elapsed)}; dataset: {out}/"
     )
     rat = results["meta"].get("meta_ratings")
     if rat is not None:

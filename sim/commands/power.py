@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -11,7 +10,6 @@ import typer
 
 from .. import backends
 from .. import power as pw
-from .. import sweep as sweeps
 from ..errors import SimError
 from .run import (
     BackendOpt,
@@ -22,7 +20,7 @@ from .run import (
     ResumeOpt,
     ThreadsOpt,
     _check_overrides,
-    _progress,
+    _play_sweep,
     _rate,
 )
 
@@ -84,22 +82,16 @@ def power(
     points = pw.plan(config, cards=cards, actions=actions, games=games, seed=seed)
     backends.configure(backend)
     out = out or Path("results") / f"power-{Path(config).stem}"
-    bar = _progress(progress)
-    t0 = time.perf_counter()
-    try:
-        sweeps.run_sweep(
-            pw.as_sweep(points, Path(config)),
-            out,
-            resume=resume,
-            force=force,
-            threads=threads,
-            backend=backend,
-            progress=bar,
-            chunk_games=chunk_games,
-        )
-    finally:
-        bar.close()
-    elapsed = time.perf_counter() - t0
+    played, elapsed = _play_sweep(
+        pw.as_sweep(points, Path(config)),
+        out,
+        progress=progress,
+        resume=resume,
+        force=force,
+        threads=threads,
+        backend=backend,
+        chunk_games=chunk_games,
+    )
     try:
         ds = open_dataset(out)
         results = run_question(ds, "power")
@@ -116,7 +108,7 @@ def power(
                     "arms": len(points),
                     "games_per_arm": points[0][1]["games"],
                     "games": total,
-                    "games_played": bar.played,
+                    "games_played": played,
                     "elapsed_s": round(elapsed, 3),
                     "power": table.to_dicts() if table is not None else [],
                     "answers": headlines(ds, results),
@@ -126,8 +118,8 @@ def power(
         )
         return
     typer.echo(
-        f"{len(points)} arms x {points[0][1]['games']:,} games ({total:,}; {bar.played:,} played now) "
-        f"in {elapsed:.1f} s, {_rate(bar.played, elapsed)}; dataset: {out}/"
+        f"{len(points)} arms x {points[0][1]['games']:,} games ({total:,}; {played:,} played now) "
+        f"in {elapsed:.1f} s, {_rate(played, elapsed)}; dataset: {out}/"
     )
     if table is not None:
         show = table.select(

@@ -119,6 +119,18 @@ def _progress(flag):
     return Progress(enabled=auto_enabled() if flag is None else flag)
 
 
+def _play_sweep(sweep, out, *, progress, **options):
+    """Play ``sweep`` into ``out`` (``sim.sweep.run_sweep`` with ``options``) under a progress
+    bar; the games it played now and the seconds it took."""
+    bar = _progress(progress)
+    t0 = time.perf_counter()
+    try:
+        sweeps.run_sweep(sweep, out, progress=bar, **options)
+    finally:
+        bar.close()
+    return bar.played, time.perf_counter() - t0
+
+
 def _check_overrides(games, seed):
     if games is not None and not 1 <= games <= MAX_GAMES:
         raise ConfigError("--games", games, f"an integer from 1 to {MAX_GAMES}")
