@@ -6,6 +6,7 @@ positions built by hand (CL-T5 suggestion, CL-T6 accusation)."""
 import numba
 import numpy as np
 import pytest
+import polars as pl
 
 from kernels.cluedo import layout as L
 from kernels.cluedo import search
@@ -207,17 +208,18 @@ def test_restricted_search_never_names_its_own_cards():
     """``restrict = { actions = ["own_cards"] }`` (CL-T5) holds for the search player too."""
     seat = dict(SMALL, restrict={"actions": ["own_cards"]})
     cfg = {"game": "cluedo", "players": 3, "rotate": False, "seats": [seat, {"strategy": "prob"}, SMALL]}
-    ev = simulate(cfg, games=40, seed=4, events=True).events.to_pandas()
-    hands = ev[(ev.kind == "deal") & (ev.seat == 0)].groupby("game_id").a.apply(set)
-    sug = ev[(ev.kind == "suggest") & (ev.seat == 0)]
-    assert len(sug) > 20
-    for gid, a, b in zip(sug.game_id, sug.a, sug.b, strict=True):
-        assert a not in hands[gid] and b not in hands[gid]
-    free = ev[(ev.kind == "suggest") & (ev.seat == 2)]  # the unrestricted search seat does
-    own = [
-        a in set(ev[(ev.kind == "deal") & (ev.seat == 2) & (ev.game_id == g)].a)
-        for g, a in zip(free.game_id, free.a, strict=True)
-    ]
+    ev = pl.from_arrow(simulate(cfg, games=40, seed=4, events=True).events)
+    deals = ev.filter(pl.col("kind") == "deal")
+    hands = {
+        (r["game_id"], r["seat"]): set(r["a"])
+        for r in deals.group_by("game_id", "seat").agg(pl.col("a")).iter_rows(named=True)
+    }
+    sug = ev.filter((pl.col("kind") == "suggest") & (pl.col("seat") == 0))
+    assert sug.height > 20
+    for r in sug.iter_rows(named=True):
+        assert r["a"] not in hands[r["game_id"], 0] and r["b"] not in hands[r["game_id"], 0]
+    free = ev.filter((pl.col("kind") == "suggest") & (pl.col("seat") == 2))  # the unrestricted search seat does
+    own = [r["a"] in hands[r["game_id"], 2] for r in free.iter_rows(named=True)]
     assert any(own)
 
 
