@@ -5,8 +5,8 @@ positions built by hand (CL-T5 suggestion, CL-T6 accusation)."""
 
 import numba
 import numpy as np
-import pytest
 import polars as pl
+import pytest
 
 from kernels.cluedo import layout as L
 from kernels.cluedo import search
