@@ -218,7 +218,9 @@ def test_restricted_search_never_names_its_own_cards():
     assert sug.height > 20
     for r in sug.iter_rows(named=True):
         assert r["a"] not in hands[r["game_id"], 0] and r["b"] not in hands[r["game_id"], 0]
-    free = ev.filter((pl.col("kind") == "suggest") & (pl.col("seat") == 2))  # the unrestricted search seat does
+    free = ev.filter(
+        (pl.col("kind") == "suggest") & (pl.col("seat") == 2)
+    )  # the unrestricted search seat does
     own = [r["a"] in hands[r["game_id"], 2] for r in free.iter_rows(named=True)]
     assert any(own)
 
