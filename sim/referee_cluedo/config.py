@@ -38,6 +38,9 @@ class CluedoRules:
     data: object  # sim.referee_cluedo.data.Data
     die_faces: int = PRINTED["die_faces"]  # CL-C2 (face 1 is the loupe, CL-V1)
     clue_pile: int = PRINTED["clue_pile"]  # CL-C2: clue cards in the pile, the rest boxed
+    #: what-if ``extra_steps``: steps added to each suspect's every walk (CL-T1: 0 by the rules;
+    #: a handicap to measure what movement is worth), indexed by suspect id
+    extra_steps: tuple = (0,) * 6
 
     @classmethod
     def from_resolved(cls, resolved, data_dir=DATA_DIR):
@@ -70,5 +73,6 @@ class CluedoRules:
             rotate=bool(resolved.get("rotate", True)),
             lineup=tuple(s["strategy"] for s in resolved["seats"]),
             data=data,
+            extra_steps=tuple(int(r.get("extra_steps", {}).get(c, 0)) for c in data.suspects),
             **{name: int(r.get(name, printed)) for name, printed in PRINTED.items()},
         )

@@ -249,8 +249,9 @@ def _roll(g, p):
         g.check(loupes > 0, "CL-T2", "a clue card is drawn only with a loupe")
         g.check(r.clue_cards, "CL-V3", "no clue cards in this ruleset")
         g.check(bool(g.unseen or g.under), "CL-K7", "the clue pile is empty")
-    total = d1 + d2 - draw  # a loupe used for its effect counts 0 (CL-T2)
     ch = g.chars[p]
+    roll = d1 + d2 + r.extra_steps[ch]  # CL-T1, plus the what-if rules.extra_steps (0 by the rules)
+    total = roll - draw  # a loupe used for its effect counts 0 (CL-T2)
     placed = clues.draw(g, p) if draw else None
     if placed == "moved":  # CL-K6 moved the drawer into a room: that ends its move
         _enter(g, p, g.pos[ch])
@@ -258,7 +259,7 @@ def _roll(g, p):
         return
     ev = g.peek()
     if g.in_turn() and ev.kind == "move" and ev.d == WALK:
-        _walk(g, p, total, d1 + d2)
+        _walk(g, p, total, roll)
         if g.pos[ch] < N_ROOMS:
             _enter(g, p, g.pos[ch])
             _maybe_suggest(g, p)
@@ -313,7 +314,7 @@ def _walk(g, p, total, dice):
         rule = "CL-T2" if ev.c == dice and total == dice - 1 else "CL-T1"
         fail(
             rule,
-            "steps allowed = the dice, a loupe used for a clue card counting 0",
+            "steps allowed = the dice (plus rules.extra_steps), a loupe used for a clue card counting 0",
             {"steps": total},
             {"steps": ev.c},
         )
