@@ -50,6 +50,8 @@ class Dataset:
         ``seats`` carries every games column too (joined on point and game_id) and both
         carry ``point`` and the swept parameters.
     events : pl.LazyFrame | None
+    trajectory : pl.LazyFrame | None
+        One row per game, round and seat (``--trajectory``), with ``point``.
     """
 
     root: Path
@@ -62,6 +64,7 @@ class Dataset:
     seats: pl.LazyFrame
     events: pl.LazyFrame | None = None
     warnings: list = field(default_factory=list)
+    trajectory: pl.LazyFrame | None = None
 
     @property
     def config(self):
@@ -188,14 +191,16 @@ def _status_warnings(root, manifests, dirs=None):
 
 def _open_run(root: Path) -> Dataset:
     manifest = verified_manifest(root)
-    files = {t: table_files(root, manifest, t) for t in ("games", "seats", "events")}
+    files = {t: table_files(root, manifest, t) for t in ("games", "seats", "events", "trajectory")}
     if not files["games"] or not files["seats"]:
         raise AnalysisError(f"{root}: no finished chunk files yet")
     scan = {t: pl.scan_parquet(f).with_columns(pl.lit("").alias("point")) for t, f in files.items() if f}
     games, seats, events = scan["games"], scan["seats"], scan.get("events")
     points = pl.DataFrame({"point": [""]})
     manifests = {"": manifest}
-    return _finish(root, "run", manifests, points, [], games, seats, events)
+    ds = _finish(root, "run", manifests, points, [], games, seats, events)
+    ds.trajectory = scan.get("trajectory")
+    return ds
 
 
 def _point_expr():
@@ -276,6 +281,7 @@ def _open_sweep(root: Path) -> Dataset:
         raise AnalysisError(f"{root}: sweep points have games but no seats files")
     events = _scan_sweep_table(root, "events", present, dirs, manifests)
     ds = _finish(root, "sweep", manifests, points, params, games, seats, events)
+    ds.trajectory = _scan_sweep_table(root, "trajectory", present, dirs, manifests)
     ds.warnings = warnings + _status_warnings(root, manifests, dirs)
     return ds
 
