@@ -247,8 +247,9 @@ def bloody_inn_config(
     }
 
 
-def write_run(out, games, seats, config, *, events=None, chunks=2):
-    """Write tables as a run directory (parts + manifest with checksums).
+def write_run(out, games, seats, config, *, events=None, trajectory=None, chunks=2):
+    """Write tables as a run directory (parts + manifest with checksums); ``events`` and
+    ``trajectory`` optional.
 
     Returns
     -------
@@ -265,7 +266,8 @@ def write_run(out, games, seats, config, *, events=None, chunks=2):
             continue
         g_lo, g_hi = gids[int(lo)], gids[int(hi) - 1]
         entry = {"index": i, "start": int(g_lo), "games": int(hi - lo), "files": {}}
-        for name, table in (("games", games), ("seats", seats), ("events", events)):
+        tables = (("games", games), ("seats", seats), ("events", events), ("trajectory", trajectory))
+        for name, table in tables:
             if table is None:
                 continue
             part = table.filter(pl.col("game_id").is_between(g_lo, g_hi))
@@ -293,7 +295,9 @@ def write_run(out, games, seats, config, *, events=None, chunks=2):
         "games": n,
         "games_done": n,
         "events": events is not None,
-        "tables": ["games", "seats"] + (["events"] if events is not None else []),
+        "tables": ["games", "seats"]
+        + (["events"] if events is not None else [])
+        + (["trajectory"] if trajectory is not None else []),
         "resolved": config,
         "facts": _facts(config),
         "versions": {"synthetic": "1"},
