@@ -127,8 +127,9 @@ def answer(ds: Dataset, name: str, label: str = "", options=None):
         ]
         if not keys and isinstance(power, pl.DataFrame) and power.height:
             keys = power_keys(report_power.name_targets(ds, power))
-    if "arm" in ds.params:  # a power run's arms by their names in every sentence and grid
+    if "arm" in ds.params:  # a power run's arms by their names in every sentence, grid and table
         heads, keys = _name_arms(ds, heads, keys)
+        tables = [(n, t, note, _arm_column_named(ds, df)) for n, t, note, df in tables]
     return Section(name, title, label, heads, tables, plots, keys, who_plays(ds))
 
 
@@ -142,6 +143,16 @@ def _arms_named(ds, results):
             v = v.with_columns(pl.col("arm").cast(pl.String).replace(names))
         out[k] = v
     return out
+
+
+def _arm_column_named(ds, df):
+    """A metric table with ``arm`` read as its name ('Bishopric barred') and the arm's id
+    kept as the last column, ``arm_id`` (what the points' ``arm`` holds, for joins)."""
+    if "arm" not in df.columns:
+        return df
+    ids = df["arm"].cast(pl.String)
+    names = {a: report_power.arm_label(ds, a) for a in ids.unique().to_list()}
+    return df.with_columns(pl.col("arm").cast(pl.String).replace(names), ids.alias("arm_id"))
 
 
 def _with_names(ds, df):

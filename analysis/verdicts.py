@@ -324,7 +324,7 @@ def characters_verdict(sec) -> Verdict | None:
     t, tests = _table(sec, "character_win_share"), _table(sec, "character_equality")
     if t is None or t.is_empty():
         return None
-    by = [c for c in t.columns if c not in _CHARACTER_COLS]
+    by = [c for c in t.columns if c not in _CHARACTER_COLS and c != "arm_id"]
     parts, sizes = [], set()
     for key, g in t.group_by(by, maintain_order=True):
         if g.height < 2:
@@ -334,7 +334,10 @@ def characters_verdict(sec) -> Verdict | None:
         low, top = g.row(0, named=True), g.row(-1, named=True)
         sizes.add(int(g["games"].min()))
         key = key if isinstance(key, tuple) else (key,)
-        cell = ", ".join(f"{v}p" if k == "players" else f"{k}={v}" for k, v in zip(by, key))
+        # a power run's arm reads by its name ('Bishopric barred'), another parameter as k=v
+        cell = ", ".join(
+            f"{v}p" if k == "players" else str(v) if k == "arm" else f"{k}={v}" for k, v in zip(by, key)
+        )
         size = (
             f"the characters differ by at least {100 * lo:.1f} pts"
             if lo > 0

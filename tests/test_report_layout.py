@@ -197,3 +197,23 @@ def test_imbalance_heat_map_cells_carry_intervals_for_the_true_imbalance(sweep_r
     assert len(cells) == 4 and "*" not in "".join(re.findall(r">([^<]*)</text>", svg))
     # each cell's interval (printed under its number) holds its imbalance; an unsigned size
     assert len(values) == 4 and all(lo <= v <= hi for v, (lo, hi) in zip(values, cells))
+
+
+def test_characters_verdict_of_a_power_run_names_each_arm():
+    # a power run's tables carry the arm's name in ``arm`` and its id in ``arm_id``
+    rows = [("Bishopric barred", "card:bishop", w) for w in (1000.0, 600.0)]
+    rows += [("baseline (nobody barred)", "baseline", w) for w in (800.0, 800.0)]
+    t = pl.DataFrame(
+        {
+            "players": [3] * 4,
+            "arm": [r[0] for r in rows],
+            "character": ["green", "plum"] * 2,
+            "games": [4000] * 4,
+            "wins": [r[2] for r in rows],
+            "arm_id": [r[1] for r in rows],
+        }
+    ).with_columns((pl.col("wins") / pl.col("games")).alias("share"))
+    s = characters_verdict(_section("characters", [("character_win_share", t)])).sentence
+    assert "3p, Bishopric barred: character win shares spread 10.0 pts" in s, s
+    assert "3p, baseline (nobody barred): character win shares spread 0.0 pts" in s, s
+    assert "arm=" not in s and "arm_id" not in s and "card:bishop" not in s

@@ -125,6 +125,11 @@ def test_sim_power_writes_its_report_with_the_forest_plot(tmp_path):
     assert "arm=" not in verdicts + answers and "card:bishop" not in answers
     assert "2 players, Bishopric barred: " in answers  # the seat sentences too
     assert ">2p, Bishopric barred<" in html  # the seat panels' titles
+    # the metric tables name the arms too, the id kept in its own column for joins
+    seat_table = md[md.index("\n### Win share by seat\n") :]
+    seat_table = seat_table[: seat_table.index("\n### ", 1)]
+    assert re.search(r"\| 2 +\| Bishopric barred +\|", seat_table), seat_table
+    assert "| arm_id" in seat_table and "card:bishop" in seat_table
     svg = next(s for s in re.findall(r"<svg.*?</svg>", html, re.S) if "forest-points-0" in s)
     drawn = _points(svg, "forest-points-0") + _points(svg, "forest-flagged-0")
     assert len(drawn) == 2  # one point per barred annex
