@@ -48,8 +48,8 @@ def analyse(
         typer.Option(
             "--question",
             "-q",
-            help="seats | cards | deck | strategies | duration | "
-            "characters (repeat or comma-separate; default: all that apply).",
+            help="seats | cards | deck | strategies | duration | characters | experience "
+            "(repeat or comma-separate; default: all that apply).",
             show_default=False,
         ),
     ] = None,
@@ -72,8 +72,12 @@ def analyse(
     ds = open_dataset(directory)
     sections = [s for s in (answer(ds, q, directory.name) for q in qs) if s is not None]
     if not sections:
+        from analysis.metrics import QUESTIONS
+
+        why = [r for r in (QUESTIONS[q].why_not(ds) for q in qs if QUESTIONS[q].why_not) if r]
         raise SimError(
             f"{directory}: none of the questions {', '.join(qs)} applies to this {ds.game} dataset"
+            + (f" ({'; '.join(why)})" if why else "")
         )
     if json_:
         payload = {
