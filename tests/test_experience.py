@@ -214,6 +214,7 @@ def test_sim_analyse_question_experience(tmp_path):
     # 5 of the 20 games are kingmaker games (KINGMAKER), 10 have a seat out of contention
     assert rows["kingmaker_game"]["estimate"] == pytest.approx(0.25)
     assert rows["kingmaker_seat"]["estimate"] == pytest.approx(0.5)
+    assert rows["out_of_contention"]["estimate"] == 8  # COMEBACK_8's winner came back from 8
     assert any("lead changes per game" in h for h in q["headlines"])
 
 

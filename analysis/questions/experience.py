@@ -316,6 +316,10 @@ MEASURES = {
     "decided_at_end": ("games decided by the final scoring alone", "share"),
     "kingmaker_seat": ("games with a seat out of contention before the last round (3+ seats)", "share"),
     "kingmaker_game": ("games where the win changed hands in the last round with such a seat", "share"),
+    "out_of_contention": (
+        "out of contention: points behind with one round left, beyond any comeback",
+        "points",
+    ),
     "spread": ("final score, first minus last", "points"),
     "margin": ("final score, first minus second", "points"),
     "rounds": ("rounds per game", "rounds"),
@@ -327,7 +331,7 @@ MEASURES = {
 
 def summary(frame, by):
     """Long table per ``by`` group: ``measure, estimate, lo, hi, games, unit`` (``per_game``
-    joined with ``kingmaking``'s columns in)."""
+    joined with ``kingmaking``'s columns in; ``MEASURES`` says what each measure is)."""
     rows = []
     for key, grp in frame.group_by(by, maintain_order=True):
         key = dict(zip(by, key if isinstance(key, tuple) else (key,)))
@@ -353,13 +357,15 @@ def summary(frame, by):
             "turns_per_round": mean_interval(per_round.to_numpy()) + (n,),
             "waiting": mean_interval(waits.to_numpy()) + (n,),
         }
+        if km.height and "threshold" in km.columns:
+            # the definition's value, not an estimate: no interval
+            values["out_of_contention"] = (float(km["threshold"].max()), None, None, km.height)
         for name, (est, lo, hi, games) in values.items():
             if games == 0:
                 continue
-            what, unit = MEASURES[name]
             rows.append(
-                {**key, "measure": name, "what": what, "estimate": est, "lo": lo, "hi": hi}
-                | {"games": games, "unit": unit}
+                {**key, "measure": name, "estimate": est, "lo": lo, "hi": hi}
+                | {"games": games, "unit": MEASURES[name][1]}
             )
     return pl.DataFrame(rows).sort(by, maintain_order=True) if rows else None
 
@@ -413,7 +419,7 @@ def _per_game_all(metric, games):
     pg = per_game(traj, games, seats)
     behind = deficits(traj, games, seats)
     km = kingmaking(behind, pg, metric.by)
-    return pg.join(km.drop("threshold"), on=list(KEY), how="left"), behind, km
+    return pg.join(km, on=list(KEY), how="left"), behind, km
 
 
 @register("experience")
@@ -425,6 +431,13 @@ class Tension(Metric):
     source = "games"
     needs = ("rounds", "winner", "turns")
     note = (
+        "lead_changes per game; no_lead_change = share of games without one; decided_round = the "
+        "round from which the winner leads for good (R + 1 = only the final scoring gives it the "
+        "win); decided_late = share decided in the last round or at the final scoring; "
+        "decided_at_end = by the final scoring alone; kingmaker_seat = share of 3+ seat games with a "
+        "seat out of contention before the last round; kingmaker_game = and the win changed hands "
+        "then; spread = final first minus last, margin = first minus second; turns_per_round per "
+        "seat; waiting = the other seats' turns per round. "
         "Definitions in docs/analysis.md (Experience). A game is the unit: means with a t "
         "interval over games, shares of games with Wilson's; lo/hi = 95%. Leader = the seat alone "
         "at the top of the score so far after a round (a tie keeps the last leader), then the winner "
@@ -458,6 +471,10 @@ class Comeback(Metric):
         return comeback_curve(deficits(traj, games, seats), self.by)
 
 
+def _group_cols(t):
+    return [c for c in t.columns if c not in ("measure", "estimate", "lo", "hi", "games", "unit")]
+
+
 def _where(r, ds, by):
     extra = [f"{k} = {r[k]}" for k in by if k != "players"]
     return ", ".join([f"{r['players']} players", *extra])
@@ -467,7 +484,7 @@ def _headlines(ds, results):
     t = results.get("tension")
     if t is None:
         return []
-    by = [c for c in t.columns if c not in ("measure", "what", "estimate", "lo", "hi", "games", "unit")]
+    by = _group_cols(t)
     out = []
     for _, grp in t.group_by(by, maintain_order=True):
         m = {r["measure"]: r for r in grp.iter_rows(named=True)}
@@ -479,21 +496,27 @@ def _headlines(ds, results):
 
         def pct(name, m=m):
             r = m[name]
-            return f"{100 * r['estimate']:.0f}% [{100 * r['lo']:.0f}, {100 * r['hi']:.0f}]"
+            d = 1 if r["hi"] < 0.1 else 0  # a rare event keeps a decimal
+            return f"{100 * r['estimate']:.{d}f}% [{100 * r['lo']:.{d}f}, {100 * r['hi']:.{d}f}]"
 
         s = (
             f"{where}: {num('lead_changes')} lead changes per game, {pct('no_lead_change')} of games "
             f"without one; the winner leads for good from round {num('decided_round')}"
         )
         if "decided_late" in m:
-            s += f", and only from the last round or the final scoring in {pct('decided_late')}"
-        s += f"; final spread {num('spread', '{:.0f}')} points, margin {num('margin', '{:.0f}')}"
-        if "kingmaker_game" in m:
             s += (
-                f"; in {pct('kingmaker_game')} of games the win changed hands in the last round "
-                "while a seat out of contention was playing (an association)"
+                f", and only from the last round or the final scoring in {pct('decided_late')} "
+                f"(by the final scoring alone in {pct('decided_at_end')})"
             )
+        s += f"; final spread {num('spread', '{:.0f}')} points, margin {num('margin', '{:.0f}')}"
         out.append(s + " (these depend on the players' strength).")
+        if "kingmaker_game" in m:
+            out.append(
+                f"{where}: in {pct('kingmaker_game')} of games the win changed hands in the last round "
+                "while a seat out of contention was playing (more than "
+                f"{m['out_of_contention']['estimate']:.0f} points behind with one round left, further than "
+                "any winner here came back from): an association, not a cause."
+            )
     cb = results.get("comeback")
     if cb is not None:
         out += _comeback_lines(cb, by)
@@ -531,7 +554,7 @@ def _key_numbers(ds, results):
     t = results.get("tension")
     if t is None:
         return []
-    by = [c for c in t.columns if c not in ("measure", "what", "estimate", "lo", "hi", "games", "unit")]
+    by = _group_cols(t)
     keep = {"lead_changes": ("changes", False), "decided_late": ("%", True), "spread": ("points", False)}
     rows = []
     for r in t.filter(pl.col("measure").is_in(list(keep))).iter_rows(named=True):
@@ -539,7 +562,7 @@ def _key_numbers(ds, results):
         f = 100 if is_share else 1
         rows.append(
             {
-                "key": f"{_where(r, ds, by)}, {r['what']}",
+                "key": f"{_where(r, ds, by)}, {MEASURES[r['measure']][0]}",
                 "estimate": f * r["estimate"],
                 "lo": f * r["lo"],
                 "hi": f * r["hi"],
