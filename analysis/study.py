@@ -9,7 +9,8 @@ each, and the report::
     [[data]]
     name = "first_player"                   # folder under out
     sweep = "bloody_inn/first-player.toml"  # or run = "..."; relative to the study file
-    questions = ["seats", "strategies"]
+    questions = ["seats", "strategies"]     # an entry asking "experience" is played with
+                                            # the trajectory table (sim run --trajectory)
     label = "First player, 1-4 players"     # optional, shown in the report
     games = 20000                           # optional override (run only)
     seed = 7                                # optional override (run only)
@@ -398,6 +399,8 @@ def _produce(spec, rung, target, name, run_dataset, run_sweep, force, threads, p
         sweep = power.as_sweep(plans[spec.name], spec.config)
         run_sweep(sweep, target, resume=not force, force=force, threads=threads, progress=progress)
         return
+    # the experience question reads the trajectory table: an entry that asks it records it
+    extra = {"trajectory": True} if "experience" in spec.questions else {}
     if spec.kind == "run":
         if run_dataset is None:
             raise AnalysisError("no runner available to produce run datasets")
@@ -410,13 +413,13 @@ def _produce(spec, rung, target, name, run_dataset, run_sweep, force, threads, p
             resume=not force,
             force=force,
             progress=progress,
+            **extra,
         )
         if isinstance(man, dict) and man.get("nothing_to_do"):
             echo(f"{name}: already complete, skipped")
         return
     if run_sweep is None:
         raise AnalysisError("no sweep runner available to produce sweep datasets")
-    extra = {}
     if rung:
         extra["base_overrides"] = {"seats": rung.seats()}
         if rung.games:
