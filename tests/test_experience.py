@@ -227,3 +227,28 @@ def test_sim_analyse_experience_without_trajectory_says_why(tmp_path):
     res = CliRunner().invoke(app, ["analyse", str(out), "--question", "experience"])
     assert res.exit_code == 2
     assert "sim run --trajectory" in res.output
+
+
+def test_a_study_entry_asking_experience_records_the_trajectory(tmp_path):
+    from analysis.study import load_study, run_study
+
+    (tmp_path / "run.toml").write_text('game = "bloody_inn"\nplayers = 3\ngames = 20\n')
+    (tmp_path / "study.toml").write_text(
+        'title = "t"\n[[data]]\nname = "e"\nrun = "run.toml"\nquestions = ["experience"]\n'
+        '[[data]]\nname = "s"\nrun = "run.toml"\nquestions = ["duration"]\n'
+    )
+    asked = {}
+
+    def run_dataset(config, target, trajectory=False, **_):
+        asked[target.name] = trajectory
+        traj, g, s = _tables([COMEBACK_8, KINGMAKER, HELD, OPEN_RACE] * 5)
+        cfg = synthetic.bloody_inn_config(3, games=g.height, strategies=("expert",))
+        g = g.with_columns(pl.lit(1, pl.Int8).alias("n_winners"), pl.lit(0, pl.Int8).alias("truncated"))
+        s = s.with_columns(pl.lit("expert").alias("strategy"), pl.lit(0, pl.Int8).alias("lineup"))
+        synthetic.write_run(target, g, s, cfg, trajectory=traj if trajectory else None, chunks=1)
+
+    st = load_study(tmp_path / "study.toml", out=tmp_path / "out")
+    _, md = run_study(st, run_dataset=run_dataset, echo=lambda m: None)
+    assert asked == {"e": True, "s": False}
+    text = md.read_text()
+    assert "Experience" in text and "lead changes per game" in text
