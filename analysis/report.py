@@ -42,6 +42,7 @@ DEFAULT_QUESTIONS = (
     "exploitability",
     "meta",
     "skill",
+    "experience",
 )
 #: tables longer than this are folded (HTML <details>) or, in Markdown, moved to the appendix
 FOLD_ROWS = 30
@@ -61,6 +62,7 @@ SECTION_ORDER = (
     "strategies",
     "cards",
     "duration",
+    "experience",
     "exploitability",
 )
 
