@@ -35,11 +35,13 @@ from .knowledge import (
     kbase,
     known_cards,
     low_card,
+    pack,
     popc,
     propagate,
     random_card,
     sample_deal,
     solve,
+    wrongly_accused,
 )
 from .layout import (
     AGENT,
@@ -71,7 +73,6 @@ from .layout import (
     S_LOOKED,
     S_MOVE_STEPS,
     S_N,
-    S_NWRONG,
     S_PARAM,
     S_PASS,
     S_POS,
@@ -82,7 +83,6 @@ from .layout import (
     S_SHOWN,
     S_STALE,
     S_TRUE,
-    S_WRONG,
     S_XK,
     T_EXACT,
     T_SDIST,
@@ -120,11 +120,6 @@ def param(st, seat, k):
 
 
 @njit(cache=True, inline="always")
-def pack(s, w, r):
-    return s + 6 * (w - 6) + 36 * (r - FIRST_ROOM)
-
-
-@njit(cache=True, inline="always")
 def unpack_suspect(t):
     return t % 6
 
@@ -137,15 +132,6 @@ def unpack_weapon(t):
 @njit(cache=True, inline="always")
 def unpack_room(t):
     return FIRST_ROOM + t // 36
-
-
-@njit(cache=True)
-def _excluded(st, t):
-    """Was triple ``t`` already accused wrongly (public)?"""
-    for i in range(st[S_NWRONG]):
-        if pack(st[S_WRONG + 3 * i], st[S_WRONG + 3 * i + 1], st[S_WRONG + 3 * i + 2]) == t:
-            return True
-    return False
 
 
 # --- what the agent believes ---------------------------------------------------------
@@ -190,7 +176,7 @@ def _single_triple(st, seat, cand):
                     for c in range(12, 21):
                         if (r >> c) & 1:
                             t = pack(a, b, c)
-                            if not _excluded(st, t):
+                            if not wrongly_accused(st, t):
                                 if found >= 0:
                                     return -1
                                 found = t
@@ -219,7 +205,7 @@ def _exact_envelope(st, seat, limit):
                     for c in range(12, 21):
                         if (r >> c) & 1:
                             t = pack(a, b, c)
-                            if _excluded(st, t):
+                            if wrongly_accused(st, t):
                                 continue
                             copy_block(st, kb, S_XK)
                             st[S_XK + K_HAS + ENVELOPE] |= (1 << a) | (1 << b) | (1 << c)
@@ -245,7 +231,7 @@ def _estimate(st, seat):
             continue
         env = st[kb + K_HAS + ENVELOPE] | st[X_A + ENVELOPE]
         t = pack(low_card(env & CAT_SUSPECT), low_card(env & CAT_WEAPON), low_card(env & CAT_ROOM))
-        if _excluded(st, t):
+        if wrongly_accused(st, t):
             continue
         logw[k] = lw
         trip[k] = t

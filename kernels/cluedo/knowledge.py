@@ -35,6 +35,7 @@ from .layout import (
     CAT_SUSPECT,
     CAT_WEAPON,
     ENVELOPE,
+    FIRST_ROOM,
     K_CL,
     K_DIRTY,
     K_EXRES,
@@ -50,8 +51,10 @@ from .layout import (
     S_CL_OVERFLOW,
     S_HSIZE,
     S_KN,
+    S_NWRONG,
     S_RNG,
     S_TRUE,
+    S_WRONG,
     TABLE,
     X_A,
     X_ASG,
@@ -77,6 +80,21 @@ def low_card(x):
     while not (x >> c) & 1:
         c += 1
     return c
+
+
+@njit(cache=True, inline="always")
+def pack(s, w, r):
+    """The envelope triple (suspect, weapon, room cards) as one number 0..323."""
+    return s + 6 * (w - 6) + 36 * (r - FIRST_ROOM)
+
+
+@njit(cache=True)
+def wrongly_accused(st, t):
+    """Was triple ``t`` already accused wrongly?  (Public: it is not the envelope, CL-T6.)"""
+    for i in range(st[S_NWRONG]):
+        if pack(st[S_WRONG + 3 * i], st[S_WRONG + 3 * i + 1], st[S_WRONG + 3 * i + 2]) == t:
+            return True
+    return False
 
 
 @njit(cache=True)

@@ -37,7 +37,7 @@ from numba import njit, types
 from kernels.rng import stream_key
 from kernels.sigs import ST, I, sig
 
-from .knowledge import kbase, low_card, popc, sample_deal
+from .knowledge import kbase, low_card, pack, popc, sample_deal, wrongly_accused
 from .layout import (
     ALL_CARDS,
     CAT_ROOM,
@@ -59,7 +59,6 @@ from .layout import (
     S_FORBID,
     S_LOOKED,
     S_N,
-    S_NWRONG,
     S_PARAM,
     S_PASS,
     S_POS,
@@ -71,7 +70,6 @@ from .layout import (
     S_SHOWN,
     S_SKEY,
     S_TRUE,
-    S_WRONG,
     T_SDIST,
     TABLE,
     X_A,
@@ -95,20 +93,6 @@ def _param(st, seat, k):
     return st[S_PARAM + seat * N_PARAMS + k]
 
 
-@njit(cache=True, inline="always")
-def _pack(s, w, r):
-    return s + 6 * (w - 6) + 36 * (r - FIRST_ROOM)
-
-
-@njit(cache=True)
-def _wrongly_accused(st, t):
-    """Was triple ``t`` accused wrongly already (public, CL-T6)?"""
-    for i in range(st[S_NWRONG]):
-        if _pack(st[S_WRONG + 3 * i], st[S_WRONG + 3 * i + 1], st[S_WRONG + 3 * i + 2]) == t:
-            return True
-    return False
-
-
 @njit(cache=True)
 def _sample(st, seat, hands, trip, wts):
     """Fill ``hands[k, h]`` (every holder's cards), ``trip[k]`` (the envelope triple) and
@@ -127,8 +111,8 @@ def _sample(st, seat, hands, trip, wts):
         if lw == -math.inf:
             continue
         env = st[kb + K_HAS + ENVELOPE] | st[X_A + ENVELOPE]
-        t = _pack(low_card(env & CAT_SUSPECT), low_card(env & CAT_WEAPON), low_card(env & CAT_ROOM))
-        if _wrongly_accused(st, t):
+        t = pack(low_card(env & CAT_SUSPECT), low_card(env & CAT_WEAPON), low_card(env & CAT_ROOM))
+        if wrongly_accused(st, t):
             continue
         for h in range(N_HOLDERS):
             hands[k, h] = st[kb + K_HAS + h] | st[X_A + h]
