@@ -22,6 +22,7 @@ from ..config import (
 )
 from ..errors import ConfigError, SimError
 from ..progress import Progress, auto_enabled
+from . import validate_specs as specs
 
 
 def _shipped(path):
@@ -374,18 +375,24 @@ def validate(
     target: Annotated[
         Path,
         typer.Argument(
-            metavar="CONFIG|SWEEP|STUDY",
-            help="A run, sweep or study config.",
+            metavar="CONFIG|SWEEP|STUDY|BALANCE|META",
+            help="A run, sweep, study, balance or meta config.",
             show_default=False,
             callback=_shipped,
         ),
     ],
     json_: Annotated[bool, typer.Option("--json", help="Print the resolved config(s) as JSON.")] = False,
 ):
-    """Check a run, sweep or study config (or a dataset's manifest.json) without running it."""
+    """Check a run, sweep, study, balance or meta config (or a dataset's manifest.json) without running it."""
     raw = {} if manifest_file(target) is not None else load_toml(target)
     if "data" in raw and "game" not in raw:
         _validate_study(target, json_)
+        return
+    if specs.is_balance_spec(raw):
+        specs.validate_balance(target, json_)
+        return
+    if specs.is_meta_config(raw):
+        specs.validate_meta(target, json_)
         return
     if sweeps.is_sweep(raw):
         try:
@@ -461,12 +468,15 @@ def _validate_study(target, json_):
             )
         elif spec.kind == "run":
             resolved = api.resolve(spec.config, games=spec.games, seed=spec.seed)
+            # a ladder plays the run once per rung, each with its own games when it sets them
+            rung_games = [(r.games if r and r.games else resolved["games"]) for r in spec.ladder or (None,)]
             rows.append(
                 {
                     "name": spec.name,
                     "kind": "run",
                     "config": str(spec.config),
-                    "games": resolved["games"],
+                    "rungs": len(spec.ladder) or 1,
+                    "games": sum(rung_games),
                     "config_id": config_id(resolved),
                 }
             )
@@ -506,12 +516,12 @@ def _validate_study(target, json_):
         f"all; report to {st.out / st.report_file})"
     )
     for r in rows:
+        rungs = f" x {r['rungs']} ladder rungs" if r.get("rungs", 1) > 1 else ""
         what = {
-            "sweep": f"sweep of {r['points']} points"
-            + (f" x {r['rungs']} ladder rungs" if r.get("rungs", 1) > 1 else ""),
+            "sweep": f"sweep of {r.get('points')} points" + rungs,
             "power": f"power experiment of {r.get('points')} arms",
         }
-        what = what.get(r["kind"], "run")
+        what = what.get(r["kind"], "run" + rungs)
         typer.echo(f"  {r['name']}: {what}, {r['games']:,} games ({r['config']})")
 
 
