@@ -7,6 +7,7 @@ dataset with a trajectory table.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -252,3 +253,16 @@ def test_a_study_entry_asking_experience_records_the_trajectory(tmp_path):
     assert asked == {"e": True, "s": False}
     text = md.read_text()
     assert "Experience" in text and "lead changes per game" in text
+
+
+def test_sim_validate_counts_the_rungs_of_the_experience_study():
+    """A run entry with a ladder plays once per rung with the rung's games (it printed the run
+    config's games once and failed on its text line)."""
+    path = str(Path(__file__).resolve().parents[1] / "configs/studies/bloody_inn-experience.toml")
+    res = CliRunner().invoke(app, ["validate", path, "--json"])
+    assert res.exit_code == 0, res.output
+    rows = {d["name"]: d for d in json.loads(res.stdout)["data"]}
+    assert rows["two_players"]["rungs"] == 2 and rows["two_players"]["games"] == 2 * 4_000
+    res = CliRunner().invoke(app, ["validate", path])
+    assert res.exit_code == 0, res.output
+    assert "three_players: run x 2 ladder rungs, 8,000 games" in res.output
