@@ -575,3 +575,52 @@ def _key_numbers(ds, results):
 
 
 Q.key_numbers = _key_numbers
+
+
+def _bin_start(label):
+    return int(label.split("-")[0].rstrip("+"))
+
+
+def plots(ds, results):
+    """One heat map per group: the comeback share by rounds left and deficit, each cell with
+    its 95% interval, coloured about the fair share 1/n."""
+    from .. import plots as P
+
+    cb = results.get("comeback")
+    if cb is None or not cb.height:
+        return []
+    by = [c for c in cb.columns if c not in ("rounds_left_bin", "deficit_bin", "cases", "games", "wins")]
+    by = [c for c in by if not c.startswith("share")]
+    out = []
+    for key, grp in cb.filter(pl.col("cases") >= 20).group_by(by, maintain_order=True):
+        key = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        cells = grp.with_columns(
+            pl.col("rounds_left_bin")
+            .map_elements(_bin_start, return_dtype=pl.Int64)
+            .alias("rounds left (from)"),
+            pl.col("deficit_bin")
+            .map_elements(_bin_start, return_dtype=pl.Int64)
+            .alias("points behind (from)"),
+        )
+        where = _where(key, ds, by)
+        out.append(
+            (
+                f"{where}: the chance that a seat behind the top score after a round still wins, by "
+                "rounds left (0 = only the final scoring) and points behind (bins start at the number "
+                "shown), each cell with its 95% interval (game-clustered); coloured about the fair "
+                f"share 1/{key['players']}; cells of at least 20 seat-rounds.",
+                P.heatmap(
+                    cells,
+                    "rounds left (from)",
+                    "points behind (from)",
+                    "share",
+                    title="comeback chance",
+                    center=1.0 / key["players"],
+                    interval=("share_lo", "share_hi"),
+                ),
+            )
+        )
+    return out
+
+
+Q.plots = plots
