@@ -390,12 +390,16 @@ def _trajectory(ds):
 
 
 def applies(ds):
-    return _trajectory(ds) is not None
+    traj = _trajectory(ds)
+    return traj is not None and "score" in traj.collect_schema().names()
 
 
 def _why_not(ds):
-    if _trajectory(ds) is None:
+    traj = _trajectory(ds)
+    if traj is None:
         return "the experience question needs the trajectory table: play with sim run --trajectory"
+    if "score" not in traj.collect_schema().names():
+        return "the experience question needs a score so far in the trajectory table; this game's has none"
     return None
 
 
