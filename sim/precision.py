@@ -18,7 +18,11 @@ boundary is only counted once it is complete.  A win share's interval is Wilson'
 interval at the effective number of units (``analysis.stats.score_interval``), which does
 not collapse to a point when every game so far was lost (or won); the run stops only once
 it has seen at least ``MIN_OUTCOMES`` wins and as many games not won, so a few lost chunks
-cannot end it.  The mean rounds' interval is the normal one, mean +- 1.96 sd / sqrt(units),
+cannot end it.  For a win share of a game with deal covariates (``sim.deals``) the
+cross-fitted control variate (``sim.variance``: unbiased, coefficients never fitted on the
+unit they adjust) replaces it once its variance is at least ``MIN_GAIN`` below the plain
+one's; the manifest's ``stop`` says which ``estimator`` was used, its ``variance_ratio`` and
+the ``games_saved`` (the extra games the plain estimate needs for the same width).  The mean rounds' interval is the normal one, mean +- 1.96 sd / sqrt(units),
 and needs ``MIN_UNITS`` units and a spread above 0.
 """
 
@@ -30,6 +34,7 @@ import re
 import numpy as np
 import pyarrow.parquet as pq
 
+from . import deals, variance
 from .errors import ConfigError
 from .intervals import Z95, score_interval
 
@@ -38,6 +43,9 @@ from .intervals import Z95, score_interval
 MIN_OUTCOMES = 15
 #: the mean rounds stops only after this many units, with a standard deviation above 0
 MIN_UNITS = 30
+#: the control variate is used once it cuts the variance by this share (below it, the deal
+#: explains nothing worth a change of method)
+MIN_GAIN = 0.02
 #: games per chunk when --precision is given and --chunk-games is not (the stop granularity)
 DEFAULT_PRECISION_CHUNK = 10_000
 
@@ -77,6 +85,14 @@ class PrecisionStop:
         self.half_width = math.inf
         self.units = 0
         self._enough = False
+        # the control variate: a win share of a game whose deals can be replayed
+        self._resolved = resolved
+        self._cv = self.kind in ("seat", "entry") and "seed" in resolved and deals.supported(resolved)
+        self._mu = None
+        self._sums = None
+        self._pending = None  # rows of deals not complete yet (duplicate deals)
+        self.estimator = "plain"
+        self.variance_ratio = 1.0
 
     def _read(self, out, entry):
         if self.kind == "rounds":
@@ -90,16 +106,39 @@ class PrecisionStop:
     def add(self, out, entry):
         """Count one finished chunk (its manifest ``entry``) in the estimate."""
         gid, val = self._read(out, entry)
-        self.add_values(gid, val, entry["games"])
+        x = None
+        if self._cv and len(gid):
+            lo = int(gid.min())
+            x = deals.covariates(self._resolved, lo, int(gid.max()) - lo + 1)[gid - lo]
+        self.add_values(gid, val, entry["games"], x)
 
-    def add_values(self, gid, val, games):
+    def add_values(self, gid, val, games, x=None):
         """Count one chunk's rows: game ids and the estimate's value per row (a win, 1/k for
-        a k-way shared win, or the rounds)."""
+        a k-way shared win, or the rounds), and optionally each row's deal covariates."""
         unit = gid // self.players if self.duplicate else gid
         self._units.append(np.asarray(unit))
         self._values.append(np.asarray(val, dtype=np.float64))
         self.games += games
+        if x is not None and self._cv:
+            self._add_covariates(np.asarray(unit), np.asarray(val, dtype=np.float64), np.asarray(x))
         self._update()
+
+    def _add_covariates(self, unit, val, x):
+        if self._mu is None:
+            self._mu = deals.deal_means(self._resolved)
+            self._sums = variance.FoldSums(x.shape[1])
+        if self._pending is not None:
+            unit = np.concatenate([self._pending[0], unit])
+            val = np.concatenate([self._pending[1], val])
+            x = np.concatenate([self._pending[2], x])
+        ids, inv, counts = np.unique(unit, return_inverse=True, return_counts=True)
+        whole = counts == (self.players if self.duplicate else 1)
+        keep = whole[inv]
+        self._pending = (unit[~keep], val[~keep], x[~keep]) if (~keep).any() else None
+        sums = np.bincount(inv, weights=val)[whole] / counts[whole]
+        xs = np.stack([np.bincount(inv, weights=x[:, j]) for j in range(x.shape[1])], axis=1)
+        xs = xs[whole] / counts[whole][:, None]
+        self._sums.add(sums, xs - self._mu[0], ids[whole])
 
     def _update(self):
         unit = np.concatenate(self._units)
@@ -116,6 +155,19 @@ class PrecisionStop:
             self.kind, n, means.sum(), (means * means).sum(), val[whole[inv]].sum(), counts[whole].sum()
         )
         self.half_width = (hi - lo) / 2
+        self.estimator, self.variance_ratio = "plain", 1.0
+        if self._sums is not None:
+            est = self._sums.estimate(self._mu[1], self._mu[2])
+            if est.estimator == "control variate" and est.variance_ratio <= 1 - MIN_GAIN:
+                self.value, self.half_width = est.value, est.half_width
+                self.estimator, self.variance_ratio = est.estimator, est.variance_ratio
+
+    @property
+    def games_saved(self):
+        """Games the plain estimate would need beyond those played for the same width."""
+        if self.estimator == "plain" or not self.variance_ratio > 0:
+            return 0
+        return int(round(self.games * (1 / self.variance_ratio - 1)))
 
     def reached(self):
         return self.units >= 2 and self._enough and self.half_width <= self.target
@@ -144,6 +196,9 @@ class PrecisionStop:
             "max_games": self.max_games,
             "precision_met": bool(met),
             "reason": reason,
+            "estimator": self.estimator,
+            "variance_ratio": self.variance_ratio,
+            "games_saved": self.games_saved,
         }
 
 
