@@ -348,17 +348,25 @@ def run_study(
     # a power entry's arms are planned before anything runs: a bad card id fails in one line
     plans = {} if report_only else {s.name: power_plan(s) for s in study.data if s.kind == "power"}
     study.out.mkdir(parents=True, exist_ok=True)
-    entries, ladders = [], []
-    for spec in study.data:
-        rungs = spec.ladder or (None,)
-        targets = []
-        for rung in reversed(rungs):  # the report shows the strongest rung first
-            target = study.out / spec.name / rung.name if rung else study.out / spec.name
-            name = f"{spec.name}[{rung.name}]" if rung else spec.name
-            if not report_only:
+    if not report_only:
+        for spec in study.data:
+            for rung in reversed(spec.ladder or (None,)):
+                target = study.out / spec.name / rung.name if rung else study.out / spec.name
+                name = f"{spec.name}[{rung.name}]" if rung else spec.name
                 _produce(
                     spec, rung, target, name, run_dataset, run_sweep, force, threads, progress, echo, plans
                 )
+    return write_report(study_report(study), study.out / study.report_file)
+
+
+def study_report(study: Study):
+    """The report of a study whose datasets are all there (``run_study`` writes it; the docs'
+    generated results read it too): the ladders' answers first, then every question."""
+    entries, ladders = [], []
+    for spec in study.data:
+        targets = []
+        for rung in reversed(spec.ladder or (None,)):  # the report shows the strongest rung first
+            target = study.out / spec.name / rung.name if rung else study.out / spec.name
             label = f"{spec.label}, {rung.name}" if rung else spec.label
             entries.append(Entry(label, open_dataset(target), spec.questions, study.options))
             targets.append((rung.name if rung else None, label))
@@ -367,7 +375,7 @@ def run_study(
     report = build_report(entries, study.report_title or study.title, study.report_intro)
     front = [ladder_section(spec.label, targets, report.sections) for spec, targets in ladders]
     report.sections = [sec for sec in front if sec is not None] + report.sections
-    return write_report(report, study.out / study.report_file)
+    return report
 
 
 def _rung_run_config(path, rung):

@@ -21,7 +21,11 @@ Generators (``GENERATORS``):
 * ``rule-constants``: every game's numeric rule constants of ``[rules]`` with their rule ids
   and printed values (docs/rules.md);
 * ``rules``: every rule id of the rules contract with the kernel functions that cite it and the
-  tests that cite it (docs/rules.md), found by searching the source for the id.
+  tests that cite it (docs/rules.md), found by searching the source for the id;
+* ``quick-study``: the quick study's verdicts, answer table and causal power (docs/analysis.md),
+  rendered from the results recorded under ``docs/results/`` (``sim.docs_results``): numbers
+  that need game runs are recorded once with ``python -m sim.docs --record STUDY`` after
+  ``sim study STUDY``, never typed.
 """
 
 from __future__ import annotations
@@ -427,6 +431,12 @@ def rules_index(root=ROOT):
     return "\n".join(out)
 
 
+def _recorded(name):
+    from . import docs_results
+
+    return lambda root=ROOT: docs_results.block(name, root)
+
+
 GENERATORS = {
     "commands": cli_commands,
     "cli": cli_reference,
@@ -434,6 +444,7 @@ GENERATORS = {
     "strategies": strategies_table,
     "rule-constants": rule_constants_table,
     "rules": rules_index,
+    "quick-study": _recorded("quick-study"),
 }
 
 
@@ -449,10 +460,25 @@ def main(argv=None, root=ROOT):
         "<!-- /sim.docs:NAME -->) from the code.",
     )
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 naming each stale block")
+    parser.add_argument(
+        "--record",
+        metavar="STUDY",
+        help="record a finished study's answers under docs/results/ (then regenerate the blocks)",
+    )
+    parser.add_argument("--out", metavar="DIR", help="with --record: the study's datasets (default: its out)")
     args = parser.parse_args(argv)
     if not (root / "docs").is_dir():
         print(f"error: {root / 'docs'} is not a folder; run sim.docs from a source checkout", file=sys.stderr)
         return 2
+    if args.record:
+        from . import docs_results
+        from .errors import SimError
+
+        try:
+            print(f"recorded: {docs_results.record(args.record, root, args.out)}")
+        except (SimError, OSError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     stale, problems = check_or_write(root, write=not args.check)
     for p in problems:
         print(f"error: {p}", file=sys.stderr)
