@@ -296,6 +296,7 @@ def provenance(label, ds: Dataset):
                 "data_sha256": combined,
                 "git_commit": git.get("commit") if isinstance(git, dict) else git,
                 "git_dirty": git.get("dirty") if isinstance(git, dict) else None,
+                "stop": stop_line(man.get("stop")),
             }
         )
     first = next(iter(ds.manifests.values()))
@@ -316,6 +317,26 @@ def provenance(label, ds: Dataset):
         "versions": first.get("versions"),
         "points": points,
     }
+
+
+def stop_line(stop):
+    """One sentence on a ``--precision`` stop: the rule's reason, the estimator it used and
+    the games that estimator saved (None for a run that played all its games)."""
+    if not stop or stop.get("rule") != "precision":
+        return None
+    est = stop.get("estimator", "plain")
+    if est == "control variate":
+        how = (
+            f"control variate on the deal covariates, cross-fitted (variance ratio "
+            f"{stop['variance_ratio']:.3f}: {stop['games_saved']:,} games saved)"
+        )
+    else:
+        how = "plain (Wilson score interval; 0 games saved)"
+    return f"{stop['reason']}; estimator: {how}."
+
+
+def _stop_lines(p):
+    return [f"{r['point']}: {r['stop']}" for r in p["points"] if r.get("stop")]
 
 
 def _report_versions():
@@ -488,6 +509,7 @@ def _html_provenance(report):
         )
         # long digests and ids wrap inside their cells: the table fits the page
         o.append('<div class="prov">' + _html_table(df) + "</div>")
+        o += [f"<p>{_e(line)}</p>" for line in _stop_lines(p)]
         if p["sweep"]:
             o.append(
                 "<details><summary>sweep</summary><pre>"
@@ -676,6 +698,8 @@ def render_markdown(report: Report, plot_dir: str):
             schema={c: pl.String for c in cols},
         )
         o += [_md_table(df, keys=1), ""]
+        for line in _stop_lines(p):
+            o += _md_wrap(line) + [""]
         if p["sweep"]:
             o += ["Sweep:", "", "```json", json.dumps(p["sweep"], indent=1, sort_keys=True), "```", ""]
         o += [
