@@ -140,3 +140,20 @@ def test_precision_uses_the_control_variate_only_when_it_pays():
         else:
             assert rec["variance_ratio"] < 0.5 and rec["games_saved"] > n
             assert abs(rec["estimate"] - decided.mean()) < 3 * rec["half_width"]
+
+
+def test_a_report_says_which_estimator_stopped_the_run(tmp_path):
+    from analysis.dataset import open_dataset
+    from analysis.report import provenance
+
+    cfg = _config("bloody_inn", 2, "random", 5000)
+    man = runner.run_dataset(cfg, tmp_path / "p", chunk_games=250, precision=0.05, threads=1)
+    stop = man["stop"]
+    assert stop["estimator"] in ("plain", "control variate")
+    (point,) = provenance("run", open_dataset(tmp_path / "p"))["points"]
+    assert f"estimator: {stop['estimator']}" in point["stop"]
+    assert f"{stop['games_saved']:,} games saved" in point["stop"]
+    # a run that played all its games has no such line
+    runner.run_dataset(cfg | {"games": 300}, tmp_path / "q", threads=1)
+    (point,) = provenance("run", open_dataset(tmp_path / "q"))["points"]
+    assert point["stop"] is None
