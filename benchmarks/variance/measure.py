@@ -5,8 +5,7 @@
 Reads the run's seat rows, replays every game's deal (``sim.deals``), and prints
 
 - the plain and the control-variate estimate of the seat's win share minus 1/players, with
-  their 95% intervals, and the variance ratio with a 95% percentile bootstrap interval
-  (200 replicates over games);
+  their 95% intervals, and the variance ratio with a 95% delta-method interval;
 - coverage by repetition: ``--reps`` samples of ``--n`` games drawn with replacement from
   the run (whose mean is then the truth), the share of the control-variate intervals that
   hold it, with its Wilson interval;
@@ -38,6 +37,22 @@ def load(path, seat):
     return r, gid, y, x, mu, cov, k
 
 
+def ratio_interval(y, x, mu, gid, folds=variance.FOLDS):
+    """95% interval of var(adjusted) / var(y) by the delta method, the cross-fitted slopes
+    held fixed: per game (adj - mean)^2 - ratio (y - mean)^2, over var(y)."""
+    fold = gid % folds
+    adj = np.empty(len(y))
+    for f in range(folds):
+        tr = fold != f
+        beta = variance.fit_beta(y[tr], x[tr])
+        adj[~tr] = y[~tr] - (x[~tr] - mu) @ beta
+    vy, va = y.var(), adj.var()
+    r = va / vy
+    infl = ((adj - adj.mean()) ** 2 - r * (y - y.mean()) ** 2) / vy
+    half = 1.959963984540054 * infl.std(ddof=1) / np.sqrt(len(y))
+    return r - half, r + half
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dataset")
@@ -54,23 +69,23 @@ def main():
     print(f"plain  {plain.value * 100:+.2f} pts [{plain.low * 100:+.2f}, {plain.high * 100:+.2f}]")
     print(f"control {cv.value * 100:+.2f} pts [{cv.low * 100:+.2f}, {cv.high * 100:+.2f}]")
     rng = np.random.default_rng(1)
-    ratios = []
-    for _ in range(200):
-        i = rng.integers(0, n, n)
-        ratios.append(variance.control_variate(y[i], x[i], mu, cov, k, np.arange(n)).variance_ratio)
-    lo, hi = np.percentile(ratios, [2.5, 97.5])
-    print(f"variance ratio {cv.variance_ratio:.4f} [{lo:.4f}, {hi:.4f}] (games needed: x{cv.variance_ratio:.3f})")
+    lo, hi = ratio_interval(y, x, mu, gid)
+    print(
+        f"variance ratio {cv.variance_ratio:.4f} [{lo:.4f}, {hi:.4f}] (games needed: x{cv.variance_ratio:.3f})"
+    )
     truth = y.mean()
     hits_cv = hits_plain = 0
     for _ in range(a.reps):
         i = rng.integers(0, n, a.n)
-        e = variance.control_variate(y[i], x[i], mu, cov, k, np.arange(a.n))
+        e = variance.control_variate(y[i], x[i], mu, cov, k, gid[i])
         p = variance.plain_mean(y[i])
         hits_cv += e.low <= truth <= e.high
         hits_plain += p.low <= truth <= p.high
     for name, h in (("control", hits_cv), ("plain", hits_plain)):
         lo, hi = wilson(h, a.reps)
-        print(f"coverage {name}: {h / a.reps * 100:.1f}% [{lo * 100:.1f}, {hi * 100:.1f}] ({a.reps} x {a.n} games)")
+        print(
+            f"coverage {name}: {h / a.reps * 100:.1f}% [{lo * 100:.1f}, {hi * 100:.1f}] ({a.reps} x {a.n} games)"
+        )
     fixed = int(np.ceil((1.959963984540054 * y.std() / 0.005) ** 2))
     t = sequential.effect_test(y, a.d, planned_units=2000, looks=np.arange(100, n + 1, 100))
     print(
