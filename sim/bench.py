@@ -12,6 +12,10 @@ fresh child process (so peak memory is that measurement's own, read with ``os.wa
   Parquet time (writing the chunk files: zstd, sha256) apart, and the whole pipeline's rate;
 * the same kernels with ``NUMBA_DISABLE_JIT=1`` on a small sample: the pure-Python speed of the
   same code, the JIT's speed-up, and a check that both give the same rows.
+* the search row (Bloody Inn, 1 and 2 players, not in ``--quick``): one ``search`` seat with
+  its default parameters beside ``expert``s on 1 thread, its CPU time per game and per
+  decision (night action), decisions per CPU second, and games per CPU second over the
+  yardstick's.
 
 Per game it also times ``sim run`` with 1,000 games in a child with an empty compile cache
 (cold compile; the number of compiled function versions is counted in that cache, and the
@@ -76,6 +80,7 @@ PY_GAME_S = 0.15
 COLD_START_S = 55.0
 WARM_START_S = 2.0
 YARDSTICK_S = 4.0
+SEARCH_GAME_S = 0.15  # a game of the search row (one search seat), solo or heads-up
 
 
 # --- the machine ----------------------------------------------------------------------------
@@ -359,7 +364,7 @@ def measure(spec):
     # warm up (loads the compiled kernels) and calibrate on all cores
     api.set_threads(all_threads)
     t0 = time.perf_counter()
-    api.play_range(resolved, 0, MIN_GAMES)
+    api.play_range(resolved, 0, spec.get("warmup_games", MIN_GAMES))
     res.setdefault("warmup_s", round(time.perf_counter() - t0, 4))
     n = spec.get("games")
     if n is None:
@@ -390,6 +395,8 @@ def measure(spec):
                 "cpu_s": round(cpu, 4),
                 "cpu_us_per_game": round(cpu / n * 1e6, 2),
             }
+            if spec.get("count_turns"):
+                p["turns"] = int(chunk.games.column("turns").to_numpy().sum())
             if timer is not None and timer.calls:
                 p["kernel_s"] = round(timer.seconds, 4)
                 p["kernel_us_per_game"] = round(timer.seconds / n * 1e6, 2)
@@ -480,8 +487,13 @@ def _geomean(values):
 
 def add_yardstick_ratios(result):
     """Each throughput row's games/s over the yardstick's at the same thread count (the
-    geometric mean of its readings before and after the rows)."""
+    geometric mean of its readings before and after the rows); a search row's games per CPU
+    second over the yardstick's games/s on 1 thread."""
     readings = result.get("yardstick", {}).get("readings", [])
+    for row in result.get("search", []):
+        yard = _geomean([r.get(1) for r in readings])
+        row["yardstick_1"] = yard
+        row["yardstick_ratio_1"] = round(row["games_per_cpu_s"] / yard, 6) if yard else None
     for row in result["throughput"]:
         for key, threads in (("1", 1), ("all", row["threads"])):
             yard = _geomean([r.get(threads) for r in readings])
@@ -561,6 +573,43 @@ def throughput(game, players, mix, lineup, *, games, seconds, digest_games, roun
         row["digest"] = r.get("digest")
         row["digest_games"] = digest_games
     return row
+
+
+#: the search row (not in ``--quick``): one Bloody Inn ``search`` seat (its default parameters)
+#: beside ``expert``s, long game, 1 thread, this many games at each of these player counts that
+#: the bench measures (a few seconds of CPU each)
+SEARCH_ROW_GAMES = {1: 24, 2: 16}
+
+
+def search_row(players, games):
+    """CPU time per game and per decision of Bloody Inn's ``search`` (one seat, ``expert`` at
+    the others) on 1 thread, in a fresh child.  A decision is one of its night actions (BI-N1);
+    the placements it searches as first player (BI-E1) are inside their cost."""
+    lineup = ["search"] + ["expert"] * (players - 1)
+    spec = {
+        "config": bench_config("bloody_inn", players, lineup, games=games),
+        "games": games,
+        "threads": [1],
+        "warmup_games": 1,
+        "count_turns": True,
+    }
+    res = _measure_in_child(spec, NUMBA_NUM_THREADS=1)
+    p = res["passes"][0]
+    cpu = max(p["cpu_s"], 1e-9)
+    decisions = p["turns"] / players  # one search seat: its share of the night actions
+    return {
+        "game": "bloody_inn",
+        "players": players,
+        "lineup": lineup,
+        "games": games,
+        "cpu_s": p["cpu_s"],
+        "cpu_ms_per_game": round(1000 * cpu / games, 2),
+        "decisions": decisions,
+        "cpu_ms_per_decision": round(1000 * cpu / decisions, 3),
+        "decisions_per_cpu_s": round(decisions / cpu, 1),
+        "games_per_cpu_s": round(games / cpu, 3),
+        "peak_rss_bytes": res["peak_rss_bytes"],
+    }
 
 
 def pure_python(game, players, mix, lineup, *, games):
@@ -964,6 +1013,41 @@ def render(result):
                 rows,
             ),
         ]
+    if result.get("search"):
+        rows = [
+            [
+                r["game"],
+                r["players"],
+                " ".join(r["lineup"]),
+                r["games"],
+                (r["cpu_ms_per_game"], ".1f"),
+                (r["decisions"], ",.0f"),
+                (r["cpu_ms_per_decision"], ".2f"),
+                (r["decisions_per_cpu_s"], ",.0f"),
+                (r.get("yardstick_ratio_1"), ".5f"),
+            ]
+            for r in result["search"]
+        ]
+        out += [
+            "",
+            "search (Bloody Inn, default parameters, 1 thread; CPU time; a decision is a night "
+            "action of the search seat, its placements included; x yard: games per CPU second over "
+            "the yardstick's games/s on 1 thread)",
+            _table(
+                [
+                    "game",
+                    "players",
+                    "lineup",
+                    "games",
+                    "cpu ms/game",
+                    "decisions",
+                    "cpu ms/dec",
+                    "dec/cpu s",
+                    "x yard 1t",
+                ],
+                rows,
+            ),
+        ]
     if result["pure_python"]:
         rows = []
         for r in result["pure_python"]:
@@ -1153,12 +1237,20 @@ def run(game=None, players=None, mix=None, *, settings, yardstick=None, say=prin
         "throughput": [],
         "pure_python": [],
         "startup": [],
+        "search": [],
         "yardstick": {"path": str(yard_path), "games": YARDSTICK_GAMES, "readings": []}
         if yard_path
         else {"skipped": "no yardstick file (give --yardstick PATH or set BOARDSIM_YARDSTICK); no ratios"},
     }
     t_start = time.perf_counter()
-    parts = len(plan) + len(refs) * (bool(py_games) + startup_) + bool(targets_) + 2 * bool(yard_path)
+    search_counts = _search_counts(plan, settings["quick"])
+    parts = (
+        len(plan)
+        + len(search_counts)
+        + len(refs) * (bool(py_games) + startup_)
+        + bool(targets_)
+        + 2 * bool(yard_path)
+    )
     say(
         f"bench: {len(plan)} throughput row(s), {parts} part(s): about {expected:.0f} s on the reference "
         f"2-core machine when idle (longer under load, plus a compile if the kernels are not cached)"
@@ -1192,6 +1284,13 @@ def run(game=None, players=None, mix=None, *, settings, yardstick=None, say=prin
             f"{g} {p}p {m}: {row['games_per_s_1']:,.0f} games/s on 1 thread, {row['games_per_s_all']:,.0f} "
             f"on {row['threads']}" + (f", speed-up {row['speedup']:.2f}" if row["speedup"] else "")
         )
+    for p, n in search_counts.items():
+        r = search_row(p, n)
+        result["search"].append(r)
+        progress(
+            f"bloody_inn {p}p search: {r['cpu_ms_per_game']:,.1f} ms of CPU a game, "
+            f"{r['decisions_per_cpu_s']:,.0f} decisions per CPU second"
+        )
     for g, p, m, lineup in refs:
         if py_games:
             r = pure_python(g, p, m, lineup, games=py_games)
@@ -1214,6 +1313,13 @@ def run(game=None, players=None, mix=None, *, settings, yardstick=None, say=prin
     return result
 
 
+def _search_counts(plan, quick):
+    """``{players: games}`` of the search row: Bloody Inn's measured player counts among
+    ``SEARCH_ROW_GAMES``'s (none with ``--quick``)."""
+    counts = {p for g, p, *_ in plan if g == "bloody_inn"}
+    return {} if quick else {p: n for p, n in SEARCH_ROW_GAMES.items() if p in counts}
+
+
 def _all_threads():
     import numba
 
@@ -1232,6 +1338,7 @@ def expected_seconds(plan, refs, settings, *, threads, yardstick):
     rounds, seconds = settings["rounds"], settings["seconds"]
     work = 0.0 if settings["games"] is not None else seconds * (1 + threads) * rounds
     total = len(plan) * (CHILD_S + work + 2 * rounds * PASS_OVERHEAD_S)
+    total += sum(CHILD_S + SEARCH_GAME_S * n for n in _search_counts(plan, settings["quick"]).values())
     if settings["py_games"]:
         total += len(refs) * (CHILD_S + settings["py_games"] * PY_GAME_S)
     if settings["startup"]:
