@@ -50,9 +50,9 @@ class Estimate:
         return (self.high - self.low) / 2
 
     @property
-    def games_saved(self):
-        """Share of the units the plain mean would need beyond these for the same width."""
-        return 1.0 - self.variance_ratio
+    def units_for_plain(self):
+        """Units the plain mean would need for this estimate's width."""
+        return self.units / self.variance_ratio if self.variance_ratio > 0 else math.inf
 
 
 def plain_mean(y):
@@ -179,23 +179,3 @@ def control_variate(y, x, mu, mu_cov=None, mu_units=None, unit_ids=None, folds=F
     sums = FoldSums(x.shape[1], folds)
     sums.add(y, x - np.asarray(mu, dtype=np.float64), np.arange(len(y)) if unit_ids is None else unit_ids)
     return sums.estimate(mu_cov, mu_units)
-
-
-def best_estimate(y, x, mu, mu_cov=None, mu_units=None, unit_ids=None, folds=FOLDS):
-    """The control-variate estimate when its standard error is below the plain mean's,
-    else the plain mean (the deal then explains nothing the folds can use)."""
-    cv = control_variate(y, x, mu, mu_cov, mu_units, unit_ids, folds)
-    if cv.estimator == "control variate" and cv.se < cv.se_plain:
-        return cv
-    p = plain_mean(y)
-    return Estimate("plain", p.value, p.se, p.low, p.high, p.units, p.se, 1.0)
-
-
-def unit_means(unit, val, players, duplicate):
-    """Per-unit means of row values: the game, or with duplicate deals the complete deal
-    (``players`` rows).  Returns ``(unit ids, means, rows per unit)`` of complete units."""
-    unit = np.asarray(unit, dtype=np.int64)
-    ids, inv, counts = np.unique(unit, return_inverse=True, return_counts=True)
-    sums = np.bincount(inv, weights=np.asarray(val, dtype=np.float64))
-    whole = counts == (players if duplicate else 1)
-    return ids[whole], sums[whole] / counts[whole], counts[whole]
