@@ -140,7 +140,10 @@ class FoldSums:
             for f in range(self.folds)
         )
         m = s / n
-        se2 = max(s2 - n * m * m, 0.0) / (n - 1) / n
+        # the residual degrees of freedom: the folds' slopes share most of their games, so
+        # the spread of the adjusted values understates the estimate's by about k / n
+        k = self.sx.shape[1]
+        se2 = max(s2 - n * m * m, 0.0) / max(n - k - 1, 1) / n
         if mu_cov is not None and mu_units:
             beta_bar = (self.n[:, None] * beta).sum(0) / n
             se2 += float(beta_bar @ np.atleast_2d(mu_cov) @ beta_bar) / mu_units

@@ -73,7 +73,8 @@ def test_fold_sums_give_the_fits_of_the_other_folds():
         coef = np.linalg.lstsq(design, y[tr], rcond=None)[0]
         adj[~tr] = y[~tr] - x[~tr] @ coef[1:]
     assert e.value == pytest.approx(adj.mean())
-    assert e.se == pytest.approx(adj.std(ddof=1) / np.sqrt(n))
+    # the spread of the adjusted values on the residual degrees of freedom (3 slopes, 1 mean)
+    assert e.se == pytest.approx(np.sqrt(((adj - adj.mean()) ** 2).sum() / (n - k - 1) / n))
 
 
 def _config(game, players, strategy, games):
