@@ -3,7 +3,9 @@
 The chunk's games are split into blocks; ``prange`` runs the blocks, each with its own state
 array and its own copy of the run tables, playing its games in order.  Game ``g`` draws from
 its own stream keyed by ``(seed, g)`` and writes only row ``g - start`` of the output
-columns, so results do not depend on threads, blocks or chunking.
+columns, so results do not depend on threads, blocks or chunking.  With the trajectory bit
+the game also writes its rows of the trajectory columns (``trajectory.TrajCols``) from row
+``tr_at[g - start]`` on, one per seat at the end of each round.
 """
 
 import numpy as np
@@ -47,10 +49,12 @@ from .layout import (
     T_NPLAYERS,
 )
 from .rules import check_invariants, setup, take_turn
+from .trajectory import record_round
 
 MODE_EVENTS_COUNT = 1
 MODE_EVENTS_WRITE = 2
 MODE_CHECK = 4
+MODE_TRAJECTORY = 8
 
 
 @njit(cache=True)
@@ -68,8 +72,10 @@ def _flush(st, ev, at):
 
 
 @njit(cache=True)
-def play_one(st, tb, game_id, mode, ev, ev_at):
-    """Play one game to its end (or the CL-V7 cap) in ``st``."""
+def play_one(st, tb, game_id, mode, ev, ev_at, traj, tr_at):
+    """Play one game to its end (or the CL-V7 cap) in ``st``; with ``MODE_TRAJECTORY`` each
+    round's rows of ``traj`` from row ``tr_at`` on."""
+    record = mode & MODE_TRAJECTORY
     n = tb[T_NPLAYERS]
     setup(st, tb, game_id, n, mode & 3)  # clears st
     st[S_CHECK] = 1 if mode & MODE_CHECK else 0
@@ -92,8 +98,12 @@ def play_one(st, tb, game_id, mode, ev, ev_at):
             break
         seat = (seat + 1) % n
         if seat == 0:
+            if record:
+                record_round(st, tb, traj, tr_at)
             st[S_ROUNDS] += 1
         st[S_CUR] = seat
+    if record:
+        record_round(st, tb, traj, tr_at)  # the round the game ended in
 
 
 @njit(cache=True)
@@ -143,13 +153,15 @@ def _write_rows(st, n, i, games, seats):
 
 
 @njit(cache=True, parallel=True, nogil=True)  # nogil: the runner writes the last chunk meanwhile
-def play(tb, start, count, nblocks, mode, ev_at, ev, games, seats):
+def play(tb, start, count, nblocks, mode, ev_at, ev, games, seats, tr_at, traj):
     """Play games ``start .. start+count-1``; fill row ``g - start`` of the game columns
     ``games`` (``layout.GameCols``) and rows ``(g - start) * n + seat`` of the seat columns
     ``seats`` (``layout.SeatCols``), one typed 1-D array each.
 
     ``mode``: bit 0/1 event log (1 count into ``n_events``, 2 write into ``ev`` from row
-    ``ev_at[i]``), bit 2 check invariants after every turn (into ``violations``).
+    ``ev_at[i]``), bit 2 check invariants after every turn (into ``violations``), bit 3
+    (``MODE_TRAJECTORY``) the trajectory rows of game ``i`` into ``traj`` from row ``tr_at[i]``
+    (``rounds * players`` rows: the caller knows them from a first pass).
     """
     n = tb[T_NPLAYERS]
     per = (count + nblocks - 1) // nblocks
@@ -162,5 +174,5 @@ def play(tb, start, count, nblocks, mode, ev_at, ev, games, seats):
         tbl = tb.copy()
         for i in range(lo, hi):
             at = ev_at[i] if mode & 3 == MODE_EVENTS_WRITE else 0
-            play_one(st, tbl, start + i, mode, ev, at)
+            play_one(st, tbl, start + i, mode, ev, at, traj, tr_at[i] if mode & MODE_TRAJECTORY else 0)
             _write_rows(st, n, i, games, seats)

@@ -60,8 +60,8 @@ TrajectoryOpt = Annotated[
     bool,
     typer.Option(
         "--trajectory",
-        help="Also write the trajectory table: each seat's cash, cheques, score so far, annexes and "
-        "hand after every round (The Bloody Inn).",
+        help="Also write the trajectory table: each seat's state after every round (The Bloody Inn: "
+        "cash, cheques, score so far, annexes, hand; Cluedo: cards known, envelope candidates left).",
     ),
 ]
 ResumeOpt = Annotated[

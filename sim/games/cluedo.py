@@ -500,14 +500,18 @@ def build_tables(resolved, seed=None):
     return tb
 
 
-def run_arrays(resolved, start, count, *, events=False, check=False, threads=None):
+def run_arrays(resolved, start, count, *, events=False, check=False, threads=None, trajectory=False):
     """Play games ``start..start+count-1``; return ``(game_cols, seat_cols, events)``: dicts
     of NumPy arrays named and typed by ``L.GameCols`` / ``L.SeatCols`` (events: an (E, 8)
     int32 array or None).  ``check`` runs the invariant checks after every turn
-    (``violations`` column)."""
+    (``violations`` column).  ``trajectory``: a fourth item, the trajectory columns
+    (``kernels.cluedo.trajectory.TrajCols``, ``rounds * players`` rows a game in game order),
+    written by a second pass once the rounds are known (the play is the same: the rows are
+    deterministic)."""
     from kernels import compile_once
     from kernels.cluedo import CACHE_DIR
-    from kernels.cluedo.play import MODE_CHECK, MODE_EVENTS_COUNT, MODE_EVENTS_WRITE, play
+    from kernels.cluedo.play import MODE_CHECK, MODE_EVENTS_COUNT, MODE_EVENTS_WRITE, MODE_TRAJECTORY, play
+    from kernels.cluedo.trajectory import TrajCols
 
     if threads is not None:
         numba.set_num_threads(threads)
@@ -519,28 +523,52 @@ def run_arrays(resolved, start, count, *, events=False, check=False, threads=Non
     base = MODE_CHECK if check else 0
     ev_at = np.zeros(count, np.int64)
     ev = np.zeros((0, L.EV_COLS), np.int32)
+    tr_at = np.zeros(count, np.int64)
+    traj = alloc_columns(TrajCols, 0)
 
     def _go(mode):
         # a thread takes the next block when done (by default Numba splits the blocks evenly
         # between the threads up front, and games of a mixed lineup differ 40-fold in cost)
         with numba.parallel_chunksize(1):
-            play(tb, start, count, nblocks, mode, ev_at, ev, games, seats)
+            play(tb, start, count, nblocks, mode, ev_at, ev, games, seats, tr_at, traj)
 
     def _warm():  # a call that plays no game
-        play(tb, start, 0, 1, base, ev_at[:0], ev, alloc_columns(L.GameCols, 0), alloc_columns(L.SeatCols, 0))
+        play(
+            tb,
+            start,
+            0,
+            1,
+            base,
+            ev_at[:0],
+            ev,
+            alloc_columns(L.GameCols, 0),
+            alloc_columns(L.SeatCols, 0),
+            tr_at[:0],
+            traj,
+        )
 
     # compile (or load) the kernel first, one process at a time
     compile_once(CACHE_DIR, ("cluedo.play",), _warm)
 
     g, s = games._asdict(), seats._asdict()
-    if not events:
+    if not events and not trajectory:
         _go(base)
         return g, s, None
-    _go(base | MODE_EVENTS_COUNT)
-    ev_at[1:] = np.cumsum(g["n_events"])[:-1]
-    ev = np.zeros((int(g["n_events"].sum()), L.EV_COLS), np.int32)
-    _go(base | MODE_EVENTS_WRITE)
-    return g, s, ev
+    # a first pass counts each game's event rows and rounds, the second writes them
+    _go(base | (MODE_EVENTS_COUNT if events else 0))
+    last = base
+    if events:
+        ev_at[1:] = np.cumsum(g["n_events"])[:-1]
+        ev = np.zeros((int(g["n_events"].sum()), L.EV_COLS), np.int32)
+        last |= MODE_EVENTS_WRITE
+    if trajectory:
+        rows = g["rounds"].astype(np.int64) * n
+        tr_at[1:] = np.cumsum(rows)[:-1]
+        traj = alloc_columns(TrajCols, int(rows.sum()))
+        last |= MODE_TRAJECTORY
+    _go(last)
+    out = (g, s, ev if events else None)
+    return out + (traj._asdict(),) if trajectory else out
 
 
 def _names(names, idx):
@@ -561,11 +589,11 @@ def _deal_column(resolved, start, count):
     return {"deal": np.arange(start, start + count, dtype=np.int64) // resolved["players"]}
 
 
-def simulate_chunk(resolved, start, count, *, events=False):
+def simulate_chunk(resolved, start, count, *, events=False, trajectory=False):
     """Play games ``start..start+count-1``; Arrow tables without ``config_id``."""
     b = load_board()
     n = resolved["players"]
-    g, s, ev = run_arrays(resolved, start, count, events=events)
+    g, s, ev, *tr = run_arrays(resolved, start, count, events=events, trajectory=trajectory)
     game_id = np.arange(start, start + count, dtype=np.int64)
     # design.md: ``winner`` names the sole winner (-1 when nobody or several share) and bit
     # p of ``winners`` is set for every seat with a share of the win
@@ -625,7 +653,20 @@ def simulate_chunk(resolved, start, count, *, events=False):
                 "d": ev[:, 7].astype(np.int16),
             }
         )
-    return Chunk(games, seats, events_t)
+    return Chunk(games, seats, events_t, _trajectory_table(game_id, g["rounds"], n, tr[0]) if tr else None)
+
+
+def _trajectory_table(game_id, rounds, n, tr):
+    """``game_id``, then the kernel's columns, and ``score``: the seat's cards known while it
+    is still in the game, 0 after a wrong accusation (CL-T6) (the knowledge race the
+    experience question follows; Cluedo has no score until someone wins)."""
+    return pa.table(
+        {
+            "game_id": np.repeat(game_id, rounds.astype(np.int64) * n),
+            **tr,
+            "score": (tr["known"] * tr["active"]).astype(np.int16),
+        }
+    )
 
 
 #: what every column of a Cluedo dataset means (manifest ``facts.columns``; docs/cluedo.md)
@@ -655,6 +696,15 @@ COLUMNS = {
         "first_room_turn": "the seat's own turn number (from 1) of its first turn in a room, -1 never",
         "accused": "0 no accusation, 1 right, 2 wrong",
         "known_cards": "cards whose holder the seat's own knowledge determines at the end",
+    },
+    "trajectory": {
+        "round": "round (1 = first); one row per seat at the end of each round and when the game ends",
+        "seat": "seat",
+        "known": "cards whose holder the seat's knowledge determines (after its deductions, CL-T5)",
+        "candidates": "envelope triples the seat has not ruled out: no card seen in a hand, one of each "
+        "category (CL-S2; 6 x 6 x 9 = 324 at most)",
+        "active": "1 while the seat is in the game, 0 after a wrong accusation (CL-T6)",
+        "score": "score so far for the experience question: cards known while in the game, else 0",
     },
     "events": {
         "seq": "position of the event in its game",
@@ -733,6 +783,8 @@ class _Adapter:
     bench_targets = staticmethod(bench_targets)
     dataset_facts = staticmethod(dataset_facts)
     simulate_chunk = staticmethod(simulate_chunk)
+    #: ``simulate_chunk`` can write the ``trajectory`` table (a row per seat and round)
+    trajectory = True
 
     def referee(self):
         # the independent Cluedo referee: its own package, written apart from the kernels
