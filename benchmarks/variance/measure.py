@@ -26,10 +26,13 @@ from sim import deals, sequential, variance
 from sim.intervals import wilson
 
 
-def load(path, seat):
+def load(path, seat, entry=None):
     m = json.loads((Path(path) / "manifest.json").read_text())
     r = m["resolved"]
-    s = pl.read_parquet(Path(path) / "seats" / "*.parquet").filter(pl.col("seat") == seat).sort("game_id")
+    s = pl.read_parquet(Path(path) / "seats" / "*.parquet").filter(
+        pl.col("seat") == seat if entry is None else pl.col("lineup") == entry
+    )
+    s = s.sort("game_id")
     gid = s["game_id"].to_numpy()
     y = s["win"].to_numpy().astype(np.float64) - 1.0 / r["players"]
     x = deals.covariates(r, 0, int(gid.max()) + 1)[gid]
@@ -46,7 +49,8 @@ def ratio_interval(y, x, mu, gid, folds=variance.FOLDS):
         tr = fold != f
         beta = variance.fit_beta(y[tr], x[tr])
         adj[~tr] = y[~tr] - (x[~tr] - mu) @ beta
-    vy, va = y.var(), adj.var()
+    # on the residual degrees of freedom, as sim.variance does
+    vy, va = y.var(ddof=1), adj.var(ddof=x.shape[1] + 1)
     r = va / vy
     infl = ((adj - adj.mean()) ** 2 - r * (y - y.mean()) ** 2) / vy
     half = 1.959963984540054 * infl.std(ddof=1) / np.sqrt(len(y))
@@ -57,11 +61,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dataset")
     ap.add_argument("--seat", type=int, default=0)
+    ap.add_argument("--entry", type=int, default=None, help="a lineup entry instead of a seat")
     ap.add_argument("--reps", type=int, default=1000)
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--d", type=float, default=0.01)
     a = ap.parse_args()
-    r, gid, y, x, mu, cov, k = load(a.dataset, a.seat)
+    r, gid, y, x, mu, cov, k = load(a.dataset, a.seat, a.entry)
     n = len(y)
     plain = variance.plain_mean(y)
     cv = variance.control_variate(y, x, mu, cov, k, gid)
