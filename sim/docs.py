@@ -396,8 +396,14 @@ def _where(cites):
 def rule_sources(root=ROOT):
     """``(implemented, refereed, tested)``: citations of rule ids in the kernels and the game
     adapters, in the independent referees, and in test functions."""
-    implemented = cited_ids(_py_files(root, root / "kernels", root / "sim" / "games"), root)
-    refereed = cited_ids(_py_files(root, *sorted((root / "sim").glob("referee*"))), root)
+    referees = sorted((root / "sim" / "games").glob("*/referee"))
+    code = [
+        p
+        for p in _py_files(root, root / "kernels", root / "sim" / "games")
+        if not set(referees) & set(p.parents)
+    ]
+    implemented = cited_ids(code, root)
+    refereed = cited_ids(_py_files(root, *referees), root)
     tested = cited_ids(_py_files(root, root / "tests"), root, tests_only=True)
     return implemented, refereed, tested
 

@@ -2,7 +2,7 @@
 
 An adapter turns a config into kernel arrays and kernel columns into Arrow tables, and answers
 every question the rest of the project may ask about its game (:class:`GameAdapter`).
-Adding a game means one adapter module in ``sim/games/`` and one line in ``_ADAPTERS``: the
+Adding a game means one package ``sim/games/<game>/`` with an ``adapter`` module and one line in ``_ADAPTERS``: the
 runner, the dataset writer, the CLI, ``sim tune``, ``sim bench``, ``sim replay`` and the
 shared analyses do not change (``docs/adding-a-game.md``).
 
@@ -22,8 +22,8 @@ import pyarrow as pa
 from .errors import SimError
 
 _ADAPTERS = {
-    "bloody_inn": "sim.games.bloody_inn",
-    "cluedo": "sim.games.cluedo",
+    "bloody_inn": "sim.games.bloody_inn.adapter",
+    "cluedo": "sim.games.cluedo.adapter",
 }
 
 #: questions every game's dataset answers (``analysis.questions.<name>``); a game adds its
@@ -69,14 +69,20 @@ class BenchTarget(TypedDict):
 
 
 class Referee(Protocol):
-    """An independent replay of a game's event log (``sim replay``)."""
+    """An independent replay of a game's event log (``sim replay``): a module with these.
 
-    def replay_tables(self, resolved: dict, games, seats, events, *, max_games=None) -> Any:
-        """Replay every game of an events table; a report with ``ok``, ``games``,
-        ``divergences``, ``summary()``, ``to_dict()`` and ``merge(other)``."""
+    ``ReplayReport`` is its report class (``ok``, ``games``, ``divergences``, ``summary()``,
+    ``to_dict()``, ``merge(other)``; ``ReplayReport()`` is an empty one).
+    """
 
-    def replay_dataset(self, path, *, max_games=None, on_chunk=None) -> Any:
-        """The same over a dataset written with ``--events``, chunk by chunk."""
+    ReplayReport: type
+
+    def rules_of(self, resolved: dict) -> Any:
+        """The referee's own reading of a run's resolved config (read once per dataset)."""
+
+    def replay_tables(self, resolved: dict, games, seats, events, *, max_games=None, rules=None) -> Any:
+        """Replay every game of an events table (``rules``: ``rules_of(resolved)``, read
+        again when None); a ``ReplayReport``."""
 
 
 @runtime_checkable
@@ -199,22 +205,54 @@ def referee(name):
 
 
 def replay_dataset(path, *, max_games=None, on_chunk=None):
-    """Replay a dataset with its game's referee (``sim replay``).
+    """Replay a dataset written by ``sim run CONFIG --events`` with its game's referee, chunk
+    by chunk (``sim replay``).
+
+    ``on_chunk(report_so_far)`` is called after every chunk (progress display).
 
     Raises
     ------
     SimError
-        not a dataset, or its game has no referee.
+        not a dataset, a listed chunk missing or changed, its game has no referee, or it has
+        no event log.
     """
     from pathlib import Path
 
+    import pyarrow.parquet as pq
+
     from . import dataset
 
-    manifest = dataset.read_manifest(Path(path))
+    path = Path(path)
+    manifest = dataset.read_manifest(path)
     if manifest is None:
         raise SimError(f"{path}: no manifest.json; not a dataset")
     game = manifest.get("game")
     ref = referee(game)
     if ref is None:
         raise SimError(f"{path}: game {game!r} has no referee yet; nothing can replay its events")
-    return ref.replay_dataset(path, max_games=max_games, on_chunk=on_chunk)
+    dataset.verify(path, manifest)  # every listed chunk present and unchanged, or one line
+    if not manifest.get("events") or "events" not in manifest.get("tables", ()):
+        raise SimError(f"{path}: the dataset has no event log; run it with `sim run CONFIG --events`")
+    resolved = manifest["resolved"]
+    rules = ref.rules_of(resolved)
+    total = ref.ReplayReport()
+    for chunk in manifest["chunks"]:
+        if max_games is not None and total.games >= max_games:
+            break
+        files = chunk["files"]
+        if "events" not in files:
+            raise SimError(f"{path}: chunk {chunk['index']} has no events file")
+        read = {
+            name: pq.read_table(path / files[name]["path"]) if name in files else None
+            for name in ("games", "seats", "events")
+        }
+        left = None if max_games is None else max_games - total.games
+        part = ref.replay_tables(
+            resolved, read["games"], read["seats"], read["events"], max_games=left, rules=rules
+        )
+        for div in part.divergences:
+            div.dataset = str(path)
+        total.merge(part)
+        if on_chunk is not None:
+            on_chunk(total)
+    return total

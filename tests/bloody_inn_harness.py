@@ -32,7 +32,7 @@ from kernels.bloody_inn import scoring as _scoring
 from kernels.bloody_inn import setup as _setup
 from kernels.bloody_inn import state as _state
 from kernels.rng import stream_key
-from sim.games.bloody_inn import ADAPTER
+from sim.games.bloody_inn.adapter import ADAPTER
 
 LOC = L.LOC
 ACTION = L.ACTION

@@ -22,7 +22,7 @@ import pytest
 
 import sim
 from sim.api import play_range, simulate
-from sim.games.bloody_inn import DECK_SIZE
+from sim.games.bloody_inn.adapter import DECK_SIZE
 
 DECK = DECK_SIZE  # BI-S2, the adapter's table (the referee's independent copy is checked against it)
 OPEN = {1: 4, 2: 5, 3: 6, 4: 8}
@@ -158,7 +158,7 @@ def check_batch(res, players, rules):
 def test_random_batches_cover_every_ruleset_flag():
     """The random batches play every BI-V flag away from its default at least once: a flag
     added to the adapter without a fuzz case here fails this test."""
-    from sim.games.bloody_inn import RULE_KEYS
+    from sim.games.bloody_inn.adapter import RULE_KEYS
 
     default = sim.resolve({"game": "bloody_inn", "players": 2})["rules"]
     moved = set()
@@ -301,7 +301,7 @@ def test_block_count_of_a_chunk():
 def test_blocks_of_a_chunk_do_not_change_the_games(monkeypatch):
     """The chunk's games are split into 1, 5 or 30 blocks (threads take the next block):
     same tables, events included."""
-    from sim.games import bloody_inn as adapter
+    from sim.games.bloody_inn import adapter as adapter
 
     got = []
     for per_thread, block_games in ((1, 100_000), (5, 1), (64, 100)):

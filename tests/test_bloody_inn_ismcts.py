@@ -22,7 +22,7 @@ from kernels.bloody_inn.setup import setup_game
 from kernels.bloody_inn.strat_heuristic import STAMP
 from kernels.bloody_inn.strategies import SEARCH
 from sim import api
-from sim.games.bloody_inn import ADAPTER
+from sim.games.bloody_inn.adapter import ADAPTER
 from tests.test_bloody_inn_search import (
     _decision,
     _hide_and_shuffle,

@@ -1,4 +1,4 @@
-"""The Bloody Inn's numeric rule constants as ``[rules]`` values (sim.games.bloody_inn
+"""The Bloody Inn's numeric rule constants as ``[rules]`` values (sim.games.bloody_inn.adapter
 ``RULE_CONSTANTS``): each one defaults to the printed rules and, changed, changes what its
 rule says it changes; a bad value is one line naming the key, the value and what is allowed."""
 
@@ -10,7 +10,7 @@ import sim
 from kernels.bloody_inn import play
 from sim.cli import app
 from sim.errors import ConfigError
-from sim.games.bloody_inn import ADAPTER, RULE_CONSTANTS
+from sim.games.bloody_inn.adapter import ADAPTER, RULE_CONSTANTS
 
 NO_DISMISS = {"voluntary_dismissal": False}
 

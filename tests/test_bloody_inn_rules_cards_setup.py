@@ -14,7 +14,7 @@ from bloody_inn_harness import ACTION, L, Table, recount
 
 import sim
 from sim.errors import ConfigError
-from sim.games.bloody_inn import DECK_SIZE
+from sim.games.bloody_inn.adapter import DECK_SIZE
 
 TYPES = ("merchant", "artisan", "religious", "police", "noble", "peasant")
 AFFINITY = {
@@ -277,7 +277,7 @@ REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference" 
 def test_BI_C1_C5_card_table_matches_the_reference_row_for_row():
     """BI-C1..C5: ``configs/bloody_inn/cards.csv`` is the reference card table, row for row
     (the Barn row is the player aid of BI-C4)."""
-    from sim.games.bloody_inn_cards import CARDS_CSV
+    from sim.games.bloody_inn.cards import CARDS_CSV
 
     with open(REFERENCE, newline="", encoding="utf-8") as fh:
         ref = list(csv.DictReader(fh))

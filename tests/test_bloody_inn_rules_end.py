@@ -211,7 +211,7 @@ def test_BI_X2_solo_results_in_whole_games():
 def test_BI_X3_long_solo_rating_band():
     """BI-X3: the rating of a long solo game by its score (player aid): 110-129 worrying,
     130-149 hazardous, 150-169 evil, 170+ demonic; a caught player (BI-X2) has lost."""
-    from sim.games.bloody_inn import solo_rating
+    from sim.games.bloody_inn.adapter import solo_rating
 
     cases = {
         0: "below",
@@ -233,7 +233,7 @@ def test_BI_X3_long_solo_rating_band():
 
 def test_BI_X3_solo_rating_column_matches_scores():
     """BI-X3 in the seats table: every solo seat carries the band of its score, or "lost"."""
-    from sim.games.bloody_inn import solo_rating
+    from sim.games.bloody_inn.adapter import solo_rating
 
     res = simulate({"game": "bloody_inn", "players": 1, "seats": [{"strategy": "greedy"}]}, games=400, seed=5)
     seats = res.seats.to_pydict()

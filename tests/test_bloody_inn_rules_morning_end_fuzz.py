@@ -10,7 +10,7 @@ import random
 import pytest
 from bloody_inn_harness import LOC, L, Table
 
-from sim.games.bloody_inn import ADAPTER, annex_ids
+from sim.games.bloody_inn.adapter import ADAPTER, annex_ids
 
 ANNEX_KINDS = annex_ids(ADAPTER.base_table())  # the card table's annexes, in table order
 END_COLOUR = {"landscaper": "red", "grocer": "blue", "bishop": "purple", "duke": "green"}

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from bloody_inn_harness import LOC, L, Table
 
-from sim.games.bloody_inn import ADAPTER, annex_ids
+from sim.games.bloody_inn.adapter import ADAPTER, annex_ids
 
 ANNEX_KINDS = annex_ids(ADAPTER.base_table())  # the card table's annexes, in table order
 POLICE = ["peacekeeper", "brigadier", "brigadier_chief", "major"]

@@ -31,7 +31,7 @@ from kernels.bloody_inn.strategies import BOUNDS, REGISTRY, SEARCH
 from kernels.rng import stream_key
 from sim import api
 from sim.errors import ConfigError
-from sim.games.bloody_inn import ADAPTER
+from sim.games.bloody_inn.adapter import ADAPTER
 
 FAST = {
     "determinizations": 3,

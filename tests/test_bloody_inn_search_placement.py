@@ -32,7 +32,7 @@ from kernels.bloody_inn.strat_heuristic import place, room_value
 from kernels.bloody_inn.strat_search import C_TAB, C_W, place_candidates, search_placement
 from kernels.bloody_inn.strategies import SEARCH, decide_placement
 from sim import api
-from sim.games.bloody_inn import ADAPTER
+from sim.games.bloody_inn.adapter import ADAPTER
 
 FAST = {"determinizations": 3, "candidates": 3, "placement": 1}
 PLACEMENT = search_index("placement")

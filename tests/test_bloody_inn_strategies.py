@@ -187,7 +187,7 @@ def _midgame_state(players, lineup, seed, rounds):
     from kernels.bloody_inn.night import take_action
     from kernels.bloody_inn.setup import setup_game
     from kernels.rng import stream_key
-    from sim.games.bloody_inn import ADAPTER
+    from sim.games.bloody_inn.adapter import ADAPTER
 
     resolved = api.resolve(
         {

@@ -12,7 +12,7 @@ import pytest
 import sim
 from kernels.cluedo import layout as L
 from sim.errors import ConfigError
-from sim.games import cluedo as C
+from sim.games.cluedo import adapter as C
 
 B = C.load_board()
 EV = {name: i for i, name in enumerate(L.EV_NAMES)}

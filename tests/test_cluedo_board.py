@@ -5,7 +5,7 @@ import pytest
 
 from kernels.cluedo import layout as L
 from kernels.cluedo.board import exact_end, reach, reach_exact, reached_steps
-from sim.games import cluedo as C
+from sim.games.cluedo import adapter as C
 
 B = C.load_board()
 

@@ -15,7 +15,7 @@ from kernels.cluedo.knowledge import (
     sample_deal,
     solve,
 )
-from sim.games import cluedo as C
+from sim.games.cluedo import adapter as C
 
 ALL = L.ALL_CARDS
 

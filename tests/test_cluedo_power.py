@@ -16,7 +16,7 @@ from sim import api
 from sim import power as pw
 from sim import sweep as sweeps
 from sim.errors import ConfigError
-from sim.games import cluedo as C
+from sim.games.cluedo import adapter as C
 
 EV = {name: i for i, name in enumerate(L.EV_NAMES)}
 

@@ -16,8 +16,8 @@ from collections import Counter
 import pytest
 
 from sim.api import simulate
-from sim.referee_cluedo import replay_result
-from sim.referee_cluedo.log import split_games
+from sim.games.cluedo.referee import replay_result
+from sim.games.cluedo.referee.log import split_games
 
 RECKLESS = {"strategy": "prob", "params": {"risk": 0.0, "exact": 0.0, "samples": 4.0}}
 L, N, P = {"strategy": "logic"}, {"strategy": "naive"}, {"strategy": "prob", "params": {"samples": 8.0}}

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from sim import dataset as sim_dataset
 from sim.cli import app
-from sim.referee import ReplayReport as BloodyInnReport
+from sim.games.bloody_inn.referee import ReplayReport as BloodyInnReport
 
 CONFIG = """
 game = "cluedo"

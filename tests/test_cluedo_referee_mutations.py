@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-import sim.referee_cluedo
+import sim.games.cluedo.referee
 from sim.api import simulate
-from sim.games import cluedo as C
-from sim.referee_cluedo import CluedoRules, replay_game
-from sim.referee_cluedo.log import Ev, split_games
+from sim.games.cluedo import adapter as C
+from sim.games.cluedo.referee import CluedoRules, replay_game
+from sim.games.cluedo.referee.log import Ev, split_games
 
 BOARD = C.load_board()
 RECKLESS = {"strategy": "prob", "params": {"risk": 0.0, "exact": 0.0, "samples": 4.0}}
@@ -536,7 +536,7 @@ def test_show_when_nobody_can_refute(logic4):
 
 # --- every event kind is read by a rule ----------------------------------------------------
 
-REFEREE_DIR = Path(sim.referee_cluedo.__file__).parent
+REFEREE_DIR = Path(sim.games.cluedo.referee.__file__).parent
 
 #: kinds whose loss alone the referee cannot see, with why: nothing else may be listed here
 REDUNDANT = {

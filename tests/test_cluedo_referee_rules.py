@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from sim.referee_cluedo.data import N_ROOMS, exact_walk, load_data, longest_walk, reachable
+from sim.games.cluedo.referee.data import N_ROOMS, exact_walk, load_data, longest_walk, reachable
 
 D = load_data()
 
@@ -52,7 +52,7 @@ def test_start_distances_of_the_contract():
 
 def test_numbering_is_the_logs():
     """The referee numbers nodes as the log does (the adapter's board), edge for edge."""
-    from sim.games.cluedo import load_board
+    from sim.games.cluedo.adapter import load_board
 
     b = load_board()
     assert b.n_nodes == D.n_nodes and tuple(b.start) == D.start
@@ -99,16 +99,19 @@ def test_exact_walks_never_visit_a_square_twice():
 def test_referee_imports_nothing_of_the_kernel():
     """The referee is independent: replaying a game imports neither ``kernels.cluedo`` (nor
     any game's kernels: only the ``kernels`` package itself, which ``sim`` imports first to set
-    the compile cache's directory) nor the adapter ``sim.games.cluedo``."""
+    the compile cache's directory) nor the adapter ``sim.games.cluedo.adapter``: of the game
+    packages only the referee and the packages holding it (which import nothing)."""
     code = (
-        "import sys, pyarrow as pa, sim.dataset, sim.referee_cluedo as R\n"
+        "import sys, pyarrow as pa, sim.dataset, sim.games.cluedo.referee as R\n"
         "resolved = {'game': 'cluedo', 'players': 3, 'rules': {}, 'seats': [{'strategy': 'logic'}] * 3}\n"
         "ev = pa.table({'game_id': [0], 'seq': [0], 'turn': [0], 'seat': [-1], 'kind': ['weapon'],"
         " 'a': [6], 'b': [0], 'c': [-1], 'd': [-1]})\n"
         "seats = pa.table({'game_id': [0, 0, 0], 'seat': [0, 1, 2], 'character': ['plum', 'white', 'green']})\n"
         "report = R.replay_tables(resolved, None, seats, ev)\n"
         "assert report.games == 1 and report.divergences[0].rule == 'CL-S1', report.divergences\n"
-        "bad = [m for m in sys.modules if m.startswith(('kernels.', 'sim.games'))]\n"
+        "home = ('sim.games', 'sim.games.cluedo')\n"
+        "bad = [m for m in sys.modules if m.startswith(('kernels.', 'sim.games')) and m not in home\n"
+        "       and not m.startswith('sim.games.cluedo.referee')]\n"
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -120,7 +123,7 @@ def test_data_of_another_run_is_refused():
     import pytest
 
     from sim.errors import SimError
-    from sim.referee_cluedo import CluedoRules
+    from sim.games.cluedo.referee import CluedoRules
 
     resolved = {"game": "cluedo", "players": 3, "rules": {}, "seats": [{"strategy": "logic"}] * 3}
     assert CluedoRules.from_resolved(dict(resolved, data={"sha256": D.sha256})).players == 3

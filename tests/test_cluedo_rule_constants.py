@@ -1,4 +1,4 @@
-"""Cluedo's numeric rule constants as ``[rules]`` values (sim.games.cluedo ``RULE_CONSTANTS``):
+"""Cluedo's numeric rule constants as ``[rules]`` values (sim.games.cluedo.adapter ``RULE_CONSTANTS``):
 printed by default, a changed value changes what CL-C2 says, a bad value is one line."""
 
 import polars as pl

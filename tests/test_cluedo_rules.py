@@ -11,7 +11,7 @@ from kernels.cluedo.agents import certain_triple, choose_show, pack, prepare
 from kernels.cluedo.knowledge import kbase, propagate
 from kernels.cluedo.rules import accuse, draw_clue, look_face_down, resolve_suggestion, setup, take_turn
 from kernels.rng import stream_key
-from sim.games import cluedo as C
+from sim.games.cluedo import adapter as C
 
 B = C.load_board()
 CHARS = ["scarlett", "mustard", "white", "green", "peacock", "plum"]

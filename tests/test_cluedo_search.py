@@ -14,8 +14,8 @@ from kernels.cluedo.agents import choose_target, prepare, start_action, wants_ac
 from kernels.cluedo.knowledge import add_has, kbase, propagate
 from kernels.cluedo.rules import take_turn
 from sim.api import simulate
-from sim.games import cluedo as C
-from sim.referee_cluedo import replay_result
+from sim.games.cluedo import adapter as C
+from sim.games.cluedo.referee import replay_result
 
 SMALL = {"strategy": "search", "params": {"samples": 24.0}}  # few samples: fast tests
 EV = {name: i for i, name in enumerate(L.EV_NAMES)}

@@ -13,9 +13,9 @@ import tomllib
 from kernels.cluedo import layout as CL
 from kernels.layout_tools import alloc_columns, column_dtypes, enum_names
 from sim import api, registry, toml_writer
-from sim.games import bloody_inn as bi
-from sim.referee.cards import annex_bits as referee_annex_bits
-from sim.referee.config import ENTRANCE_SIZE
+from sim.games.bloody_inn import adapter as bi
+from sim.games.bloody_inn.referee.cards import annex_bits as referee_annex_bits
+from sim.games.bloody_inn.referee.config import ENTRANCE_SIZE
 
 
 def test_the_referees_deck_table_is_an_independent_copy_that_agrees():
@@ -59,7 +59,7 @@ def test_cluedo_vocabularies_follow_their_enumerations():
         "pile",
     )
     # the referee's independent vocabulary reads every kind the kernel writes under that name
-    from sim.referee_cluedo.log import KINDS
+    from sim.games.cluedo.referee.log import KINDS
 
     assert set(KINDS) <= set(names) and set(names) - set(KINDS) <= {"deal_start", "pile"}
     assert CL.EFFECT_NAMES == enum_names(CL.Effect)
@@ -101,3 +101,29 @@ def test_the_tables_carry_the_kernels_columns_with_the_dtypes_of_their_one_table
             assert shown == list(cols._fields)
             names = table.schema.names
             assert [names.index(n) for n in shown] == sorted(names.index(n) for n in shown)
+
+
+def test_the_bloody_inn_referees_vocabulary_is_the_kernels():
+    """The referee's own copy of the log vocabulary (kept apart so it imports no kernel) names
+    every event kind and action as the kernel writes them, with the kernel's Barn slot code."""
+    from sim.games.bloody_inn.referee import log
+
+    assert log.EVENT_NAMES == bi.L.EVENT_NAMES
+    assert log.ACTION_NAMES == bi.L.ACTION_NAMES
+    assert log.BARN_SLOT == bi.L.BARN_SLOT
+
+
+@pytest.mark.parametrize("cards", [{}, {"marquis": {"effect": "discount(bribe;2)+multi_target(kill)"}}])
+def test_the_bloody_inn_referee_reads_every_effect_as_the_adapter_does(cards):
+    """BI-C5: the referee's own effect parser gives the adapter's reading of every card of the
+    table as played (names and arguments, numbers as numbers)."""
+    from sim.games.bloody_inn import cards as adapter_cards
+    from sim.games.bloody_inn.referee.cards import parse_effect
+
+    resolved = api.resolve({"game": "bloody_inn", "players": 2, "games": 1, "seed": 0, "cards": cards})
+    effects = [row["effect"] for row in resolved["cards"]]
+    assert any("+" in e for e in effects) and any(";" in e for e in effects)
+    for text in effects:
+        assert parse_effect(text) == adapter_cards.parse_effect(text), text
+    with pytest.raises(ValueError, match="not name"):
+        parse_effect("discount(bribe")

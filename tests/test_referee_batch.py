@@ -13,8 +13,8 @@ from collections import Counter
 import pytest
 
 from sim.api import simulate
-from sim.referee import replay_result
-from sim.referee.log import split_games
+from sim.games.bloody_inn.referee import replay_result
+from sim.games.bloody_inn.referee.log import split_games
 
 GAMES_PER_CONFIG = 1_250  # x 8 configs = 10,000 games per strategy
 

@@ -11,8 +11,8 @@ import pyarrow as pa
 import pytest
 
 from sim.api import simulate
-from sim.referee import RefereeConfig, replay_game, replay_result, replay_tables
-from sim.referee.log import ACTION_OF, split_games
+from sim.games.bloody_inn.referee import RefereeConfig, replay_game, replay_result, replay_tables
+from sim.games.bloody_inn.referee.log import ACTION_OF, split_games
 
 FUZZ_CARDS = {  # cheap cards with rare effects (see test_referee_batch)
     "baron": {"effect": "peasant_bribe_limit(4)+room_service_token"},

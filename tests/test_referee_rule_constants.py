@@ -22,8 +22,8 @@ import sim.api
 from sim import registry
 from sim.api import simulate
 from sim.cli import app
-from sim.referee import replay_tables as replay_bloody_inn
-from sim.referee_cluedo import replay_tables as replay_cluedo
+from sim.games.bloody_inn.referee import replay_tables as replay_bloody_inn
+from sim.games.cluedo.referee import replay_tables as replay_cluedo
 from sim.runner import run_dataset
 
 #: (constant, printed value, a changed value, its rule, players, strategy, games): the

@@ -10,12 +10,12 @@ from __future__ import annotations
 import pytest
 
 from sim.api import resolve
-from sim.referee import ending, evening, morning, night
-from sim.referee.config import ENTRANCE_SIZE, RefereeConfig
-from sim.referee.divergence import Objection
-from sim.referee.game import GameReplay
-from sim.referee.log import ACTION_OF, BARN_SLOT, Ev
-from sim.referee.state import EXIT, WHITE, Place
+from sim.games.bloody_inn.referee import ending, evening, morning, night
+from sim.games.bloody_inn.referee.config import ENTRANCE_SIZE, RefereeConfig
+from sim.games.bloody_inn.referee.divergence import Objection
+from sim.games.bloody_inn.referee.game import GameReplay
+from sim.games.bloody_inn.referee.log import ACTION_OF, BARN_SLOT, Ev
+from sim.games.bloody_inn.referee.state import EXIT, WHITE, Place
 
 
 def make_cfg(players=2, rules=None, cards=None):
@@ -626,7 +626,7 @@ def test_bi_v12_one_room_service_token_per_room():
 def test_winner_columns_for_a_shared_win():
     """BI-G3 / design.md: the games table names no seat for a shared win (winner -1) and
     sets the winners' bits."""
-    from sim.referee.tables import expected_game_row
+    from sim.games.bloody_inn.referee.tables import expected_game_row
 
     cfg = make_cfg(players=3)
     g = table(cfg, [])
@@ -652,3 +652,35 @@ def test_bi_s2_default_entrance_size_and_bi_s1_keys(players, length):
         assert cfg.deck_size == ENTRANCE_SIZE[(length, players)] * copies
         assert cfg.white_keys == (3 if players <= 3 else 4)
         assert len(cfg.travellers) == 70 * copies and len(cfg.peasants) == 8
+
+
+def test_referee_imports_nothing_of_the_kernel_or_the_adapter(tmp_path):
+    """The referee is independent: replaying real games imports no game kernel (only the
+    ``kernels`` package itself, which ``sim`` imports first to set the compile cache's
+    directory) and neither the adapter nor its card loader; of the game packages only the
+    referee and the packages holding it (which import nothing)."""
+    import json
+    import subprocess
+    import sys
+
+    import pyarrow.parquet as pq
+
+    from sim.api import simulate
+
+    cfg = {"game": "bloody_inn", "players": 3, "games": 3, "seed": 4, "seats": [{"strategy": "random"}] * 3}
+    r = simulate(cfg, threads=1, events=True)
+    (tmp_path / "resolved.json").write_text(json.dumps(r.resolved))
+    for name in ("games", "seats", "events"):
+        pq.write_table(getattr(r, name), tmp_path / f"{name}.parquet")
+    code = (
+        "import json, sys, pyarrow.parquet as pq, sim.games.bloody_inn.referee as R\n"
+        f"d = {str(tmp_path)!r}\n"
+        "t = {n: pq.read_table(f'{d}/{n}.parquet') for n in ('games', 'seats', 'events')}\n"
+        "report = R.replay_tables(json.load(open(f'{d}/resolved.json')), t['games'], t['seats'], t['events'])\n"
+        "assert report.ok and report.games == 3, report.summary()\n"
+        "home = ('sim.games', 'sim.games.bloody_inn')\n"
+        "bad = [m for m in sys.modules if m.startswith(('kernels.', 'sim.games')) and m not in home\n"
+        "       and not m.startswith('sim.games.bloody_inn.referee')]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

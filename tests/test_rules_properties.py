@@ -14,7 +14,7 @@ from kernels.bloody_inn import layout as L
 from kernels.bloody_inn.legal import launder_range
 from kernels.cluedo import layout as CL
 from kernels.cluedo.board import reach, reached_steps
-from sim.games import cluedo as C
+from sim.games.cluedo import adapter as C
 
 SETTINGS = settings(max_examples=80, deadline=None)
 CASH = hs.integers(0, 40)

@@ -18,7 +18,7 @@ from sim import api, dataset, runner
 from sim.cli import app
 from sim.dataset import DatasetError
 from sim.errors import ConfigError
-from sim.games import bloody_inn
+from sim.games.bloody_inn import adapter as bloody_inn
 
 EXPERT = "configs/bloody_inn/strategies/expert-3p.toml"
 

@@ -198,8 +198,8 @@ _SHARED_SOURCES = (
 @lru_cache(maxsize=None)
 def code_fingerprint(game):
     """Hash of the sources that decide the rows of ``game``: its kernel package
-    (``kernels/<game>/``), its adapter modules (``sim/games/<game>*.py``) and the shared
-    modules they use.  Driver and workers must agree on it: the rows are only identical for
+    (``kernels/<game>/``), its adapter modules (``sim/games/<game>/*.py``; not its referee,
+    which decides no row) and the shared modules they use.  Driver and workers must agree on it: the rows are only identical for
     identical code.  (Edits elsewhere, e.g. to another game, do not count.)
     """
     import kernels
@@ -208,7 +208,7 @@ def code_fingerprint(game):
     roots = {"kernels": Path(kernels.__file__).resolve().parent, "sim": Path(sim.__file__).resolve().parent}
     files = [roots[rel.split("/", 1)[0]] / rel.split("/", 1)[1] for rel in _SHARED_SOURCES]
     files += sorted((roots["kernels"] / game).rglob("*.py"))
-    files += sorted((roots["sim"] / "games").glob(f"{game}*.py"))
+    files += sorted((roots["sim"] / "games" / game).glob("*.py"))
     h = hashlib.sha256()
     for path in files:
         if path.is_file():

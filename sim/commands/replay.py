@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from .. import registry
 from ..errors import ConfigError, SimError
 from ..progress import Progress, auto_enabled
 
@@ -49,10 +50,8 @@ def _warnings(path, manifest):
 
 
 def _referee(path, manifest):
-    """The referee of the dataset's game, from its adapter (``replay_dataset`` and
-    ``ReplayReport``); one-line error for a game without one."""
-    from .. import registry
-
+    """The referee of the dataset's game, from its adapter (its ``ReplayReport``); one-line
+    error for a game without one."""
     game = manifest.get("game")
     ref = registry.referee(game) if game in registry.game_names() else None
     if ref is None:
@@ -108,14 +107,14 @@ def replay(
     total = referees[0].ReplayReport()
     parts = []
     try:
-        for (path, _), referee in zip(found, referees):
+        for path, _ in found:
             seen = [0]
 
             def on_chunk(report, seen=seen):
                 bar.advance(report.games - seen[0])
                 seen[0] = report.games
 
-            report = referee.replay_dataset(path, max_games=games, on_chunk=on_chunk)
+            report = registry.replay_dataset(path, max_games=games, on_chunk=on_chunk)
             parts.append((path, report))
             total.merge(report)
     finally:

@@ -8,7 +8,7 @@ from .cards import annex_bits, card_instances
 
 #: BI-S2: travellers in the Entrance by (length, players), one copy of the deck.  The
 #: referee's own copy, kept apart ON PURPOSE: it is the independent reading of the rules
-#: (the project's one source is ``sim.games.bloody_inn.DECK_SIZE``); the resolved config
+#: (the project's one source is ``sim.games.bloody_inn.adapter.DECK_SIZE``); the resolved config
 #: carries the run's ``deck_size`` and the tests check its default against this table.
 ENTRANCE_SIZE = {
     ("short", 1): 36,
@@ -24,7 +24,7 @@ ENTRANCE_SIZE = {
 
 #: The printed numbers of the rules that a run may change as ``[rules]`` constants, with the
 #: rule that prints them.  The referee's own copy, kept apart ON PURPOSE (the project's one
-#: source is ``sim.games.bloody_inn.RULE_CONSTANTS``): a run's resolved config carries the
+#: source is ``sim.games.bloody_inn.adapter.RULE_CONSTANTS``): a run's resolved config carries the
 #: values it played, and a dataset written before the constants existed played these.
 PRINTED = {
     "start_cash": 5,  # BI-S3

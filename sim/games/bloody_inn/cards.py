@@ -6,8 +6,8 @@ from __future__ import annotations
 import csv
 import re
 
-from ..config import data_dir
-from ..errors import ConfigError
+from ...config import data_dir
+from ...errors import ConfigError
 
 TYPES = ("merchant", "artisan", "religious", "police", "noble", "peasant")
 COLOURS = ("blue", "red", "purple", "grey", "green", "yellow")

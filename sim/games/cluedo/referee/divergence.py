@@ -1,6 +1,6 @@
 """Objections (raised while replaying) and divergences (what the referee reports) for Cluedo.
 
-The same shape as the Bloody Inn referee's (``sim.referee.divergence``): an
+The same shape as the Bloody Inn referee's (``sim.games.bloody_inn.referee.divergence``): an
 :class:`Objection` names the rule the log breaks; the game replay turns the first one into a
 :class:`Divergence` with the offending event and both states.  Only the event's columns
 differ (Cluedo events have ``turn`` and ``a, b, c, d``).

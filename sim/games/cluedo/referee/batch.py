@@ -5,9 +5,6 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
-
-import pyarrow.parquet as pq
 
 from sim.errors import SimError
 from sim.replay_report import ReplayReport as BaseReplayReport
@@ -32,8 +29,13 @@ class ReplayReport(BaseReplayReport):
         self.deal_starts.update(getattr(other, "deal_starts", {}))
 
 
+def rules_of(resolved):
+    """The referee's reading of a run's resolved config (:class:`CluedoRules`)."""
+    return CluedoRules.from_resolved(resolved)
+
+
 def replay_game(rules, game_id, events, game_row=None, seat_rows=None):
-    """Replay one game's list of :class:`~sim.referee_cluedo.log.Ev`; the divergence or None."""
+    """Replay one game's list of :class:`~sim.games.cluedo.referee.log.Ev`; the divergence or None."""
     return GameReplay(rules, game_id, events, game_row, seat_rows).run()
 
 
@@ -49,13 +51,15 @@ def replay_tables(resolved, games, seats, events, *, max_games=None, rules=None)
         (the games-table checks are then skipped).
     max_games : int, optional
         Replay only the first ``max_games`` games of ``events``.
+    rules : CluedoRules, optional
+        ``rules_of(resolved)``, read once per dataset by ``sim.registry.replay_dataset``.
 
     Returns
     -------
     ReplayReport
     """
     t0 = time.perf_counter()
-    rules = rules or CluedoRules.from_resolved(resolved)
+    rules = rules or rules_of(resolved)
     report = ReplayReport()
     game_rows = rows_by_game(games)
     seat_rows = rows_by_game(seats, many=True)
@@ -91,42 +95,3 @@ def replay_result(result, *, max_games=None):
     if result.events is None:
         raise SimError("the result has no event log; simulate with events=True")
     return replay_tables(result.resolved, result.games, result.seats, result.events, max_games=max_games)
-
-
-def replay_dataset(path, *, max_games=None, on_chunk=None):
-    """Replay a Cluedo dataset written by ``sim run CONFIG --events``, chunk by chunk."""
-    from sim import dataset  # the dataset layout, not rules code
-
-    path = Path(path)
-    manifest = dataset.read_manifest(path)
-    if manifest is None:
-        raise SimError(f"{path}: no manifest.json; not a dataset")
-    dataset.verify(path, manifest)  # every listed chunk present and unchanged, or one line
-    if manifest.get("game") != "cluedo":
-        raise SimError(
-            f"{path}: the Cluedo referee replays cluedo datasets, this one is {manifest.get('game')!r}"
-        )
-    if not manifest.get("events") or "events" not in manifest.get("tables", ()):
-        raise SimError(f"{path}: the dataset has no event log; run it with `sim run CONFIG --events`")
-    rules = CluedoRules.from_resolved(manifest["resolved"])
-    total = ReplayReport()
-    for chunk in manifest["chunks"]:
-        if max_games is not None and total.games >= max_games:
-            break
-        files = chunk["files"]
-        if "events" not in files:
-            raise SimError(f"{path}: chunk {chunk['index']} has no events file")
-        read = {
-            name: pq.read_table(path / files[name]["path"]) if name in files else None
-            for name in ("games", "seats", "events")
-        }
-        left = None if max_games is None else max_games - total.games
-        part = replay_tables(
-            manifest["resolved"], read["games"], read["seats"], read["events"], max_games=left, rules=rules
-        )
-        for div in part.divergences:
-            div.dataset = str(path)
-        total.merge(part)
-        if on_chunk is not None:
-            on_chunk(total)
-    return total

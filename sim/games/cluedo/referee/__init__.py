@@ -1,7 +1,7 @@
 """An independent referee for Cluedo: replays logged games event by event.
 
 The referee re-implements the rules of ``../shared/rules/cluedo.md`` in plain Python and
-imports nothing of ``kernels.cluedo`` nor of its adapter ``sim.games.cluedo``: it keeps its
+imports nothing of ``kernels.cluedo`` nor of its adapter ``sim.games.cluedo.adapter``: it keeps its
 own parse of the game data (``data.py``: board graph, doors, passages, cards, clue deck)
 and its own movement search.  It shares with the kernel only the run's resolved config and
 the log's vocabulary (event kinds, the numbering of cards, rooms, squares and clue effects;
@@ -10,12 +10,12 @@ docs/cluedo.md, "Events").
 Entry points::
 
     replay_result(result)        # a sim.simulate(cluedo_config, ..., events=True) result
-    replay_dataset(path)         # a dataset written by `sim run CONFIG --events`
+    replay_tables(resolved, games, seats, events)   # a run's tables
 
 Both return a :class:`ReplayReport` with the first divergence of every divergent game.
 """
 
-from .batch import ReplayReport, replay_dataset, replay_game, replay_result, replay_tables
+from .batch import ReplayReport, replay_game, replay_result, replay_tables, rules_of
 from .config import CluedoRules
 from .divergence import Divergence, Objection
 
@@ -24,8 +24,8 @@ __all__ = [
     "Divergence",
     "Objection",
     "ReplayReport",
-    "replay_dataset",
     "replay_game",
     "replay_result",
     "replay_tables",
+    "rules_of",
 ]

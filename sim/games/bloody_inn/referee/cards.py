@@ -3,14 +3,39 @@
 Instances are numbered as the log numbers them (the ``card`` column): the travellers in
 card-table order, each repeated ``copies`` times, the whole repeated ``deck_copies`` times,
 then the 8 peasants.  Card data come from the resolved config (the card table with the run's
-what-if edits); effects are parsed with the shared card-table loader.
+what-if edits); the effect column (``name(arg;arg)+name(...)``, BI-C5, configs/bloody_inn/README.md)
+is read here, apart from the adapter's card loader.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from sim.games.bloody_inn_cards import parse_effect
+_TERM = re.compile(r"^([a-z_]+)(?:\(([^()]*)\))?$")
+
+
+def parse_effect(text):
+    """``"discount(bribe;2)+multi_target(bribe)"`` -> ``[("discount", ["bribe", 2]), ...]``
+    (whole numbers as ``int``); the referee's own reading of the card table's effect column.
+
+    Raises
+    ------
+    ValueError
+        a term that is not ``name`` or ``name(args)``.
+    """
+    out = []
+    for term in (text or "").split("+"):
+        term = term.strip()
+        if not term:
+            continue
+        m = _TERM.match(term)
+        if m is None:
+            raise ValueError(f"the card effect {text!r} has a term {term!r} that is not name(args)")
+        args = [a.strip() for a in m.group(2).split(";")] if m.group(2) else []
+        out.append((m.group(1), [int(a) if a.isdigit() else a for a in args]))
+    return out
+
 
 ACTIONS = ("bribe", "build", "kill", "bury")
 PEASANTS = 8  # BI-C1
@@ -87,7 +112,7 @@ def annex_bits(resolved):
     """Bit of the seats table's ``annex_mask`` column per card id: the rows of the table that
     have an annex side, numbered in table order.  The referee's own numbering, kept apart ON
     PURPOSE (the independent reading; the project's one source is
-    ``sim.games.bloody_inn.annex_bits``, which a test compares with this)."""
+    ``sim.games.bloody_inn.adapter.annex_bits``, which a test compares with this)."""
     bits = {}
     for row in resolved["cards"]:
         if row["type"] != "aid" and row["annex"]:

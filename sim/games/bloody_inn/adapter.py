@@ -10,11 +10,11 @@ import pyarrow as pa
 
 from kernels.layout_tools import alloc_columns, block_count
 
-from ..config import check_keys, check_seat_count, find_data_file, get_bool, get_choice, get_float, get_int
-from ..errors import ConfigError
-from ..registry import Chunk
-from . import bloody_inn_cards as cards
-from .lazy import lazy
+from ...config import check_keys, check_seat_count, find_data_file, get_bool, get_choice, get_float, get_int
+from ...errors import ConfigError
+from ...registry import Chunk
+from ..lazy import lazy
+from . import cards
 
 # The kernels are imported when first used (``lazy``): importing this adapter, listing the
 # games, reading a dataset's facts or analysing it compiles nothing.
@@ -303,7 +303,7 @@ def _resolve_seats(raw, players, table):
         if "params_file" in s:
             # [params] of a file written by `sim tune`; inline params override it. A
             # relative path is tried from the working directory, then the shipped configs.
-            from ..config import load_toml
+            from ...config import load_toml
 
             path = s["params_file"]
             if not isinstance(path, str):
@@ -410,7 +410,7 @@ PHASES = ("evening", "night", "morning", "end")
 def annex_bits(kinds):
     """Indexes of the card kinds with an annex side, in ``annex_mask`` bit order (table
     order).  The one numbering the kernel, the manifest's facts and the analyses use; the
-    referee numbers them again on its own (``sim.referee.cards.annex_bits``)."""
+    referee numbers them again on its own (``sim.games.bloody_inn.referee.cards.annex_bits``)."""
     return [k for k, row in enumerate(kinds) if row["annex"] != "" and row["type"] != "aid"]
 
 
@@ -513,7 +513,7 @@ class BloodyInnAdapter:
         }
 
     def referee(self):
-        from .. import referee
+        from . import referee
 
         return referee
 

@@ -1,7 +1,7 @@
 """The referee's own reading of the Cluedo game data in ``configs/cluedo/``.
 
 This is a second, independent parse of the board, doors, passages, cards and clue cards: it
-shares no code with the kernel or its adapter (``sim.games.cluedo``).  Only the numbering is
+shares no code with the kernel or its adapter (``sim.games.cluedo.adapter``).  Only the numbering is
 common, because it is the event log's vocabulary (docs/cluedo.md, "Events"): cards 0..20 in
 ``cards.csv`` order, rooms 0..8 in room order, board nodes = rooms 0..8 then the walkable
 squares (``.`` and start digits) in reading order of ``board.txt``; clue cards numbered by

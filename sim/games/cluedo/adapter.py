@@ -29,7 +29,7 @@ walking_distances = lazy("kernels.cluedo.board", "walking_distances")  # compile
 DATA_DIR = data_dir() / "cluedo"  # package data (sim.config.data_dir)
 
 #: Blocks of games per thread in a chunk, at least ``BLOCK_GAMES`` games each (as for The
-#: Bloody Inn, sim/games/bloody_inn.py).  The rows do not depend on the blocks.
+#: Bloody Inn, sim/games/bloody_inn/adapter.py).  The rows do not depend on the blocks.
 BLOCKS_PER_THREAD = 32
 BLOCK_GAMES = 100
 
@@ -788,9 +788,9 @@ class _Adapter:
 
     def referee(self):
         # the independent Cluedo referee: its own package, written apart from the kernels
-        from sim import referee_cluedo
+        from . import referee
 
-        return referee_cluedo
+        return referee
 
     def analyses(self):
         return ("characters", "power")

@@ -9,7 +9,7 @@ from sim.errors import SimError
 from .data import DATA_DIR, load_data
 
 #: CL-C2's printed numbers that a run may change as ``[rules]`` constants.  The referee's own
-#: copy, kept apart ON PURPOSE (the project's one source is ``sim.games.cluedo.RULE_CONSTANTS``):
+#: copy, kept apart ON PURPOSE (the project's one source is ``sim.games.cluedo.adapter.RULE_CONSTANTS``):
 #: a run's resolved config carries the values it played, and a run resolved before the
 #: constants existed played these.
 PRINTED = {
@@ -35,7 +35,7 @@ class CluedoRules:
     characters: tuple | None  # configured suspect ids per seat, None = random (CL-S3)
     rotate: bool
     lineup: tuple  # strategy name per lineup entry
-    data: object  # sim.referee_cluedo.data.Data
+    data: object  # sim.games.cluedo.referee.data.Data
     die_faces: int = PRINTED["die_faces"]  # CL-C2 (face 1 is the loupe, CL-V1)
     clue_pile: int = PRINTED["clue_pile"]  # CL-C2: clue cards in the pile, the rest boxed
     #: what-if ``extra_steps``: steps added to each suspect's every walk (CL-T1: 0 by the rules;

@@ -1,7 +1,8 @@
 """The event log as the referee reads it: one :class:`Ev` tuple per row, grouped by game.
 
-The vocabulary (event kind names, action ids, the Barn's slot code) is the kernel's log
-format (``kernels.bloody_inn.layout``); only those names are imported, never a rule.
+The vocabulary (event kind names, action ids, the Barn's slot code) is the log format of
+docs/bloody_inn_kernel.md ("Events"); it is written out here rather than imported, so the
+referee imports nothing of ``kernels.bloody_inn`` (a test checks the kernel writes the same).
 """
 
 from __future__ import annotations
@@ -12,7 +13,20 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kernels.bloody_inn.layout import ACTION_NAMES, BARN_SLOT, EVENT_NAMES
+#: event kinds of the ``kind`` column (the referee reads them by name; unknown ones are kept
+#: as logged and objected to where they appear)
+EVENT_NAMES = (
+    "deck", "box", "key", "deal", "bistro", "round", "place", "room_service", "season", "last_round",
+    "bribe", "build", "kill", "bury", "bury_share", "pay", "launder", "passing", "effect_cash", "token",
+    "monk_key", "investigation", "corpse_boxed", "leave_income", "to_exit", "wages", "dismiss",
+    "first_player", "end_bonus", "score", "solo_lost", "truncated", "final_investigation", "discard",
+    "action",
+)  # fmt: skip
+#: BI-N1: the night actions by the id the log gives them (``action`` and ``pay`` events);
+#: ``passing`` is a pass or a laundering (BI-N7)
+ACTION_NAMES = ("bribe", "build", "kill", "bury", "passing")
+#: a bury event's annex slot for a corpse under seat p's Barn (BI-C4) is ``BARN_SLOT - p``
+BARN_SLOT = -10
 
 __all__ = [
     "Ev",

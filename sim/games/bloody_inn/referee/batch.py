@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
-
-import pyarrow.parquet as pq
 
 from sim.errors import SimError
 from sim.replay_report import ReplayReport as BaseReplayReport
@@ -26,12 +23,17 @@ class ReplayReport(BaseReplayReport):
         return f", {self.fallback_passes:,} refused strategy decisions"
 
 
+def rules_of(resolved):
+    """The referee's reading of a run's resolved config (:class:`RefereeConfig`)."""
+    return RefereeConfig.from_resolved(resolved)
+
+
 def replay_game(cfg, game_id, events, game_row=None, seat_rows=None):
-    """Replay one game's list of :class:`~sim.referee.log.Ev`; the first divergence or None."""
+    """Replay one game's list of :class:`~sim.games.bloody_inn.referee.log.Ev`; the first divergence or None."""
     return GameReplay(cfg, game_id, events, game_row, seat_rows).run()
 
 
-def replay_tables(resolved, games, seats, events, *, max_games=None, cfg=None):
+def replay_tables(resolved, games, seats, events, *, max_games=None, rules=None):
     """Replay every game of an events table against its games and seats rows.
 
     Parameters
@@ -43,13 +45,15 @@ def replay_tables(resolved, games, seats, events, *, max_games=None, cfg=None):
         are then skipped).
     max_games : int, optional
         Replay only the first ``max_games`` games of ``events``.
+    rules : RefereeConfig, optional
+        ``rules_of(resolved)``, read once per dataset by ``sim.registry.replay_dataset``.
 
     Returns
     -------
     ReplayReport
     """
     t0 = time.perf_counter()
-    cfg = cfg or RefereeConfig.from_resolved(resolved)
+    cfg = rules or rules_of(resolved)
     report = ReplayReport()
     game_rows = rows_by_game(games)
     seat_rows = rows_by_game(seats, many=True)
@@ -96,45 +100,3 @@ def replay_result(result, *, max_games=None):
     if result.events is None:
         raise SimError("the result has no event log; simulate with events=True")
     return replay_tables(result.resolved, result.games, result.seats, result.events, max_games=max_games)
-
-
-def replay_dataset(path, *, max_games=None, on_chunk=None):
-    """Replay a dataset written by ``sim run CONFIG --events``, chunk by chunk.
-
-    ``on_chunk(report_so_far)`` is called after every chunk (progress display).
-    """
-    from sim import dataset  # the dataset layout, not rules code
-
-    path = Path(path)
-    manifest = dataset.read_manifest(path)
-    if manifest is None:
-        raise SimError(f"{path}: no manifest.json; not a dataset")
-    dataset.verify(path, manifest)  # every listed chunk present and unchanged, or one line
-    if manifest.get("game") != "bloody_inn":
-        raise SimError(
-            f"{path}: the referee replays bloody_inn datasets, this one is {manifest.get('game')!r}"
-        )
-    if not manifest.get("events") or "events" not in manifest.get("tables", ()):
-        raise SimError(f"{path}: the dataset has no event log; run it with `sim run CONFIG --events`")
-    cfg = RefereeConfig.from_resolved(manifest["resolved"])
-    total = ReplayReport()
-    for chunk in manifest["chunks"]:
-        if max_games is not None and total.games >= max_games:
-            break
-        files = chunk["files"]
-        if "events" not in files:
-            raise SimError(f"{path}: chunk {chunk['index']} has no events file")
-        read = {
-            name: pq.read_table(path / files[name]["path"]) if name in files else None
-            for name in ("games", "seats", "events")
-        }
-        left = None if max_games is None else max_games - total.games
-        part = replay_tables(
-            manifest["resolved"], read["games"], read["seats"], read["events"], max_games=left, cfg=cfg
-        )
-        for div in part.divergences:
-            div.dataset = str(path)
-        total.merge(part)
-        if on_chunk is not None:
-            on_chunk(total)
-    return total
