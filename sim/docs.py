@@ -425,7 +425,7 @@ def rules_index(root=ROOT):
             + (f"; not cited by a test: {', '.join(untested)}" if untested else "")
             + ".",
             "",
-            "| rule | implemented in (kernels/, sim/games/) | checked by the referee | tests |",
+            "| rule | implemented in (kernels/, sim/games/) | checked by the referee (sim/games/*/referee/) | tests |",
             "|---|---|---|---|",
         ]
         for rid in ids:

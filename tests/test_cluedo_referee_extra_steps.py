@@ -12,7 +12,7 @@ import json
 
 from sim import registry
 from sim.api import simulate
-from sim.referee_cluedo import replay_tables
+from sim.games.cluedo.referee import replay_tables
 from sim.runner import run_dataset
 
 #: two extra steps for every suspect, so every walk of a random-character game has them
