@@ -88,7 +88,7 @@ def test_the_replayed_entrance_is_the_played_one(tmp_path):
     played = ev.sort("game_id", "a")["card_kind"].to_numpy().reshape(40, -1)
     resolved = api.resolve(cfg)
     from kernels.bloody_inn.deal_features import entrance_kinds
-    from sim.games.bloody_inn import BloodyInnAdapter
+    from sim.games.bloody_inn.adapter import BloodyInnAdapter
 
     kinds = np.zeros(played.shape, dtype=np.int64)
     entrance_kinds(BloodyInnAdapter().build_template(resolved)[0], np.int64(5), np.int64(0), kinds)
@@ -107,7 +107,7 @@ def test_the_replayed_hands_are_the_dealt_ones(tmp_path):
     resolved = api.resolve(cfg)
     from kernels.cluedo import layout as L
     from kernels.cluedo.deal_features import seat_deals
-    from sim.games.cluedo import build_tables, load_board
+    from sim.games.cluedo.adapter import build_tables, load_board
 
     raw = np.zeros((30, 3, 3), dtype=np.int64)
     seat_deals(np.zeros(L.STATE_SIZE, np.int64), build_tables(resolved), np.int64(0), np.int64(3), raw)
