@@ -103,7 +103,7 @@ def _bloody_inn_mean(resolved):
 def _bloody_inn(resolved, first_game, count):
     from kernels.bloody_inn.deal_features import entrance_kinds
 
-    from .games.bloody_inn import BloodyInnAdapter
+    from .games.bloody_inn.adapter import BloodyInnAdapter
 
     st = BloodyInnAdapter().build_template(resolved)[0]
     rules = resolved["rules"]
@@ -117,7 +117,7 @@ def _cluedo(resolved, first_game, count):
     from kernels.cluedo import layout as L
     from kernels.cluedo.deal_features import seat_deals
 
-    from .games.cluedo import build_tables
+    from .games.cluedo.adapter import build_tables
 
     n = resolved["players"]
     tb = build_tables(resolved)
