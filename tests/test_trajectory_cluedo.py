@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from sim import api
-from sim.games import cluedo as C
+from sim.games.cluedo import adapter as C
 
 CONFIG = "configs/cluedo/logic-vs-naive-3p.toml"
 
