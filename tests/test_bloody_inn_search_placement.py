@@ -24,7 +24,7 @@ from kernels.bloody_inn import layout as L
 from kernels.bloody_inn.evening import open_empty_rooms, put_traveller
 from kernels.bloody_inn.morning import morning
 from kernels.bloody_inn.night import take_action
-from kernels.bloody_inn.play import load_search, play_one
+from kernels.bloody_inn.play import play_one
 from kernels.bloody_inn.rollout import NO_STOP, play_from_placement
 from kernels.bloody_inn.search_params import search_index
 from kernels.bloody_inn.setup import setup_game
@@ -159,7 +159,6 @@ def test_search_rooms_ignore_hidden_information(entrance_only):
     """The same room on a state and on twins that differ in hidden cards only (the others'
     hands and corpses, the box, the Entrance below its face-up top card, BI-E1); and the
     search really chose among several rooms (else the test proves nothing)."""
-    load_search()
     rng = np.random.default_rng(4)
     checked = searched = differs = 0
     for gid in range(14):

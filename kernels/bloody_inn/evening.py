@@ -39,6 +39,7 @@ from .layout import (
 )
 from .legal import copy_list
 from .policy_tools import shuffle_prefix
+from .search_hook import search_placement
 from .state import gain_cash, log_event, move_card
 from .strategies import ALL, SEARCH, decide_placement
 
@@ -85,13 +86,6 @@ def place_traveller(st, c, r):
             log_event(st, EVENT.room_service, q, c, got, r, t)
 
 
-#: The search seat's placement hook (``strat_search.search_placement``), bound by
-#: ``play.load_search`` for a lineup with a search seat; only ``fill_inn`` with ``search``
-#: not None reads it (numba takes a global's value when it compiles), so rollouts and runs
-#: without search seats never compile it.
-search_placement = None
-
-
 @njit(cache=True, error_model="numpy", _nrt=False)
 def open_empty_rooms(st):
     """The open rooms that are empty at nightfall (BI-E1), in ``R_EMPTY``."""
@@ -131,7 +125,7 @@ def fill_inn(st, pr, search=None, strats=ALL):
     rollout from a placement decision puts its traveller, then calls this.
 
     ``search`` is None unless the lineup has a ``search`` seat, whose placements then go
-    through :data:`search_placement` (pruned at compile time otherwise); ``strats``: the
+    through ``search_hook.search_placement`` (pruned at compile time otherwise); ``strats``: the
     lineup's policies (``strategies.lineup_strategies``; by default all)."""
     fp = st[G_FIRST]
     while st[G_N_EMPTY] > 0:

@@ -17,12 +17,9 @@ from kernels import compile_once
 from kernels.rng import stream_key
 
 from . import CACHE_DIR
-from .evening import evening
-from .invariants import check_now
 from .layout import (
     EV_BASE,
     EV_FIELDS,
-    EVENT,
     G_CHECK,
     G_DECK_SIZE,
     G_ERR,
@@ -30,16 +27,11 @@ from .layout import (
     G_EV_CAP,
     G_EV_N,
     G_EV_OVERFLOW,
-    G_FIRST,
     G_GAME_ID,
-    G_LAST_ROUND,
     G_LOG,
-    G_MAX_ROUNDS,
     G_NLINEUP,
     G_NP,
     G_OPEN_ROOMS,
-    G_OVER,
-    G_PHASE,
     G_RNG,
     G_ROTATE,
     G_ROUND,
@@ -66,49 +58,15 @@ from .layout import (
     P_PLACE,
     P_SCORE,
     P_SOLO_LOST,
-    P_STRAT,
     P_WAGES,
     P_WINNER,
     ROTATE_DUPLICATE,
     SEARCH_SCRATCH,
     STATE_END,
 )
-from .morning import morning
-from .night import take_action
-from .scoring import end_game
+from .loop import advance, check
 from .setup import setup_game
-from .state import log_event, seat_from_first
 from .strategies import ON, SEARCH, lineup_strategies
-from .trajectory import record_round
-
-#: The search seat's hook (``strat_search.search_action``), bound by :func:`load_search` only
-#: for a lineup with a search seat: importing strat_search compiles the search and its
-#: rollouts (their functions have explicit signatures, so they compile at import), which a
-#: run without search seats must not pay for.  Only ``play_one`` with ``search`` not None
-#: reads it, and numba takes a global's value when it compiles.
-search_action = None
-
-
-def load_search():
-    """Bind :data:`search_action` (imports ``strat_search``); before ``play_one`` with a
-    ``search`` argument is first called or compiled."""
-    global search_action
-    if search_action is None:
-        from . import evening as evening_module
-        from .strat_search import search_action as hook
-        from .strat_search import search_placement
-
-        evening_module.search_placement = search_placement
-        search_action = hook
-
-
-@njit(cache=True, error_model="numpy", _nrt=False)
-def _check(st, checks):
-    """Check the invariants if the rules ask for it (``G_CHECK``); with ``checks`` None (the
-    caller knows they do not) nothing is compiled here."""
-    if checks is not None:
-        if st[G_CHECK] != 0:
-            check_now(st)
 
 
 # inline: one library less that re-optimises the whole game at cold compile
@@ -116,56 +74,24 @@ def _check(st, checks):
 def play_one(
     st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_random=ON, traj=None, g=0, row0=0
 ):
-    """Play the game set up in ``st`` to its end (BI-S .. BI-G).
+    """Play the game set up in ``st`` to its end (BI-S .. BI-G): ``setup_game``, then the game
+    loop (``loop.advance``) without stops.
 
-    ``search`` is None unless the lineup has a ``search`` seat (then :func:`load_search`
-    first); ``checks`` None when the rules do not ask for invariant checks (by default they
-    are run when ``G_CHECK`` says so); ``with_*`` the policies the lineup plays
-    (``strategies.lineup_strategies``; by default all).  A None-typed argument prunes its
-    ``is not None`` branch at compile time, so a run without search seats never compiles
-    the search and its rollouts, nor a run without checks the invariants, nor an
-    all-``expert`` run the ``greedy`` and ``random`` policies.  (Three arguments, not the
-    ``strats`` tuple the rules take: inlined, their branches are pruned on the block
-    kernel's own arguments, which a tuple's items are not.)  ``traj`` is None, or the
-    trajectory columns (``trajectory.TrajCols``) that get game ``g``'s rows from ``row0`` on,
-    one per seat at the end of each round: None compiles no recording.
+    ``search`` is None unless the lineup has a ``search`` seat; ``checks`` None when the
+    rules do not ask for invariant checks (by default they are run when ``G_CHECK`` says
+    so); ``with_*`` the policies the lineup plays (``strategies.lineup_strategies``; by
+    default all).  A None-typed argument prunes its ``is not None`` branch at compile time,
+    so a run without search seats never compiles the search and its rollouts, nor a run
+    without checks the invariants, nor an all-``expert`` run the ``greedy`` and ``random``
+    policies.  (Three arguments, not the ``strats`` tuple the rules take: inlined, their
+    branches are pruned on the block kernel's own arguments, which a tuple's items are
+    not.)  ``traj`` is None, or the trajectory columns (``trajectory.TrajCols``) that get
+    game ``g``'s rows from ``row0`` on, one per seat at the end of each round: None compiles
+    no recording.
     """
-    strats = (with_heur, with_greedy, with_random)
     setup_game(st)
-    _check(st, checks)
-    while True:
-        if st[G_ROUND] >= st[G_MAX_ROUNDS]:
-            st[G_TRUNC] = 1  # BI-G4
-            log_event(st, EVENT.truncated, -1, -1, st[G_ROUND], 0, 0)
-            break
-        st[G_ROUND] += 1
-        st[G_PHASE] = 0
-        log_event(st, EVENT.round, st[G_FIRST], -1, st[G_ROUND], st[G_SEASON], 0)
-        played = evening(st, pr, search, strats)
-        _check(st, checks)
-        if not played:
-            st[G_ROUND] -= 1  # the trigger round is not played
-            break
-        st[G_PHASE] = 1
-        np_ = st[G_NP]
-        for _ in range(2):  # BI-N1: two passes of one action each
-            for i in range(np_):
-                seat = seat_from_first(st, i)
-                if search is not None:
-                    if st[P_STRAT + seat] == SEARCH:
-                        search_action(st, pr, seat)  # decided ahead: take_action plays it
-                take_action(st, pr, seat, with_heur, with_greedy, with_random)
-                _check(st, checks)
-        st[G_PHASE] = 2
-        morning(st, pr, strats)
-        _check(st, checks)
-        if traj is not None:
-            record_round(st, traj, g, row0)
-        if st[G_OVER] != 0 or st[G_LAST_ROUND] != 0:
-            break
-    st[G_PHASE] = 3
-    end_game(st, pr, strats)
-    _check(st, checks)
+    check(st, checks)
+    advance(st, pr, None, None, search, checks, with_heur, with_greedy, with_random, traj, g, row0)
 
 
 # inline: its own library would link and optimise it once more, and build a
@@ -286,7 +212,6 @@ def play_games(
     lineup = template[L_STRAT : L_STRAT + template[G_NLINEUP]]
     search = None
     if (lineup == SEARCH).any():
-        load_search()
         search = np.int64(SEARCH_SCRATCH)
     checks = np.int64(1) if template[G_CHECK] != 0 else None
     strats = lineup_strategies(lineup)
