@@ -25,7 +25,14 @@ process's, so they hold on a shared machine where wall time does not):
 - ``brexpert``: the best response to ``search`` (best-response-search-2p.toml) against
   ``expert``, 40,000 games on the tuner's validation seed;
 - ``first``: the first player with ``search`` at every seat at 3 and 4 players is run with
-  ``sim run configs/bloody_inn/strategies/search-self-{3,4}p.toml`` (chunked, resumable).
+  ``sim run configs/bloody_inn/strategies/search-self-{3,4}p.toml`` (chunked, resumable);
+- ``profile``: where a decision's CPU goes, by taking parts away (1 thread, solo and heads-up
+  against ``expert``): placement search off, rollouts cut to one round, DMC instead of ISMCTS,
+  no search at all;
+- ``curve``: the strength-CPU curve: each arm of ``CURVE_ARMS`` solo on the same
+  ``--solo-games`` deals and heads-up against ``expert`` (``--hu-games``), with its CPU per game;
+- ``vsold``: the default ``search`` against the pinned default (``OLD_DEFAULT``) heads-up,
+  ``--hu-games`` (4,000 for the target), seats rotated; ``rung``: the same for ``RUNG``.
 
 Every line printed (and appended to ``--out``) is one JSON record with 95% intervals
 (Wilson for shares, normal for means).
@@ -43,6 +50,7 @@ import numpy as np
 import polars as pl
 
 from analysis.stats import wilson
+from kernels.bloody_inn.search_params import SEARCH_PARAMS
 from sim import api
 
 BANDS = [-1, 0.5, 110, 130, 150, 170, 1e9]
@@ -314,11 +322,133 @@ CELLS = {
 }
 
 
+#: the default pinned (ISMCTS depth 2, placement search, rollouts to the end), to compare others with
+OLD_DEFAULT = {
+    "candidates": 4,
+    "determinizations": 64,
+    "budget": 256,
+    "rollout_rounds": 0,
+    "method": 1,
+    "placement": 1,
+    "tree_depth": 2,
+}
+#: the strength-CPU curve's arms: (name, search params)
+CURVE_ARMS = (
+    ("old default (to the end)", OLD_DEFAULT),
+    ("old default, 16 samples", {**OLD_DEFAULT, "determinizations": 16, "budget": 64}),
+    ("old default, 32 samples", {**OLD_DEFAULT, "determinizations": 32, "budget": 128}),
+)
+#: the value function at the rollouts' horizon (``value = 1``), where the kernel has it
+VALUE_ARMS = (
+    ("value, 1 round, 64 samples", {**OLD_DEFAULT, "rollout_rounds": 1, "value": 1}),
+    ("value, 2 rounds, 64 samples", {**OLD_DEFAULT, "rollout_rounds": 2, "value": 1}),
+    ("value, 1 round, 32 samples", {**OLD_DEFAULT, "rollout_rounds": 1, "value": 1, "determinizations": 32}),
+    ("value, 2 rounds, 32 samples", {**OLD_DEFAULT, "rollout_rounds": 2, "value": 1, "determinizations": 32}),
+    (
+        "value, 3 rounds, 128 samples",
+        {**OLD_DEFAULT, "rollout_rounds": 3, "value": 1, "determinizations": 128, "budget": 512},
+    ),
+)
+if "value" in {n for n, _, _ in SEARCH_PARAMS}:
+    CURVE_ARMS += VALUE_ARMS
+#: a rung above the old default at twice its CPU (128 samples, rollouts to the end)
+RUNG = {**OLD_DEFAULT, "determinizations": 128, "budget": 512}
+SIZES = {"solo_games": 400, "hu_games": 400, "arms": None}
+
+
+def _search(params):
+    return {"strategy": "search", "params": params}
+
+
+def _arms():
+    want = SIZES["arms"]
+    return [a for i, a in enumerate(CURVE_ARMS) if want is None or i in want]
+
+
+def cell_profile():
+    arms = (
+        ("default", {}),
+        ("placement off", {"placement": 0}),
+        ("placement off, rollouts 1 round", {"placement": 0, "rollout_rounds": 1}),
+        ("placement off, DMC", {"placement": 0, "method": 0}),
+        ("placement off, DMC, rollouts 1 round", {"placement": 0, "method": 0, "rollout_rounds": 1}),
+        ("no search (1 candidate)", {"candidates": 1}),
+    )
+    for players, games in ((1, 40), (2, 24)):
+        seats = [_search(OLD_DEFAULT)] + ["expert"] * (players - 1)
+        run(players, seats, 2, 1, threads=1)  # warm
+        for name, extra in arms:
+            seats = [_search({**OLD_DEFAULT, **extra})] + ["expert"] * (players - 1)
+            g, s, cpu = run(players, seats, games, 606, threads=1)
+            decisions = g["turns"].sum() / players
+            yield {
+                "cell": "profile",
+                "players": players,
+                "arm": name,
+                "games": g.height,
+                "cpu_ms_per_game": round(1000 * cpu / g.height, 2),
+                "cpu_ms_per_decision": round(1000 * cpu / decisions, 3),
+            }
+
+
+def cell_curve():
+    for name, params in _arms():
+        g, s, cpu = run(1, [_search(params)], SIZES["solo_games"], 101)
+        x = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)
+        g2, s2, cpu2 = run(2, [_search(params), "expert"], SIZES["hu_games"], 202)
+        m = s2.filter(pl.col("lineup") == 0)
+        yield {
+            "cell": "curve",
+            "arm": name,
+            "params": params,
+            "solo_games": len(x),
+            "solo_mean_lost_as_0": mean_ci(x),
+            "solo_cpu_ms_per_game": round(1000 * cpu / len(x), 2),
+            "hu_games": g2.height,
+            "hu_win_vs_expert": share_ci(m["win"]),
+            "hu_cpu_ms_per_game": round(1000 * cpu2 / g2.height, 2),
+        }
+
+
+def _vs_old(params, label):
+    g, s, cpu = run(2, [_search(params), _search(OLD_DEFAULT)], SIZES["hu_games"], 909)
+    s = s.join(g.select("game_id", "n_winners"), on="game_id")
+    share = pl.when(pl.col("win") != 0).then(1.0 / pl.col("n_winners")).otherwise(0.0)
+    m = s.filter(pl.col("lineup") == 0).select(share)[:, 0]
+    mine = s.filter(pl.col("lineup") == 0)["score"].to_numpy()
+    old = s.filter(pl.col("lineup") == 1)["score"].to_numpy()
+    yield {
+        "cell": label,
+        "params": params,
+        "games": g.height,
+        "win_share": share_ci(m),
+        "margin": mean_ci(mine - old),
+        "cpu_s": round(cpu, 1),
+    }
+
+
+def cell_vsold():
+    yield from _vs_old({}, "default vs old default")
+
+
+def cell_rung():
+    yield from _vs_old(RUNG, "rung vs old default")
+
+
+CELLS.update(profile=cell_profile, curve=cell_curve, vsold=cell_vsold, rung=cell_rung)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("cells", nargs="+", choices=list(CELLS))
     ap.add_argument("--out", default=None)
+    ap.add_argument("--solo-games", type=int, default=SIZES["solo_games"])
+    ap.add_argument("--hu-games", type=int, default=SIZES["hu_games"])
+    ap.add_argument("--arms", default=None, help="indices of CURVE_ARMS, comma-separated (default: all)")
     a = ap.parse_args()
+    SIZES.update(solo_games=a.solo_games, hu_games=a.hu_games)
+    if a.arms:
+        SIZES["arms"] = {int(i) for i in a.arms.split(",")}
     for c in a.cells:
         for rec in CELLS[c]():
             line = json.dumps(rec)
