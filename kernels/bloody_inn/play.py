@@ -213,6 +213,11 @@ def play_games(
     search = None
     if (lineup == SEARCH).any():
         search = np.int64(SEARCH_SCRATCH)
+        # import (and so compile, its signatures are explicit) the search before the block
+        # kernel: typing the hook inside that compile would otherwise compile the search's
+        # rollouts there, re-entering the Evening's dispatcher mid-compile, which leaves its
+        # no-search version an unresolved symbol ("LLVM ERROR: Symbol not found")
+        from . import strat_search  # noqa: F401
     checks = np.int64(1) if template[G_CHECK] != 0 else None
     strats = lineup_strategies(lineup)
     per = (n_games + n_blocks - 1) // n_blocks
