@@ -575,19 +575,16 @@ def throughput(game, players, mix, lineup, *, games, seconds, digest_games, roun
     return row
 
 
-#: the search row (not in ``--quick``): one Bloody Inn ``search`` seat (its default parameters)
-#: beside ``expert``s, long game, 1 thread, this many games at each of these player counts that
-#: the bench measures (a few seconds of CPU each)
-SEARCH_ROW_GAMES = {1: 24, 2: 16}
+def search_row(game, players, games):
+    """CPU time per game and per decision of ``game``'s search player (one seat, its default
+    parameters, beside the adapter's ``bench_search`` opponents) on 1 thread, in a fresh child.
+    A decision is one turn of that seat (the adapter's ``decision`` says what that is)."""
+    from . import registry
 
-
-def search_row(players, games):
-    """CPU time per game and per decision of Bloody Inn's ``search`` (one seat, ``expert`` at
-    the others) on 1 thread, in a fresh child.  A decision is one of its night actions (BI-N1);
-    the placements it searches as first player (BI-E1) are inside their cost."""
-    lineup = ["search"] + ["expert"] * (players - 1)
+    plan = registry.get_adapter(game).bench_search()
+    lineup = [plan["strategy"]] + [plan["others"]] * (players - 1)
     spec = {
-        "config": bench_config("bloody_inn", players, lineup, games=games),
+        "config": bench_config(game, players, lineup, games=games),
         "games": games,
         "threads": [1],
         "warmup_games": 1,
@@ -596,11 +593,12 @@ def search_row(players, games):
     res = _measure_in_child(spec, NUMBA_NUM_THREADS=1)
     p = res["passes"][0]
     cpu = max(p["cpu_s"], 1e-9)
-    decisions = p["turns"] / players  # one search seat: its share of the night actions
+    decisions = p["turns"] / players  # one search seat: its share of the turns
     return {
-        "game": "bloody_inn",
+        "game": game,
         "players": players,
         "lineup": lineup,
+        "decision": plan["decision"],
         "games": games,
         "cpu_s": p["cpu_s"],
         "cpu_ms_per_game": round(1000 * cpu / games, 2),
@@ -1030,9 +1028,9 @@ def render(result):
         ]
         out += [
             "",
-            "search (Bloody Inn, default parameters, 1 thread; CPU time; a decision is a night "
-            "action of the search seat, its placements included; x yard: games per CPU second over "
-            "the yardstick's games/s on 1 thread)",
+            "search players (default parameters, one search seat, 1 thread; CPU time; a decision: "
+            + "; ".join(sorted({f"{r['game']}: {r['decision']}" for r in result["search"]}))
+            + "; x yard: games per CPU second over the yardstick's games/s on 1 thread)",
             _table(
                 [
                     "game",
@@ -1284,11 +1282,11 @@ def run(game=None, players=None, mix=None, *, settings, yardstick=None, say=prin
             f"{g} {p}p {m}: {row['games_per_s_1']:,.0f} games/s on 1 thread, {row['games_per_s_all']:,.0f} "
             f"on {row['threads']}" + (f", speed-up {row['speedup']:.2f}" if row["speedup"] else "")
         )
-    for p, n in search_counts.items():
-        r = search_row(p, n)
+    for (g, p), n in search_counts.items():
+        r = search_row(g, p, n)
         result["search"].append(r)
         progress(
-            f"bloody_inn {p}p search: {r['cpu_ms_per_game']:,.1f} ms of CPU a game, "
+            f"{g} {p}p {r['lineup'][0]}: {r['cpu_ms_per_game']:,.1f} ms of CPU a game, "
             f"{r['decisions_per_cpu_s']:,.0f} decisions per CPU second"
         )
     for g, p, m, lineup in refs:
@@ -1314,10 +1312,18 @@ def run(game=None, players=None, mix=None, *, settings, yardstick=None, say=prin
 
 
 def _search_counts(plan, quick):
-    """``{players: games}`` of the search row: Bloody Inn's measured player counts among
-    ``SEARCH_ROW_GAMES``'s (none with ``--quick``)."""
-    counts = {p for g, p, *_ in plan if g == "bloody_inn"}
-    return {} if quick else {p: n for p, n in SEARCH_ROW_GAMES.items() if p in counts}
+    """``{(game, players): games}`` of the search rows: each game's ``bench_search`` counts
+    that the bench measures (none with ``--quick``)."""
+    from . import registry
+
+    if quick:
+        return {}
+    out = {}
+    for g, p, *_ in plan:
+        rows = registry.get_adapter(g).bench_search()
+        if rows and p in rows["games"]:
+            out[g, p] = rows["games"][p]
+    return dict(sorted(out.items()))
 
 
 def _all_threads():

@@ -85,6 +85,17 @@ class Referee(Protocol):
         again when None); a ``ReplayReport``."""
 
 
+class BenchSearch(TypedDict):
+    """The search row of ``sim bench``: one seat playing ``strategy`` (its default parameters)
+    beside ``others`` at every other seat, ``games`` games at each of these player counts (when
+    the bench measures them); ``decision`` says what one of the seat's turns is, in the game's words."""
+
+    strategy: str
+    others: str
+    games: dict[int, int]
+    decision: str
+
+
 @runtime_checkable
 class GameAdapter(Protocol):
     """Everything the rest of the project may ask a game.
@@ -126,6 +137,9 @@ class GameAdapter(Protocol):
 
     def bench_targets(self) -> list[BenchTarget]:
         """The throughput targets of ``sim bench --targets`` (may be empty)."""
+
+    def bench_search(self) -> BenchSearch | None:
+        """The search row of ``sim bench`` (None: the game has no search player)."""
 
     def dataset_facts(self, resolved: dict) -> dict:
         """What a dataset of ``resolved`` needs to explain itself, stored in its manifest

@@ -475,6 +475,16 @@ class BloodyInnAdapter:
     def bench_config(self, players, lineup):
         return {"players": players, "rules": {"length": "long"}, "seats": [{"strategy": s} for s in lineup]}
 
+    def bench_search(self):
+        # a few seconds of CPU each on the reference machine; a decision is a night action
+        # (BI-N1), the placements searched as first player (BI-E1) inside its cost
+        return {
+            "strategy": "search",
+            "others": "expert",
+            "games": {1: 24, 2: 16},
+            "decision": "a night action of the search seat, its placements included",
+        }
+
     def bench_targets(self):
         # the project's throughput targets on the reference 2-core machine, 1,000,000 games
         return [

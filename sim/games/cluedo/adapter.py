@@ -727,6 +727,11 @@ def bench_config(players, lineup):
     return {"players": players, "seats": [{"strategy": s} for s in lineup]}
 
 
+def bench_search():
+    # a second or two of CPU on the reference machine; a decision is one of its turns (CL-T1..T6)
+    return {"strategy": "search", "others": "prob", "games": {2: 40}, "decision": "a turn of the search seat"}
+
+
 def bench_targets():
     # the project's throughput target on the reference 2-core machine, 1,000,000 games
     return [
@@ -781,6 +786,7 @@ class _Adapter:
     tuning_bounds = staticmethod(tuning_bounds)
     bench_config = staticmethod(bench_config)
     bench_targets = staticmethod(bench_targets)
+    bench_search = staticmethod(bench_search)
     dataset_facts = staticmethod(dataset_facts)
     simulate_chunk = staticmethod(simulate_chunk)
     #: ``simulate_chunk`` can write the ``trajectory`` table (a row per seat and round)
