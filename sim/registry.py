@@ -85,6 +85,19 @@ class Referee(Protocol):
         again when None); a ``ReplayReport``."""
 
 
+class DealCovariates(Protocol):
+    """What chance dealt each game, replayed from ``(seed, game id)`` (:mod:`sim.deals`): a
+    module with these."""
+
+    def covariates(self, resolved: dict, first_game: int, count: int) -> Any:
+        """A ``(count, k)`` float array: the covariates of games ``first_game ..
+        first_game + count - 1``, fixed by the deal before anyone plays."""
+
+    def means(self, resolved: dict, deals: int) -> tuple:
+        """Their expected value ``(mean, cov, deals)``: ``cov`` and ``deals`` None when the
+        mean is exact, else the covariance and the number of calibration deals it is over."""
+
+
 class BenchSearch(TypedDict):
     """The search row of ``sim bench``: one seat playing ``strategy`` (its default parameters)
     beside ``others`` at every other seat, ``games`` games at each of these player counts (when
@@ -149,6 +162,10 @@ class GameAdapter(Protocol):
 
     def referee(self) -> Referee | None:
         """The game's independent referee, or None if it has none yet."""
+
+    def deals(self) -> DealCovariates | None:
+        """The game's deal covariates (``sim/games/<game>/deals.py``; the control variate of
+        ``--precision``), or None if it has none."""
 
     def analyses(self) -> tuple[str, ...]:
         """Names of the game's own analysis questions (``analysis.questions.<name>``), on top

@@ -116,6 +116,9 @@ class FakeAdapter:
     def referee(self):
         return None
 
+    def deals(self):
+        return None
+
     def analyses(self):
         return ()
 

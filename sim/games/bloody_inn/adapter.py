@@ -527,6 +527,11 @@ class BloodyInnAdapter:
 
         return referee
 
+    def deals(self):
+        from . import deals
+
+        return deals
+
     def analyses(self):
         return ("cards", "deck", "power")
 

@@ -798,6 +798,11 @@ class _Adapter:
 
         return referee
 
+    def deals(self):
+        from . import deals
+
+        return deals
+
     def analyses(self):
         return ("characters", "power")
 
