@@ -25,7 +25,9 @@ Generators (``GENERATORS``):
 * ``quick-study``: the quick study's verdicts, answer table and causal power (docs/analysis.md),
   rendered from the results recorded under ``docs/results/`` (``sim.docs_results``): numbers
   that need game runs are recorded once with ``python -m sim.docs --record STUDY`` after
-  ``sim study STUDY``, never typed.
+  ``sim study STUDY``, never typed;
+* ``strategy-tables``: The Bloody Inn's strategy tables (docs/strategies.md), played and
+  recorded with ``python -m sim.docs --record strategy-tables``.
 """
 
 from __future__ import annotations
@@ -451,6 +453,7 @@ GENERATORS = {
     "rule-constants": rule_constants_table,
     "rules": rules_index,
     "quick-study": _recorded("quick-study"),
+    "strategy-tables": _recorded("strategy-tables"),
 }
 
 
@@ -469,7 +472,8 @@ def main(argv=None, root=ROOT):
     parser.add_argument(
         "--record",
         metavar="STUDY",
-        help="record a finished study's answers under docs/results/ (then regenerate the blocks)",
+        help="record a finished study's answers under docs/results/ (then regenerate the blocks); "
+        "strategy-tables: play and record the strategy tables",
     )
     parser.add_argument("--out", metavar="DIR", help="with --record: the study's datasets (default: its out)")
     args = parser.parse_args(argv)

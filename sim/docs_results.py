@@ -12,15 +12,24 @@ under ``docs/results/`` (checked in; ``results/`` is not)::
 The generator of a block renders that file, so no number or interpretation in the block is
 typed by hand, and ``python -m sim.docs --check`` names the block when the text and the
 recorded results disagree.
+
+Tables that are not a study's (a game's strategy tables) come from a module of the game's
+home with ``record()`` (plays the cells, returns the results) and ``render(results)``
+(their Markdown), recorded by the block's name::
+
+    python -m sim.docs --record strategy-tables
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
 #: docs block name -> (the study it records, the file under docs/results/)
 RECORDED = {"quick-study": ("configs/studies/bloody_inn-quick.toml", "bloody_inn-quick.json")}
+#: docs block name -> (the module that plays and renders its tables, the file under docs/results/)
+TABLES = {"strategy-tables": ("sim.games.bloody_inn.strategy_tables", "bloody_inn-strategies.json")}
 
 
 def _cell(v) -> str:
@@ -97,7 +106,15 @@ def study_results(study_path, out=None) -> dict:
 
 
 def record(study_path, root, out=None) -> Path:
-    """Write a recorded study's results to ``docs/results/`` under ``root``; return the file."""
+    """Write a recorded study's results (or, given a name of :data:`TABLES`, those tables) to
+    ``docs/results/`` under ``root``; return the file."""
+    if str(study_path) in TABLES:
+        module, name = TABLES[str(study_path)]
+        results = importlib.import_module(module).record()
+        path = Path(root) / "docs" / "results" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+        return path
     name = next((f for s, f in RECORDED.values() if Path(s) == Path(study_path)), None)
     if name is None:
         name = Path(study_path).stem + ".json"
@@ -130,6 +147,12 @@ def render(results: dict) -> str:
 
 def block(name, root) -> str:
     """A recorded block's text (a note saying how to record it when the file is missing)."""
+    if name in TABLES:
+        module, file = TABLES[name]
+        path = Path(root) / "docs" / "results" / file
+        if not path.exists():
+            return f"*Not recorded yet: run `python -m sim.docs --record {name}`.*\n"
+        return importlib.import_module(module).render(json.loads(path.read_text(encoding="utf-8")))
     study, file = RECORDED[name]
     path = Path(root) / "docs" / "results" / file
     if not path.exists():
