@@ -1,5 +1,5 @@
 """The import arrows run one way: kernels <- sim's core <- analysis <- the CLI.  Kernels import
-nothing of sim or analysis; sim's core (everything but ``sim/cli.py`` and ``sim/commands/``)
+nothing of sim or analysis; sim's core (everything but the top layer, :data:`CLI`)
 never imports analysis; analysis never imports sim's runner or CLI; backends never import the
 runner or sweeps.
 
@@ -59,8 +59,9 @@ def imports(path):
     return out
 
 
-#: the top layer: the CLI drives runs and analyses alike
-CLI = ("sim/cli.py", "sim/commands/")
+#: the top layer: the CLI drives runs and analyses alike, and the docs generator
+#: (``python -m sim.docs``) renders the CLI's help and the reports' recorded answers
+CLI = ("sim/cli.py", "sim/commands/", "sim/docs.py", "sim/docs_results.py")
 
 
 def back_arrows(package, forbidden):

@@ -37,6 +37,8 @@ GUARDED = {
     ("bloody_inn/setup", "setup_game"): {"st[G_NLINEUP]": CONFIG},
     ("bloody_inn/play", "_write_rows"): {"n_win": "if st[P_WINNER + p] != 0 else 0.0"},
     ("bloody_inn/play", "_play_block"): {"st[G_NLINEUP]": CONFIG},
+    ("bloody_inn/loop", "advance"): {"2 * np_": CONFIG},
+    ("bloody_inn/deal_features", "entrance_kinds"): {"st[G_NLINEUP]": CONFIG},
 }
 
 

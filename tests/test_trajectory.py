@@ -131,6 +131,13 @@ def test_cli_writes_the_table(tmp_path):
     assert dataset.read_table(out, "trajectory").num_rows > 20 * 3
 
 
-def test_a_game_without_trajectories_is_refused():
-    with pytest.raises(ConfigError, match="--trajectory"):
-        api.simulate("configs/cluedo/quick.toml", games=2, trajectory=True)
+def test_a_game_without_trajectories_is_refused(monkeypatch):
+    """A game whose adapter does not say it records trajectories (the fake game) is refused
+    with one line naming --trajectory, before anything is played."""
+    import fake_adapter
+
+    from sim import registry
+
+    monkeypatch.setitem(registry._ADAPTERS, fake_adapter.NAME, "fake_adapter")
+    with pytest.raises(ConfigError, match="--trajectory.*not fakegame"):
+        api.simulate({"game": fake_adapter.NAME, "players": 2, "games": 2, "seed": 1}, trajectory=True)
