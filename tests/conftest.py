@@ -1,8 +1,7 @@
 """Fixtures shared by the report tests."""
 
 import pytest
-
-from analysis.synthetic import bloody_inn_config, bloody_inn_tables, write_sweep
+from synthetic_data import bloody_inn_config, bloody_inn_tables, write_sweep
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,12 @@ import json
 import numpy as np
 import polars as pl
 import pytest
+from synthetic_data import bloody_inn_config, bloody_inn_tables, write_run
 from typer.testing import CliRunner
 
 from analysis.dataset import open_dataset
 from analysis.metrics import run_question
 from analysis.questions.characters import chi2_homogeneity
-from analysis.synthetic import bloody_inn_config, bloody_inn_tables, write_run
 from sim.cli import app
 
 NAMES = ["Green", "Mustard", "Orchid", "Peacock", "Plum", "Scarlett"]

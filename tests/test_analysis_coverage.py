@@ -11,6 +11,7 @@ rejecting too often), or grossly conservative.  docs/analysis.md quotes the rate
 
 import numpy as np
 import pytest
+from synthetic_data import annex_games, annex_true_lift, character_games, plackett_luce_games
 
 from analysis.questions.characters import chi2_homogeneity
 from analysis.questions.strategies import bt_goodness_of_fit
@@ -29,7 +30,6 @@ from analysis.stats import (
     stratified_lift,
     weighted_mean,
 )
-from analysis.synthetic import annex_games, annex_true_lift, character_games, plackett_luce_games
 
 R = 400
 LOW, HIGH = 0.92, 0.99  # allowed coverage of a nominal 95% interval at R = 400

@@ -5,12 +5,12 @@ import json
 import numpy as np
 import polars as pl
 import pytest
+from synthetic_data import bloody_inn_config, bloody_inn_events, bloody_inn_tables, write_run, write_sweep
 
 from analysis.dataset import open_dataset, strategy_labels
 from analysis.errors import AnalysisError
 from analysis.metrics import QUESTIONS, Metric, register, run_question
 from analysis.stats import wilson
-from analysis.synthetic import bloody_inn_config, bloody_inn_events, bloody_inn_tables, write_run, write_sweep
 
 GARDENS = 3  # annex bit built only by winners in the fixtures
 BUTCHER = 5  # annex bit nobody builds

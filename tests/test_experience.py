@@ -11,9 +11,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import synthetic_data as synthetic
 from typer.testing import CliRunner
 
-from analysis import synthetic
 from analysis.questions import experience as ex
 from sim.cli import app
 

@@ -361,7 +361,7 @@ def test_the_analyses_import_no_kernel():
 
 #: where a game may be named: the games' own homes (adapters, data, referees), the registry's
 #: table of them, and the synthetic-data maker of the analysis tests (it makes Bloody Inn tables)
-GAME_HOMES = ("sim/games/", "sim/registry.py", "analysis/synthetic.py")
+GAME_HOMES = ("sim/games/", "sim/registry.py")
 
 
 def _code_files():

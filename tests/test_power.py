@@ -8,12 +8,12 @@ import json
 import numpy as np
 import polars as pl
 import pytest
+from synthetic_data import bloody_inn_config, bloody_inn_tables, write_sweep
 from typer.testing import CliRunner
 
 from analysis.dataset import open_dataset
 from analysis.metrics import run_question
 from analysis.questions.power import headlines, leaders
-from analysis.synthetic import bloody_inn_config, bloody_inn_tables, write_sweep
 from sim.cli import app
 
 
@@ -134,8 +134,9 @@ def test_sim_power_bad_options_are_one_line(tmp_path, args, fragment):
 
 
 def test_exploitability_is_reported_for_a_field_of_one_recorded_strategy(tmp_path):
+    from synthetic_data import write_run
+
     from analysis.questions.power import exploitability_file, exploitability_records
-    from analysis.synthetic import write_run
 
     recs = [
         r
@@ -162,8 +163,9 @@ def test_exploitability_is_reported_for_a_field_of_one_recorded_strategy(tmp_pat
 def test_a_best_response_that_still_loses_is_reported_as_no_exploit(tmp_path):
     # the recorded tune against search found a response that still loses (gain < 0 with its
     # whole interval): the headline must not say it wins "above the fair share"
+    from synthetic_data import write_run
+
     from analysis.metrics import QUESTIONS
-    from analysis.synthetic import write_run
 
     g, s = bloody_inn_tables(200, 2, strategies=("search",))
     ds = open_dataset(

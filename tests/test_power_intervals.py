@@ -17,12 +17,12 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from synthetic_data import bloody_inn_config, bloody_inn_tables, write_sweep
 
 from analysis.dataset import open_dataset
 from analysis.metrics import run_question
 from analysis.questions.power import headlines
 from analysis.stats import holm, paired_diff_interval, paired_diff_p, stratified_lift
-from analysis.synthetic import bloody_inn_config, bloody_inn_tables, write_sweep
 
 R = 2000
 

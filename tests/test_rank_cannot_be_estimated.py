@@ -7,13 +7,13 @@ import math
 
 import numpy as np
 import polars as pl
+from synthetic_data import bloody_inn_config, bloody_inn_tables, write_run
 
 from analysis.dataset import open_dataset
 from analysis.metrics import run_question
 from analysis.questions import cards
 from analysis.questions.power import _power_sentence
 from analysis.stats import weighted_mean
-from analysis.synthetic import bloody_inn_config, bloody_inn_tables, write_run
 
 #: annex bits of rank 3 in the default card table (tests/test_analysis_questions.py)
 RANK3 = (3, 4, 5, 9, 10, 11, 15, 16, 17, 21, 22, 23)

@@ -6,10 +6,10 @@ import shutil
 from html.parser import HTMLParser
 
 import pytest
+from synthetic_data import bloody_inn_config, bloody_inn_events, bloody_inn_tables, write_run
 from typer.testing import CliRunner
 
 from analysis.report import PROVENANCE_END, PROVENANCE_START, report_for_dir, strip_provenance, write_report
-from analysis.synthetic import bloody_inn_config, bloody_inn_events, bloody_inn_tables, write_run
 from sim.cli import app
 
 

@@ -9,9 +9,9 @@ import shutil
 import subprocess
 
 import pytest
+from synthetic_data import bloody_inn_config, bloody_inn_events, bloody_inn_tables, write_run
 
 from analysis.report import report_for_dir, write_report
-from analysis.synthetic import bloody_inn_config, bloody_inn_events, bloody_inn_tables, write_run
 
 FLAGS = [
     "--headless",

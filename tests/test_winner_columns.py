@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from synthetic_data import bloody_inn_tables
 
-from analysis.synthetic import bloody_inn_tables
 from sim.api import simulate
 
 CASES = [
