@@ -23,6 +23,12 @@ each, and the report::
                                             # for a sweep, its file must not set games)
 
     [[data]]
+    name = "meta_game"
+    meta = "../meta/bloody_inn-2p.toml"     # a round-robin (``sim meta``) on duplicate deals
+    games = 2000                            # optional, per pairing; seed optional too
+    questions = ["meta", "skill"]           # the default for a meta entry
+
+    [[data]]
     name = "power"
     power = "../bloody_inn/power/expert-2p.toml"  # restricted play (``sim power``): a run
     cards = "ALL"                           # config; "ALL", ids "A,B" or a list of ids
@@ -64,6 +70,7 @@ DATA_KEYS = (
     "run",
     "sweep",
     "power",
+    "meta",
     "questions",
     "label",
     "games",
@@ -72,7 +79,9 @@ DATA_KEYS = (
     "cards",
     "actions",
 )
-KINDS = ("run", "sweep", "power")
+KINDS = ("run", "sweep", "power", "meta")
+#: the questions an entry answers when it names none
+DEFAULT_QUESTIONS = {"power": ["power"], "meta": ["meta", "skill"]}
 RUNG_KEYS = ("name", "strategy", "params", "games")
 POWER_ONLY = ("cards", "actions")
 ANALYSIS_KEYS = ("equivalence_margin",)
@@ -82,7 +91,7 @@ REPORT_KEYS = ("file", "title", "intro")
 @dataclass
 class DataSpec:
     name: str
-    kind: str  # "run" | "sweep" | "power"
+    kind: str  # "run" | "sweep" | "power" | "meta"
     config: Path
     questions: tuple
     label: str
@@ -239,10 +248,11 @@ def load_study(path, out=None) -> Study:
         if len(kinds) != 1:
             raise _bad(
                 src,
-                where + "run/sweep/power",
+                where + "run/sweep/power/meta",
                 kinds or None,
-                'exactly one of run = "<run config>", sweep = "<sweep config>" or '
-                'power = "<run config>" (restricted play, as sim power)',
+                'exactly one of run = "<run config>", sweep = "<sweep config>", '
+                'power = "<run config>" (restricted play, as sim power) or '
+                'meta = "<meta config>" (a round-robin, as sim meta)',
             )
         kind = kinds[0]
         if not isinstance(d[kind], str):
@@ -250,7 +260,7 @@ def load_study(path, out=None) -> Study:
         cfg = path.parent / d[kind]
         if not cfg.is_file():
             raise _bad(src, where + kind, d[kind], f"an existing file ({cfg} not found)")
-        qs = d.get("questions", ["power"] if kind == "power" else ["seats", "duration"])
+        qs = d.get("questions", DEFAULT_QUESTIONS.get(kind, ["seats", "duration"]))
         if not isinstance(qs, list) or not qs or any(q not in known for q in qs):
             raise _bad(src, where + "questions", qs, "a list of " + ", ".join(known))
         for k in ("games", "seed"):
@@ -266,13 +276,20 @@ def load_study(path, out=None) -> Study:
                     where + k,
                     v,
                     f"a {'positive' if k == 'games' else 'non-negative'}"
-                    " integer, for run and power entries (a sweep sets it in its own file;"
-                    " a ladder rung may set its games)",
+                    " integer, for run, power and meta entries (a sweep sets it in its own"
+                    " file; a ladder rung may set its games)",
                 )
         cards, actions = _power_keys(src, where, d, kind)
         label = d.get("label", name)
         if not isinstance(label, str):
             raise _bad(src, where + "label", label, "a string")
+        if kind == "meta" and "ladder" in d:
+            raise _bad(
+                src,
+                where + "ladder",
+                d["ladder"],
+                "no ladder on a meta entry (its config lists the strategies)",
+            )
         ladder = _ladder(src, where, d, kind, cfg)
         specs.append(
             DataSpec(name, kind, cfg, tuple(qs), label, d.get("games"), d.get("seed"), ladder, cards, actions)
@@ -346,7 +363,8 @@ def run_study(
     (html_path, md_path)
     """
     # a power entry's arms are planned before anything runs: a bad card id fails in one line
-    plans = {} if report_only else {s.name: power_plan(s) for s in study.data if s.kind == "power"}
+    # ... and a meta entry's pairings resolved: a bad strategy parameter fails the same way
+    plans = {} if report_only else {s.name: entry_plan(s) for s in study.data if s.kind in DEFAULT_QUESTIONS}
     study.out.mkdir(parents=True, exist_ok=True)
     if not report_only:
         for spec in study.data:
@@ -393,6 +411,18 @@ def power_plan(spec):
     return power.plan(spec.config, cards=spec.cards, actions=spec.actions, games=spec.games, seed=spec.seed)
 
 
+def meta_plan(spec):
+    """The pairings of a meta entry (``sim.meta.plan``); a bad strategy fails in one line."""
+    from sim import meta
+
+    return meta.plan(spec.config, games=spec.games, seed=spec.seed)
+
+
+def entry_plan(spec):
+    """The plan of a power or meta entry, made before anything of the study runs."""
+    return power_plan(spec) if spec.kind == "power" else meta_plan(spec)
+
+
 def _produce(spec, rung, target, name, run_dataset, run_sweep, force, threads, progress, echo, plans):
     """Play one dataset of a study entry (one rung of its ladder)."""
     if dataset_complete(target, spec.kind) and not force:
@@ -405,6 +435,14 @@ def _produce(spec, rung, target, name, run_dataset, run_sweep, force, threads, p
         from sim import power
 
         sweep = power.as_sweep(plans[spec.name], spec.config)
+        run_sweep(sweep, target, resume=not force, force=force, threads=threads, progress=progress)
+        return
+    if spec.kind == "meta":
+        if run_sweep is None:
+            raise AnalysisError("no sweep runner available to produce meta datasets")
+        from sim import meta
+
+        sweep = meta.as_sweep(plans[spec.name])
         run_sweep(sweep, target, resume=not force, force=force, threads=threads, progress=progress)
         return
     # the experience question reads the trajectory table: an entry that asks it records it

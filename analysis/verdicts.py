@@ -7,7 +7,8 @@ narrow enough to decide every number; the other rungs support it, or, when one o
 intervals separates from the speaking rung's, the verdict says the answer changes with
 strength and names that rung and by how much.  A number decides when its interval excludes
 0 (a clear advantage) or lies within +-``margin`` of 0 (no advantage worth a point); a level
-(rounds per game, ``zero = False``) always decides.  A zero-width interval is a degenerate
+(rounds per game, ``zero = False``) decides once its interval lies within +-``precision`` of
+itself (default 1%; a description such as lead changes per game sets a coarser one).  A zero-width interval is a degenerate
 arm (it cannot win, or always wins): flagged, never ranked.  Nothing here claims more than
 the interval: "undecided" when the interval holds 0 and is wider than the margin.
 """
@@ -57,8 +58,8 @@ def classify(k, margin=MARGIN) -> str:
         return "undecided"
     if degenerate(k):
         return "degenerate"
-    if k.get("zero", True) is False:  # a level decides once it is known to +-1% of itself
-        return "level" if k["hi"] - k["lo"] <= 0.02 * abs(k["estimate"]) else "imprecise"
+    if k.get("zero", True) is False:  # a level decides once it is known to +-precision of itself
+        return "level" if k["hi"] - k["lo"] <= 2 * _precision(k) * abs(k["estimate"]) else "imprecise"
     if k["lo"] > 0:
         return "above"
     if k["hi"] < 0:
@@ -68,6 +69,19 @@ def classify(k, margin=MARGIN) -> str:
     return "undecided"
 
 
+def _precision(k):
+    """The relative half-width at which a level counts as known (default 1%)."""
+    return k.get("precision", 0.01)
+
+
+def _word(k, margin):
+    """The words said after a number: its class, the imprecise one with the key's precision."""
+    c = classify(k, margin)
+    if c == "imprecise":
+        return f"imprecise (the interval is wider than ±{100 * _precision(k):g}% of the value)"
+    return _WORDS[c].format(m=100 * margin)
+
+
 _WORDS = {
     "above": "above 0",
     "below": "below 0",
@@ -75,7 +89,6 @@ _WORDS = {
     "undecided": "undecided (the interval holds 0 and is wider than ±{m:.0f} pt)",
     "degenerate": "degenerate (zero-width interval: cannot vary), not ranked",
     "level": "",
-    "imprecise": "imprecise (the interval is wider than ±1% of the value)",
 }
 
 
@@ -110,7 +123,7 @@ def _parts(keys, margin, m):
     if len(keys) <= MAX_LISTED:
         out = []
         for k in keys:
-            word = _WORDS[classify(k, margin)].format(m=m)
+            word = _word(k, margin)
             out.append(f"{k['key']} {_fmt(k)}" + (f", {word}" if word else ""))
         return out
     classes = {}
@@ -123,7 +136,7 @@ def _parts(keys, margin, m):
         "undecided": "undecided",
         "degenerate": "degenerate (not ranked)",
         "level": "measured",
-        "imprecise": "imprecise (wider than ±1% of the value)",
+        "imprecise": "imprecise (wider than their precision)",
     }
     counts = ", ".join(f"{len(v)} {names[c]}" for c, v in classes.items())
     ranked = [k for k in keys if not degenerate(k)]

@@ -9,7 +9,9 @@ The cases, each played in memory (``sim.api.play_range``, events on) at a small 
 - every grid point of every sweep file (a `sim balance` spec, whose configs its search finds,
   is not a case), and every power config's arms (baseline, each annex,
   each action) as ``sim power`` plans them;
-- every data entry of every study file, one case per rung of its strength ladder;
+- every pairing of every meta config (``sim meta``'s round-robins);
+- every data entry of every study file, one case per rung of its strength ladder (a meta
+  entry: one per pairing);
 - every strategy of every game at every player count (``search`` at one and two);
 - rule variants and parameter signs that reach the policies' other branches (unlimited wealth,
   non-unique annexes, no voluntary dismissal, one season, two deck copies, strict final round,
@@ -84,6 +86,14 @@ def _power_cases():
             yield f"{_rel(path)}:{arm}", resolved
 
 
+def _meta_cases():
+    from sim import meta
+
+    for path in sorted((ROOT / "configs").rglob("meta/*.toml")):
+        for row, col, resolved in meta.plan(path, games=GAMES).pairings:
+            yield f"{_rel(path)}:{row}~{col}", resolved
+
+
 def _study_cases():
     from analysis import study
     from sim import api, sweep
@@ -96,6 +106,10 @@ def _study_cases():
             if spec.kind == "power":
                 for arm, resolved in study.power_plan(spec):
                     yield f"{where}:{arm}", resolved
+                continue
+            if spec.kind == "meta":
+                for row, col, resolved in study.meta_plan(spec).pairings:
+                    yield f"{where}:{row}~{col}", resolved
                 continue
             for rung in spec.ladder or (None,):
                 at = f"{where}[{rung.name}]" if rung else where
@@ -172,7 +186,7 @@ def _grid_cases():
 def cases():
     """``{label: resolved config}`` of every case, in a stable order."""
     out = {}
-    for source in (_run_cases, _sweep_cases, _power_cases, _study_cases, _grid_cases):
+    for source in (_run_cases, _sweep_cases, _power_cases, _meta_cases, _study_cases, _grid_cases):
         for label, resolved in source():
             assert label not in out, label
             out[label] = resolved

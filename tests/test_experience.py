@@ -266,3 +266,26 @@ def test_sim_validate_counts_the_rungs_of_the_experience_study():
     res = CliRunner().invoke(app, ["validate", path])
     assert res.exit_code == 0, res.output
     assert "three_players: run x 2 ladder rungs, 8,000 games" in res.output
+
+
+def test_a_final_spread_that_cannot_vary_is_no_verdict_number():
+    """Cluedo's final scores are 1 for the winner and 0 for the others: the spread is 1 in every
+    game, a zero-width interval that describes no game, so the verdict leaves it out; a spread
+    that varies stays."""
+    rows = [
+        ("lead_changes", 1.2, 1.1, 1.3, "changes"),
+        ("decided_late", 0.3, 0.28, 0.32, "share"),
+        ("spread", 1.0, 1.0, 1.0, "points"),
+    ]
+    t = pl.DataFrame(
+        [
+            {"players": 2, "measure": m, "estimate": e, "lo": lo, "hi": hi, "games": 400, "unit": u}
+            for m, e, lo, hi, u in rows
+        ]
+    )
+    keys = [k["key"] for k in ex._key_numbers(None, {"tension": t})]
+    assert len(keys) == 2 and not any("first minus last" in k for k in keys)
+    varied = t.with_columns(
+        pl.when(pl.col("measure") == "spread").then(0.9).otherwise(pl.col("lo")).alias("lo")
+    )
+    assert len(ex._key_numbers(None, {"tension": varied})) == 3

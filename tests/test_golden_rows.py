@@ -36,9 +36,17 @@ def test_every_case_has_a_golden_digest():
 
 def test_the_cases_cover_every_kind_of_shipped_config():
     labels = list(CASES)
-    for kind in ("configs/bloody_inn/", "configs/cluedo/", "/power/", "sweeps/", "configs/studies/"):
+    for kind in (
+        "configs/bloody_inn/",
+        "configs/cluedo/",
+        "/power/",
+        "sweeps/",
+        "configs/meta/",
+        "configs/studies/",
+    ):
         assert any(kind in lab for lab in labels), kind
     assert any(":card:" in lab for lab in labels) and any(":action:" in lab for lab in labels)
+    assert any(lab.startswith("configs/studies/") and "~" in lab for lab in labels)  # a study's meta entry
 
 
 @pytest.mark.parametrize("label, resolved", PLAYS, ids=[label for label, _ in PLAYS])

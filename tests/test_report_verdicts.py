@@ -104,3 +104,19 @@ def test_a_level_from_few_games_does_not_speak_over_a_precise_rung():
     ]
     s = verdict("duration", "t", rungs).sentence
     assert s.startswith("Under expert") and "imprecise" not in s.split("Support")[0]
+
+
+def test_a_level_is_known_to_its_own_precision():
+    """A description (lead changes per game) is read to +-10% of itself, a rate (rounds per
+    game) to +-1%: the same interval is a measurement for one and imprecise for the other."""
+    lvl = dict(unit="changes", zero=False, digits=2)
+    k = _k("lead changes", 3.13, 3.0, 3.26, **lvl)  # +-4% of the value
+    assert classify(k) == "imprecise"
+    assert classify({**k, "precision": 0.10}) == "level"
+    s = verdict("experience", "t", [("", [{**k, "precision": 0.10}])]).sentence
+    assert "3.13 changes [3.00, 3.26]" in s and "imprecise" not in s
+    wide = {**_k("skill share", 15.3, 13.5, 17.1, unit="%", zero=False), "precision": 0.10}  # +-12%
+    s = verdict("skill", "t", [("", [wide])]).sentence
+    assert "imprecise (the interval is wider than ±10% of the value)" in s
+    s = verdict("skill", "t", [("", [{**wide, "precision": 0.01}])]).sentence
+    assert "imprecise (the interval is wider than ±1% of the value)" in s

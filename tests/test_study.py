@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analysis.errors import AnalysisError
-from analysis.study import load_study, power_plan, run_study
+from analysis.study import load_study, meta_plan, power_plan, run_study
 from sim import registry, runner, sweep
 from sim.cli import app
 from sim.errors import SimError
@@ -142,7 +142,7 @@ def test_cli_study_max_games_caps_every_dataset(files, tmp_path):
     [
         ('title = "x"\ncolour = 1\n[[data]]\nname="a"\nrun="run.toml"\n', "colour = 1 is invalid"),
         ('title = "x"\n', "data = None is invalid"),
-        ('[[data]]\nname="a"\n', "data\\[0\\].run/sweep/power = None is invalid"),
+        ('[[data]]\nname="a"\n', "data\\[0\\].run/sweep/power/meta = None is invalid"),
         ('[[data]]\nname="a"\nrun="missing.toml"\n', "data\\[0\\].run = 'missing.toml' is invalid"),
         ('[[data]]\nname="a"\nrun="run.toml"\nquestions=["luck"]\n', "questions = \\['luck'\\]"),
         (
@@ -187,6 +187,13 @@ def test_cli_study_max_games_caps_every_dataset(files, tmp_path):
             "data\\[0\\].ladder = \\['greedy'\\] is invalid; allowed: no ladder on a power entry",
         ),
         ('[[data]]\nname="a"\npower="run.toml"\nrun="run.toml"\n', "data\\[0\\].run/sweep/power"),
+        ('[[data]]\nname="a"\nmeta="run.toml"\nrun="run.toml"\n', "data\\[0\\].run/sweep/power/meta"),
+        (
+            '[[data]]\nname="a"\nmeta="run.toml"\nladder=["greedy"]\n',
+            "data\\[0\\].ladder = \\['greedy'\\] is invalid; allowed: no ladder on a meta entry",
+        ),
+        ('[[data]]\nname="a"\nmeta="run.toml"\ncards="ALL"\n', "data\\[0\\].cards = 'ALL' is invalid"),
+        ('[[data]]\nname="a"\nmeta="run.toml"\ngames=0\n', "data\\[0\\].games = 0 is invalid"),
         ("title = \n", "not valid TOML"),
     ],
 )
@@ -207,6 +214,8 @@ def test_shipped_studies_are_valid():
                 runner.api.resolve(d.config)
             elif d.kind == "power":
                 assert len(power_plan(d)) > 1
+            elif d.kind == "meta":
+                assert len(meta_plan(d).pairings) > 1
             else:
                 assert sweep.load(d.config).points
 
@@ -226,6 +235,10 @@ def test_sim_validate_checks_a_study_and_what_it_names(path):
             assert row["games"] == sum(p.resolved["games"] for p in sweep.load(spec.config).points)
         elif spec.kind == "power":
             assert row["games"] == row["points"] * spec.games and row["points"] == len(power_plan(spec))
+        elif spec.kind == "meta":
+            # every pairing of the round-robin: n(n-1)/2 heads-up, n(n-1) with a deviator
+            n, players = len(meta_plan(spec).names), meta_plan(spec).players
+            assert row["points"] == (n * (n - 1) // 2 if players == 2 else n * (n - 1))
         elif spec.games is not None:
             assert row["games"] == spec.games
 
@@ -364,3 +377,62 @@ def test_sim_study_refuses_a_bad_card_before_anything_runs(files, tmp_path):
     lines = [x for x in res.output.splitlines() if x.strip()]
     assert len(lines) == 1 and "peacekeeper" in lines[0], res.output
     assert not (tmp_path / "o" / "r").exists()  # the run entry before it was not played
+
+
+META_STUDY = """title = "Meta study"
+[[data]]
+name = "rr"
+meta = "meta.toml"
+games = 40
+label = "Round-robin"
+"""
+
+
+def test_a_meta_entry_plays_a_round_robin_and_reports_meta_and_skill(files, tmp_path):
+    # three Bloody Inn strategies heads-up on duplicate deals: three pairings of 40 games
+    (files / "meta.toml").write_text(
+        'game = "bloody_inn"\nplayers = 2\ngames = 1000\nseed = 8\n'
+        '[[strategies]]\nstrategy = "random"\n[[strategies]]\nstrategy = "greedy"\n'
+        '[[strategies]]\nstrategy = "heuristic"\n'
+    )
+    (files / "ms.toml").write_text(META_STUDY)
+    st = load_study(files / "ms.toml", out=tmp_path / "out")
+    assert st.data[0].kind == "meta" and st.data[0].questions == ("meta", "skill")
+    html_path, md_path = run_study(
+        st, run_dataset=runner.run_dataset, run_sweep=sweep.run_sweep, echo=lambda m: None
+    )
+    rr = tmp_path / "out" / "rr"
+    assert json.loads((rr / "sweep.json").read_text()).get("status") == "complete"
+    mans = [json.loads(m.read_text())["resolved"] for m in sorted(rr.glob("*/manifest.json"))]
+    # the entry's games override the config's; every pairing on the same seed, rotated
+    assert len(mans) == 3 and {(m["games"], m["seed"], m["rotate"]) for m in mans} == {(40, 8, "duplicate")}
+    assert sorted(tuple(s["strategy"] for s in m["seats"]) for m in mans) == [
+        ("greedy", "heuristic"),
+        ("random", "greedy"),
+        ("random", "heuristic"),
+    ]
+    md = md_path.read_text()
+    verdicts = md[md.index("## Verdicts") : md.index("## Answers")]
+    assert "Meta-game" in verdicts and "share of outcome variance explained by the strategy" in verdicts
+    assert "Nash" in md and "alpha-Rank" in md
+    seen = []
+    run_study(st, run_dataset=runner.run_dataset, run_sweep=sweep.run_sweep, echo=seen.append)
+    assert any("rr: complete" in m for m in seen)
+
+
+def test_sim_study_refuses_a_bad_meta_strategy_before_anything_runs(files, tmp_path):
+    (files / "meta.toml").write_text(
+        'game = "bloody_inn"\nplayers = 2\ngames = 10\n'
+        '[[strategies]]\nstrategy = "random"\n[[strategies]]\nstrategy = "greedy"\n'
+        "params = { depth = 3 }\n"
+    )
+    (files / "s.toml").write_text(
+        '[[data]]\nname = "r"\nrun = "run.toml"\n[[data]]\nname = "m"\nmeta = "meta.toml"\n'
+    )
+    res = CliRunner().invoke(
+        app, ["study", str(files / "s.toml"), "--out", str(tmp_path / "o"), "--no-progress"]
+    )
+    assert res.exit_code == 2
+    lines = [x for x in res.output.splitlines() if x.strip()]
+    assert len(lines) == 1 and "strategies.1.params" in lines[0] and "meta.toml" in lines[0], res.output
+    assert not (tmp_path / "o" / "r").exists()

@@ -553,6 +553,11 @@ def _comeback_lines(cb, by):
 Q.headlines = _headlines
 
 
+#: a description (lead changes, late decisions, spread) is known once its 95% interval lies
+#: within +-10% of itself: a designer reads one significant digit, not a test against 0
+DESCRIBED = 0.10
+
+
 def _key_numbers(ds, results):
     """For a strength ladder: lead changes, late decisions and the final spread per group."""
     t = results.get("tension")
@@ -562,6 +567,8 @@ def _key_numbers(ds, results):
     keep = {"lead_changes": ("changes", False), "decided_late": ("%", True), "spread": ("points", False)}
     rows = []
     for r in t.filter(pl.col("measure").is_in(list(keep))).iter_rows(named=True):
+        if r["hi"] - r["lo"] <= 1e-12:  # a constant (Cluedo's final spread: 1 - 0) describes no game
+            continue
         unit, is_share = keep[r["measure"]]
         f = 100 if is_share else 1
         rows.append(
@@ -573,6 +580,8 @@ def _key_numbers(ds, results):
                 "games": r["games"],
                 "unit": unit,
                 "zero": False,
+                "precision": DESCRIBED,
+                "digits": 2 if unit == "changes" else 1,
             }
         )
     return rows

@@ -45,6 +45,7 @@ import polars as pl
 
 from ..metrics import Metric, question, register
 from ..stats import score_interval
+from .experience import DESCRIBED
 
 N_BOOT = 500
 BOOT_SEED = 20_261_204
@@ -324,6 +325,7 @@ def _key_numbers(ds, results):
             "count": "deals",
             "unit": "%",
             "zero": False,
+            "precision": DESCRIBED,
         }
         for r in t.iter_rows(named=True)
     ]

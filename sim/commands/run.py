@@ -466,6 +466,19 @@ def _validate_study(target, json_):
                     "games": sum(r["games"] for _, r in arms),
                 }
             )
+        elif spec.kind == "meta":
+            from analysis.study import meta_plan
+
+            pairings = meta_plan(spec).pairings  # a bad strategy or parameter fails here in one line
+            rows.append(
+                {
+                    "name": spec.name,
+                    "kind": "meta",
+                    "config": str(spec.config),
+                    "points": len(pairings),
+                    "games": sum(r["games"] for _, _, r in pairings),
+                }
+            )
         elif spec.kind == "run":
             resolved = api.resolve(spec.config, games=spec.games, seed=spec.seed)
             # a ladder plays the run once per rung, each with its own games when it sets them
@@ -520,6 +533,7 @@ def _validate_study(target, json_):
         what = {
             "sweep": f"sweep of {r.get('points')} points" + rungs,
             "power": f"power experiment of {r.get('points')} arms",
+            "meta": f"round-robin of {r.get('points')} pairings",
         }
         what = what.get(r["kind"], "run" + rungs)
         typer.echo(f"  {r['name']}: {what}, {r['games']:,} games ({r['config']})")
