@@ -27,11 +27,12 @@ from kernels.bloody_inn.setup import setup_game
 from kernels.bloody_inn.state import move_card
 from kernels.bloody_inn.strat_heuristic import STAMP
 from kernels.bloody_inn.strat_search import C_CHOSEN, candidates, search_action
-from kernels.bloody_inn.strategies import BOUNDS, REGISTRY, SEARCH
+from kernels.bloody_inn.strategies import SEARCH
 from kernels.rng import stream_key
 from sim import api
 from sim.errors import ConfigError
 from sim.games.bloody_inn.adapter import ADAPTER
+from sim.games.bloody_inn.presets import BOUNDS, REGISTRY
 
 FAST = {
     "determinizations": 3,

@@ -15,8 +15,9 @@ import tomllib
 
 from kernels.bloody_inn import layout as L
 from kernels.bloody_inn import strat_heuristic as heur
-from kernels.bloody_inn.strategies import BOUNDS, HEURISTIC, REGISTRY, decide_action
+from kernels.bloody_inn.strategies import HEURISTIC, decide_action
 from sim import api
+from sim.games.bloody_inn.presets import BOUNDS, REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
 # search has its own, lighter batches (tests/test_bloody_inn_search.py): it plays a few
@@ -77,6 +78,49 @@ def test_expert_parameters_are_the_checked_in_file():
     assert spec == {n: float(data["params"].get(n, d)) for n, d, _ in heur.PARAMS}
     assert set(data["params"]) <= set(spec)
     assert "tune" in data and data["tune"].get("generation"), "how the values were found"
+    # search decides what it does not search as expert does, from the same file
+    search = {n: v for n, v, _ in REGISTRY["search"][1]}
+    assert all(search[n] == v for n, v in spec.items())
+
+
+def _preset_dir(tmp_path, monkeypatch, text):
+    from sim.games.bloody_inn import presets
+
+    folder = tmp_path.joinpath(*presets.FOLDER)
+    folder.mkdir(parents=True)
+    (folder / "banker.toml").write_text(text)
+    monkeypatch.setattr(presets, "data_dir", lambda: tmp_path)
+    return presets
+
+
+def test_a_preset_is_read_from_its_file(tmp_path, monkeypatch):
+    presets = _preset_dir(
+        tmp_path,
+        monkeypatch,
+        'strategy = "heuristic"\ndescription = "d"\n[params]\nkill_bias = 3\nhorizon = 2.5\n',
+    )
+    params, desc = presets.load_preset("banker", heur.PARAMS)
+    assert params == {"kill_bias": 3.0, "horizon": 2.5} and desc == "d"
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ('strategy = "greedy"\ndescription = "d"\n[params]\n', "strategy = 'greedy'"),
+        ('strategy = "heuristic"\n[params]\n', "description is missing"),
+        ('strategy = "heuristic"\ndescription = "d"\n', "params is missing"),
+        ('strategy = "heuristic"\ndescription = "d"\n[params]\ndepth = 2\n', "params.depth = 2"),
+        ('strategy = "heuristic"\ndescription = "d"\n[params]\nhorizon = "x"\n', "params.horizon = 'x'"),
+    ],
+)
+def test_a_bad_preset_file_is_named_with_its_key(tmp_path, monkeypatch, text, key):
+    from sim.errors import ConfigError
+
+    presets = _preset_dir(tmp_path, monkeypatch, text)
+    with pytest.raises(ConfigError) as err:
+        presets.load_preset("banker", heur.PARAMS)
+    line = str(err.value)
+    assert "banker.toml" in line and key in line, line
 
 
 # --- legality -------------------------------------------------------------------------

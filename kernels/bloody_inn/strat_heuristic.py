@@ -23,7 +23,8 @@ is deterministic (ties go to the first candidate) and reads only the player's ow
 corpses, the public table and the counters every player sees.
 
 The archetypes ``killer``, ``builder``, ``briber``, ``banker`` and the tuned ``expert`` are
-presets of these parameters (``PRESETS``).
+presets of these parameters, data in ``configs/bloody_inn/strategies/<name>.toml`` (loaded by
+``sim/games/bloody_inn/presets.py``).
 
 Compiled with ``error_model="numpy"``, like the rules (``kernels/bloody_inn/__init__.py``).
 """
@@ -199,111 +200,6 @@ def preset(**changes):
             raise KeyError(k)
     return tuple((n, float(changes.get(n, d)), h) for n, d, h in PARAMS)
 
-
-#: Archetypes: recognisable plans expressed as parameter presets.  The parameters that make
-#: the plan (``PLAN``) are set by hand; the others were tuned for the solo score with them
-#: held fixed (``sim tune ... --strategy <archetype> --only <the others>``, see
-#: docs/strategies.md), so each archetype plays its plan competently.
-PLAN = {
-    "killer": ("kill_bias", "corpse_value", "police_risk", "build_bias", "bribe_bias"),
-    "builder": (
-        "build_bias",
-        "effect_value",
-        "capacity_value",
-        "end_bonus",
-        "kill_bias",
-        "corpse_value",
-        "bribe_bias",
-    ),
-    "briber": ("affinity_value", "bribe_bias", "hand_target", "wage_cost", "kill_bias", "build_bias"),
-    "banker": (
-        "end_bonus",
-        "launder_above",
-        "launder_value",
-        "kill_bias",
-        "corpse_value",
-        "police_risk",
-        "effect_value",
-    ),
-}
-PRESETS = {
-    # kills and buries the richest guests it can house; no corpse left out under police
-    "killer": dict(
-        card_value=1.06,
-        affinity_value=2.49,
-        corpse_value=1.0,
-        capacity_value=4.83,
-        police_risk=2.0,
-        wage_cost=0.06,
-        build_bias=-2.0,
-        effect_value=1.26,
-        end_bonus=0.49,
-        launder_above=27.49,
-        launder_value=2.37,
-        kill_bias=4.0,
-        bribe_bias=-3.0,
-        hand_target=5.42,
-        share_penalty=0.25,
-        horizon=1.62,
-    ),
-    # annexes first (cash, capacity, discounts, end bonuses), then harvests
-    "builder": dict(
-        card_value=0.84,
-        affinity_value=0.48,
-        corpse_value=0.5,
-        capacity_value=3.0,
-        police_risk=1.81,
-        wage_cost=0.06,
-        build_bias=9.0,
-        effect_value=2.5,
-        end_bonus=1.5,
-        launder_above=24.62,
-        launder_value=1.2,
-        kill_bias=-2.0,
-        bribe_bias=0.0,
-        hand_target=5.01,
-        share_penalty=0.97,
-        horizon=7.04,
-    ),
-    # gathers accomplices whose affinities make its actions free, then strikes
-    "briber": dict(
-        card_value=1.05,
-        affinity_value=4.0,
-        corpse_value=1.44,
-        capacity_value=5.69,
-        police_risk=1.52,
-        wage_cost=0.5,
-        build_bias=-1.0,
-        effect_value=2.58,
-        end_bonus=2.33,
-        launder_above=27.67,
-        launder_value=1.83,
-        kill_bias=0.0,
-        bribe_bias=2.0,
-        hand_target=9.0,
-        share_penalty=0.38,
-        horizon=5.12,
-    ),
-    # cheques, Greenhouse and colour bonuses; launders early to stay under the cap
-    "banker": dict(
-        card_value=1.46,
-        affinity_value=0.38,
-        corpse_value=0.6,
-        capacity_value=3.9,
-        police_risk=1.5,
-        wage_cost=0.51,
-        build_bias=1.05,
-        effect_value=1.5,
-        end_bonus=3.0,
-        launder_above=10.0,
-        launder_value=2.0,
-        kill_bias=-2.0,
-        bribe_bias=-2.81,
-        hand_target=5.52,
-        share_penalty=0.29,
-        horizon=4.8,
-    ),
-}
 
 SCALE = 1024.0  # keep values are stored in the int scratch as francs x SCALE
 KV = S_C  # keep value of the i-th card of the sorted hand (S_A)
@@ -1673,25 +1569,3 @@ def fine(st, pr, p, tens, lo, hi, final):
     """BI-M1: cheques paid of the fine, the split that keeps cash for the income cap and the
     wages, or the best final score at the end (``strat_fines``; no tuned parameter)."""
     return best_fine_cheques(st, p, tens, lo, hi, final)
-
-
-#: ``expert``: the best parameters found by ``sim tune`` (copied from
-#: ``configs/bloody_inn/strategies/expert.toml``; a test checks they agree).
-EXPERT = dict(
-    card_value=1.4851,
-    affinity_value=0.2877,
-    corpse_value=0.6813,
-    capacity_value=4.3209,
-    police_risk=1.6456,
-    wage_cost=0.2184,
-    build_bias=-0.8325,
-    effect_value=1.438,
-    end_bonus=2.8975,
-    launder_above=7.831,
-    launder_value=1.9555,
-    kill_bias=-1.7284,
-    bribe_bias=-2.1985,
-    hand_target=6.3987,
-    share_penalty=0.363,
-    horizon=4.4192,
-)

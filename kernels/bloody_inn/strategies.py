@@ -4,9 +4,10 @@ A strategy is a module with ``place``, ``action``, ``payment``, ``token_room``,
 ``monk_room``, ``wages`` and ``fine`` njit functions and a ``PARAMS`` tuple.  Adding one means
 writing that module, one branch per decision below (behind an argument of its own, see
 :func:`lineup_strategies`) and one line in ``REGISTRY``.
-A preset (same code, other parameter defaults) is only a ``REGISTRY`` line: the
-archetypes and ``expert`` are presets of ``heuristic``, so the kernel compiles three
-policies whatever the number of names.
+A preset (same code, other parameter defaults) is data, not code: the archetypes and
+``expert`` are TOML files of ``heuristic`` parameters (``configs/bloody_inn/strategies/``)
+that the adapter adds to this table (``sim/games/bloody_inn/presets.py``), so the kernel
+compiles three policies whatever the number of names.
 """
 
 import numpy as np
@@ -35,7 +36,8 @@ GREEDY = 1
 HEURISTIC = 2
 SEARCH = 3  # decides its night actions ahead of time (strat_search), the rest as heuristic
 
-#: name -> (id, PARAMS tuple of (name, default, meaning), one-line description)
+#: policy name -> (id, PARAMS tuple of (name, default, meaning), one-line description);
+#: ``search``'s heuristic part defaults to ``expert``'s values once the adapter adds them
 REGISTRY = {
     "random": (RANDOM, (), "uniform over the legal choices at every decision (the rules fuzzer)"),
     "greedy": (GREEDY, strat_greedy.PARAMS, "takes the choice worth the most francs now"),
@@ -45,35 +47,9 @@ REGISTRY = {
         "values every choice in francs with tunable weights "
         "(money now, corpses, capacity, accomplices, police risk, effects, laundering)",
     ),
-    "killer": (
-        HEURISTIC,
-        heur.preset(**heur.PRESETS["killer"]),
-        "heuristic preset: kills and "
-        "buries the richest guests it can house, never leaves a corpse out under police",
-    ),
-    "builder": (
-        HEURISTIC,
-        heur.preset(**heur.PRESETS["builder"]),
-        "heuristic preset: annexes first (cash, capacity, discounts, end bonuses), then harvests",
-    ),
-    "briber": (
-        HEURISTIC,
-        heur.preset(**heur.PRESETS["briber"]),
-        "heuristic preset: gathers accomplices whose affinities make its actions free, then strikes",
-    ),
-    "banker": (
-        HEURISTIC,
-        heur.preset(**heur.PRESETS["banker"]),
-        "heuristic preset: cheques, Greenhouse and colour bonuses, launders to stay under the cap",
-    ),
-    "expert": (
-        HEURISTIC,
-        heur.preset(**heur.EXPERT),
-        "heuristic with the best parameters the tuner found (configs/bloody_inn/strategies/expert.toml)",
-    ),
     "search": (
         SEARCH,
-        heur.preset(**heur.EXPERT) + SEARCH_PARAMS,
+        heur.PARAMS + SEARCH_PARAMS,
         "looks ahead: plays the heuristic's best few night actions forward over sampled hidden "
         "cards (opponents' hands and corpses, the Entrance below its top card, the box) with a "
         "rollout policy and takes the best mean outcome (kernels/bloody_inn/strat_search.py); "
@@ -235,8 +211,7 @@ def decide_fine(st, pr, p, tens, lo, hi, final, with_heur=ON, with_greedy=ON, wi
 
 
 #: Search ranges of the tunable parameters (``sim tune``), per registry name.
-BOUNDS = {name: heur.BOUNDS for name, (sid, _, _) in REGISTRY.items() if sid == HEURISTIC}
-BOUNDS["search"] = {**heur.BOUNDS, **SEARCH_BOUNDS}
+BOUNDS = {"heuristic": heur.BOUNDS, "search": {**heur.BOUNDS, **SEARCH_BOUNDS}}
 
 #: Hard limits a config is checked against, per registry name: ``(lo, hi, whole)``.  The
 #: heuristic's weights have none (their tuning ranges are not limits: negative weights are

@@ -21,7 +21,8 @@ from . import cards
 L = lazy("kernels.bloody_inn.layout")
 T = lazy("kernels.bloody_inn.trajectory")
 play_games = lazy("kernels.bloody_inn.play", "play_games")
-REGISTRY = lazy("kernels.bloody_inn.strategies", "REGISTRY")
+REGISTRY = lazy("sim.games.bloody_inn.presets", "REGISTRY")  # policies and presets
+BOUNDS = lazy("sim.games.bloody_inn.presets", "BOUNDS")
 _STRATEGIES = lazy("kernels.bloody_inn.strategies")
 
 # BI-S2: deck size (travellers kept in the Entrance) by length and players, from the player
@@ -465,7 +466,7 @@ class BloodyInnAdapter:
         ]
 
     def tuning_bounds(self, strategy):
-        return dict(getattr(_STRATEGIES, "BOUNDS", {}).get(strategy, {}))
+        return dict(BOUNDS[strategy]) if strategy in BOUNDS else {}
 
     def whole_params(self, strategy):
         """Parameters of ``strategy`` that only take whole numbers (``sim tune`` rounds them)."""
