@@ -10,7 +10,7 @@ from numba import njit, types
 
 from ..rng import stream_key
 from ..sigs import ST, I, sig
-from .layout import C_KIND, ENT, G_DECK_SIZE, G_GAME_ID, G_LOG, G_NLINEUP, G_RNG, G_ROTATE, ROTATE_DUPLICATE
+from . import layout as L
 from .setup import setup_game
 
 _OUT = types.int64[:, ::1]
@@ -20,14 +20,14 @@ _OUT = types.int64[:, ::1]
 def entrance_kinds(st, seed, first_game, out):
     """Fill ``out[g, i]`` with the card kind of the ``i``-th Entrance card (BI-S2, the top
     card first) of game ``first_game + g``; ``st`` is a state template (it is overwritten)."""
-    st[G_LOG] = 0  # replaying the setup writes no events
-    deck = st[G_DECK_SIZE]
+    st[L.G_LOG] = 0  # replaying the setup writes no events
+    deck = st[L.G_DECK_SIZE]
     for g in range(out.shape[0]):
         gid = first_game + g
-        st[G_GAME_ID] = gid
+        st[L.G_GAME_ID] = gid
         # as the block kernel keys the game: duplicate deals share the deal's stream
-        deal = gid // st[G_NLINEUP] if st[G_ROTATE] == ROTATE_DUPLICATE else gid
-        st[G_RNG] = stream_key(seed, deal)
+        deal = gid // st[L.G_NLINEUP] if st[L.G_ROTATE] == L.ROTATE_DUPLICATE else gid
+        st[L.G_RNG] = stream_key(seed, deal)
         setup_game(st)
         for i in range(deck):
-            out[g, i] = st[C_KIND + st[ENT + i]]
+            out[g, i] = st[L.C_KIND + st[L.ENT + i]]

@@ -2,41 +2,7 @@
 
 from numba import njit
 
-from .layout import (
-    C_RANK,
-    C_TYPE,
-    CLOSED,
-    CTYPE,
-    ENT,
-    EVENT,
-    G_ENT_N,
-    G_ENT_POS,
-    G_ERR,
-    G_ERR_ROUND,
-    G_FIRST,
-    G_INN,
-    G_INN_N,
-    G_INN_POLICE,
-    G_LAST_ROUND,
-    G_N_EMPTY,
-    G_NP,
-    G_ROOM_SERVICE,
-    G_ROUND,
-    G_SEASON,
-    G_SEASON_ON_DRAW,
-    G_SEASONS,
-    G_STRICT,
-    L_EXIT,
-    LOC,
-    MAXP,
-    NROOMS,
-    P_STRAT,
-    R_CARD,
-    R_EMPTY,
-    R_KEY,
-    R_TOKENS,
-    S_A,
-)
+from . import layout as L
 from .legal import copy_list
 from .policy_tools import shuffle_prefix
 from .search_hook import search_placement
@@ -47,23 +13,23 @@ from .strategies import ALL, SEARCH, decide_placement
 @njit(cache=True, error_model="numpy", _nrt=False)
 def season_change(st):
     """BI-E3: the Exit is shuffled into a new Entrance; the Exit restarts empty."""
-    n = copy_list(st, L_EXIT, S_A)
-    shuffle_prefix(st, S_A, n, n)
+    n = copy_list(st, L.L_EXIT, L.S_A)
+    shuffle_prefix(st, L.S_A, n, n)
     for i in range(n):
-        c = st[S_A + i]
-        st[ENT + i] = c
-        move_card(st, c, LOC.entrance, i)
-        log_event(st, EVENT.season, -1, c, i, 0, 0)
-    st[G_ENT_POS] = 0
-    st[G_ENT_N] = n
-    st[G_SEASON] += 1
+        c = st[L.S_A + i]
+        st[L.ENT + i] = c
+        move_card(st, c, L.LOC.entrance, i)
+        log_event(st, L.EVENT.season, -1, c, i, 0, 0)
+    st[L.G_ENT_POS] = 0
+    st[L.G_ENT_N] = n
+    st[L.G_SEASON] += 1
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def travellers_in_inn(st):
     n = 0
-    for r in range(NROOMS):
-        if st[R_CARD + r] >= 0:
+    for r in range(L.NROOMS):
+        if st[L.R_CARD + r] >= 0:
             n += 1
     return n
 
@@ -71,30 +37,30 @@ def travellers_in_inn(st):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def place_traveller(st, c, r):
     """Put ``c`` in room ``r``; BI-E2 Room Service pays each token's owner the rank."""
-    st[R_CARD + r] = c
-    st[G_INN] |= 1 << r
-    st[G_INN_N] += 1
-    if st[C_TYPE + c] == CTYPE.police:
-        st[G_INN_POLICE] += 1
-    move_card(st, c, LOC.room, r)
-    log_event(st, EVENT.place, st[G_FIRST], c, r, 0, 0)
-    income = st[C_RANK + c] * st[G_ROOM_SERVICE]  # BI-E2: the rank (1 F per rank printed)
-    for q in range(st[G_NP]):
-        t = st[R_TOKENS + r * MAXP + q]
+    st[L.R_CARD + r] = c
+    st[L.G_INN] |= 1 << r
+    st[L.G_INN_N] += 1
+    if st[L.C_TYPE + c] == L.CTYPE.police:
+        st[L.G_INN_POLICE] += 1
+    move_card(st, c, L.LOC.room, r)
+    log_event(st, L.EVENT.place, st[L.G_FIRST], c, r, 0, 0)
+    income = st[L.C_RANK + c] * st[L.G_ROOM_SERVICE]  # BI-E2: the rank (1 F per rank printed)
+    for q in range(st[L.G_NP]):
+        t = st[L.R_TOKENS + r * L.MAXP + q]
         if t > 0 and income > 0:
             got = gain_cash(st, q, income * t)
-            log_event(st, EVENT.room_service, q, c, got, r, t)
+            log_event(st, L.EVENT.room_service, q, c, got, r, t)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def open_empty_rooms(st):
     """The open rooms that are empty at nightfall (BI-E1), in ``R_EMPTY``."""
     n_empty = 0
-    for r in range(NROOMS):
-        if st[R_KEY + r] != CLOSED and st[R_CARD + r] < 0:
-            st[R_EMPTY + n_empty] = r
+    for r in range(L.NROOMS):
+        if st[L.R_KEY + r] != L.CLOSED and st[L.R_CARD + r] < 0:
+            st[L.R_EMPTY + n_empty] = r
             n_empty += 1
-    st[G_N_EMPTY] = n_empty
+    st[L.G_N_EMPTY] = n_empty
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -102,19 +68,19 @@ def put_traveller(st, c, r):
     """Put the drawn traveller ``c`` in the empty room ``r`` the first player chose (BI-E1);
     BI-E3: the Exit becomes the Entrance right after the last card is placed."""
     k = -1
-    for i in range(st[G_N_EMPTY]):
-        if st[R_EMPTY + i] == r:
+    for i in range(st[L.G_N_EMPTY]):
+        if st[L.R_EMPTY + i] == r:
             k = i
     if k < 0:  # not an empty open room: a strategy bug
-        if st[G_ERR] == 0:
-            st[G_ERR] = 30
-            st[G_ERR_ROUND] = st[G_ROUND]
+        if st[L.G_ERR] == 0:
+            st[L.G_ERR] = 30
+            st[L.G_ERR_ROUND] = st[L.G_ROUND]
         k = 0  # keep the game going
-        r = st[R_EMPTY]
-    st[G_N_EMPTY] -= 1
-    st[R_EMPTY + k] = st[R_EMPTY + st[G_N_EMPTY]]
+        r = st[L.R_EMPTY]
+    st[L.G_N_EMPTY] -= 1
+    st[L.R_EMPTY + k] = st[L.R_EMPTY + st[L.G_N_EMPTY]]
     place_traveller(st, c, r)
-    if st[G_ENT_POS] == st[G_ENT_N] and st[G_SEASON] < st[G_SEASONS] and st[G_SEASON_ON_DRAW] == 0:
+    if st[L.G_ENT_POS] == st[L.G_ENT_N] and st[L.G_SEASON] < st[L.G_SEASONS] and st[L.G_SEASON_ON_DRAW] == 0:
         season_change(st)  # BI-E3: the last card is drawn
 
 
@@ -127,27 +93,27 @@ def fill_inn(st, pr, search=None, strats=ALL):
     ``search`` is None unless the lineup has a ``search`` seat, whose placements then go
     through ``search_hook.search_placement`` (pruned at compile time otherwise); ``strats``: the
     lineup's policies (``strategies.lineup_strategies``; by default all)."""
-    fp = st[G_FIRST]
-    while st[G_N_EMPTY] > 0:
-        if st[G_ENT_POS] == st[G_ENT_N]:
-            if st[G_SEASON] < st[G_SEASONS]:
+    fp = st[L.G_FIRST]
+    while st[L.G_N_EMPTY] > 0:
+        if st[L.G_ENT_POS] == st[L.G_ENT_N]:
+            if st[L.G_SEASON] < st[L.G_SEASONS]:
                 season_change(st)
-            if st[G_ENT_POS] == st[G_ENT_N]:
-                st[G_LAST_ROUND] = 1
+            if st[L.G_ENT_POS] == st[L.G_ENT_N]:
+                st[L.G_LAST_ROUND] = 1
                 break
-        c = st[ENT + st[G_ENT_POS]]
-        st[G_ENT_POS] += 1
+        c = st[L.ENT + st[L.G_ENT_POS]]
+        st[L.G_ENT_POS] += 1
         r = -1
         if search is not None:
-            if st[P_STRAT + fp] == SEARCH:
+            if st[L.P_STRAT + fp] == SEARCH:
                 r = search_placement(st, pr, fp, c)
         if r < 0:
             r = decide_placement(st, pr, fp, c, *strats)
         put_traveller(st, c, r)
-    if st[G_LAST_ROUND] != 0:
+    if st[L.G_LAST_ROUND] != 0:
         n = travellers_in_inn(st)
-        played = st[G_STRICT] == 0 and n >= st[G_NP]
-        log_event(st, EVENT.last_round, -1, -1, n, 1 if played else 0, 0)
+        played = st[L.G_STRICT] == 0 and n >= st[L.G_NP]
+        log_event(st, L.EVENT.last_round, -1, -1, n, 1 if played else 0, 0)
         return played
     return True
 

@@ -12,177 +12,128 @@ token on a closed room.
 
 from numba import njit
 
-from .layout import (
-    BARN_SLOT,
-    C_FILL,
-    C_KIND,
-    C_LOC,
-    C_POS,
-    C_RANK,
-    C_SLOT,
-    C_TYPE,
-    CLOSED,
-    CTYPE,
-    ENT,
-    G_BISTRO_N,
-    G_CAP,
-    G_END_CAPPED,
-    G_ENT_N,
-    G_ENT_POS,
-    G_ERR,
-    G_ERR_ROUND,
-    G_EXIT_N,
-    G_FREE_SPACE,
-    G_INN,
-    G_INN_N,
-    G_INN_POLICE,
-    G_NCARDS,
-    G_NP,
-    G_PHASE,
-    G_ROUND,
-    G_RS_ANY,
-    G_UNLIMITED,
-    K_ANNEXABLE,
-    LIST_N,
-    LISTS,
-    LOC,
-    MAXC,
-    MAXP,
-    NLISTS,
-    NROOMS,
-    P_ANNEX_N,
-    P_BARN_FILL,
-    P_CASH,
-    P_CHEQUES,
-    P_CORPSE_N,
-    P_FREE_SPACE,
-    P_HAND_N,
-    R_CARD,
-    R_KEY,
-    R_TOKENS,
-    S_C,
-)
+from . import layout as L
 from .state import list_id
 
 
 @njit(cache=True, _nrt=False)
 def check(st):
     """Return the first violated invariant's code, 0 if none."""
-    n = st[G_NCARDS]
-    np_ = st[G_NP]
+    n = st[L.G_NCARDS]
+    np_ = st[L.G_NP]
     # per-location recount
     bistro = 0
     exit_ = 0
     ent = 0
     inroom = 0
-    for q in range(MAXP):
-        st[S_C + q] = 0  # hand
-        st[S_C + 8 + q] = 0  # corpse
-        st[S_C + 16 + q] = 0  # annex
-        st[S_C + 24 + q] = 0  # barn fill
+    for q in range(L.MAXP):
+        st[L.S_C + q] = 0  # hand
+        st[L.S_C + 8 + q] = 0  # corpse
+        st[L.S_C + 16 + q] = 0  # annex
+        st[L.S_C + 24 + q] = 0  # barn fill
     for c in range(n):
-        loc = st[C_LOC + c]
-        t = st[C_TYPE + c]
-        if loc == LOC.bistro:
+        loc = st[L.C_LOC + c]
+        t = st[L.C_TYPE + c]
+        if loc == L.LOC.bistro:
             bistro += 1
-            if t != CTYPE.peasant:
+            if t != L.CTYPE.peasant:
                 return 6
-        elif loc == LOC.exit:
+        elif loc == L.LOC.exit:
             exit_ += 1
-            if t == CTYPE.peasant:
+            if t == L.CTYPE.peasant:
                 return 6
-        elif loc == LOC.entrance:
+        elif loc == L.LOC.entrance:
             ent += 1
-            if t == CTYPE.peasant:
+            if t == L.CTYPE.peasant:
                 return 6
-        elif loc == LOC.room:
+        elif loc == L.LOC.room:
             inroom += 1
-            r = st[C_SLOT + c]
-            if r < 0 or r >= NROOMS or st[R_CARD + r] != c or st[R_KEY + r] == CLOSED:
+            r = st[L.C_SLOT + c]
+            if r < 0 or r >= L.NROOMS or st[L.R_CARD + r] != c or st[L.R_KEY + r] == L.CLOSED:
                 return 3
-        elif LOC.hand <= loc < LOC.hand + np_:
-            st[S_C + loc - LOC.hand] += 1
-        elif LOC.corpse <= loc < LOC.corpse + np_:
-            st[S_C + 8 + loc - LOC.corpse] += 1
-        elif LOC.annex <= loc < LOC.annex + np_:
-            st[S_C + 16 + loc - LOC.annex] += 1
-            if t == CTYPE.peasant or st[K_ANNEXABLE + st[C_KIND + c]] == 0:
+        elif L.LOC.hand <= loc < L.LOC.hand + np_:
+            st[L.S_C + loc - L.LOC.hand] += 1
+        elif L.LOC.corpse <= loc < L.LOC.corpse + np_:
+            st[L.S_C + 8 + loc - L.LOC.corpse] += 1
+        elif L.LOC.annex <= loc < L.LOC.annex + np_:
+            st[L.S_C + 16 + loc - L.LOC.annex] += 1
+            if t == L.CTYPE.peasant or st[L.K_ANNEXABLE + st[L.C_KIND + c]] == 0:
                 return 6
             fill = 0
             for c2 in range(n):
-                if st[C_LOC + c2] >= LOC.buried and st[C_SLOT + c2] == c:
+                if st[L.C_LOC + c2] >= L.LOC.buried and st[L.C_SLOT + c2] == c:
                     fill += 1
-            if fill != st[C_FILL + c] or fill > st[C_RANK + c]:
+            if fill != st[L.C_FILL + c] or fill > st[L.C_RANK + c]:
                 return 4
-        elif LOC.buried <= loc < LOC.buried + np_:
-            d = st[C_SLOT + c]
-            owner = loc - LOC.buried
+        elif L.LOC.buried <= loc < L.LOC.buried + np_:
+            d = st[L.C_SLOT + c]
+            owner = loc - L.LOC.buried
             if d < 0:
-                if BARN_SLOT - d != owner:
+                if L.BARN_SLOT - d != owner:
                     return 4
-                st[S_C + 24 + owner] += 1
-            elif st[C_LOC + d] != LOC.annex + owner:
+                st[L.S_C + 24 + owner] += 1
+            elif st[L.C_LOC + d] != L.LOC.annex + owner:
                 return 4
-        elif loc != LOC.box:
+        elif loc != L.LOC.box:
             return 6
-    if bistro != st[G_BISTRO_N] or exit_ != st[G_EXIT_N]:
+    if bistro != st[L.G_BISTRO_N] or exit_ != st[L.G_EXIT_N]:
         return 1
     for q in range(np_):
-        if st[S_C + q] != st[P_HAND_N + q] or st[S_C + 8 + q] != st[P_CORPSE_N + q]:
+        if st[L.S_C + q] != st[L.P_HAND_N + q] or st[L.S_C + 8 + q] != st[L.P_CORPSE_N + q]:
             return 1
-        if st[S_C + 16 + q] != st[P_ANNEX_N + q]:
+        if st[L.S_C + 16 + q] != st[L.P_ANNEX_N + q]:
             return 1
-        if st[S_C + 24 + q] != st[P_BARN_FILL + q] or st[P_BARN_FILL + q] > 1:
+        if st[L.S_C + 24 + q] != st[L.P_BARN_FILL + q] or st[L.P_BARN_FILL + q] > 1:
             return 4
-        if st[P_CHEQUES + q] < 0 or st[P_CASH + q] < 0:
+        if st[L.P_CHEQUES + q] < 0 or st[L.P_CASH + q] < 0:
             return 5
-        if st[P_CASH + q] > st[G_CAP] and st[G_UNLIMITED] == 0:
-            if not (st[G_END_CAPPED] == 0 and st[G_PHASE] == 3):  # BI-V8 end bonuses
+        if st[L.P_CASH + q] > st[L.G_CAP] and st[L.G_UNLIMITED] == 0:
+            if not (st[L.G_END_CAPPED] == 0 and st[L.G_PHASE] == 3):  # BI-V8 end bonuses
                 return 5
     # the card lists agree with the card locations (counts were compared above)
-    for l in range(NLISTS):
-        for i in range(st[LIST_N + l]):
-            c = st[LISTS + l * MAXC + i]
-            if c < 0 or c >= n or list_id(st[C_LOC + c]) != l or st[C_POS + c] != i:
+    for l in range(L.NLISTS):
+        for i in range(st[L.LIST_N + l]):
+            c = st[L.LISTS + l * L.MAXC + i]
+            if c < 0 or c >= n or list_id(st[L.C_LOC + c]) != l or st[L.C_POS + c] != i:
                 return 1
     # free burial places, per player (P_FREE_SPACE) and in all (G_FREE_SPACE)
     free = 0
     for q in range(np_):
-        st[S_C + 32 + q] = 1 - st[P_BARN_FILL + q]
+        st[L.S_C + 32 + q] = 1 - st[L.P_BARN_FILL + q]
     for c in range(n):
-        if LOC.annex <= st[C_LOC + c] < LOC.annex + np_:
-            st[S_C + 32 + st[C_LOC + c] - LOC.annex] += st[C_RANK + c] - st[C_FILL + c]
+        if L.LOC.annex <= st[L.C_LOC + c] < L.LOC.annex + np_:
+            st[L.S_C + 32 + st[L.C_LOC + c] - L.LOC.annex] += st[L.C_RANK + c] - st[L.C_FILL + c]
     for q in range(np_):
-        if st[S_C + 32 + q] != st[P_FREE_SPACE + q]:
+        if st[L.S_C + 32 + q] != st[L.P_FREE_SPACE + q]:
             return 4
-        free += st[S_C + 32 + q]
-    if free != st[G_FREE_SPACE]:
+        free += st[L.S_C + 32 + q]
+    if free != st[L.G_FREE_SPACE]:
         return 4
-    if ent != st[G_ENT_N] - st[G_ENT_POS]:
+    if ent != st[L.G_ENT_N] - st[L.G_ENT_POS]:
         return 2
-    for i in range(st[G_ENT_POS], st[G_ENT_N]):
-        c = st[ENT + i]
-        if st[C_LOC + c] != LOC.entrance:
+    for i in range(st[L.G_ENT_POS], st[L.G_ENT_N]):
+        c = st[L.ENT + i]
+        if st[L.C_LOC + c] != L.LOC.entrance:
             return 2
     in_inn = 0  # travellers and police in the rooms, against the rules' counts
     police = 0
-    for r in range(NROOMS):
-        c = st[R_CARD + r]
-        if (c >= 0) != ((st[G_INN] >> r) & 1 != 0):
+    for r in range(L.NROOMS):
+        c = st[L.R_CARD + r]
+        if (c >= 0) != ((st[L.G_INN] >> r) & 1 != 0):
             return 3  # the rooms' mask disagrees with the rooms
         if c >= 0:
             inroom -= 1
             in_inn += 1
-            police += 1 if st[C_TYPE + c] == CTYPE.police else 0
-            if st[C_LOC + c] != LOC.room or st[C_SLOT + c] != r:
+            police += 1 if st[L.C_TYPE + c] == L.CTYPE.police else 0
+            if st[L.C_LOC + c] != L.LOC.room or st[L.C_SLOT + c] != r:
                 return 3
-    if inroom != 0 or in_inn != st[G_INN_N] or police != st[G_INN_POLICE]:
+    if inroom != 0 or in_inn != st[L.G_INN_N] or police != st[L.G_INN_POLICE]:
         return 3
-    for r in range(NROOMS):
+    for r in range(L.NROOMS):
         tokens = 0
-        for q in range(MAXP):
-            tokens += st[R_TOKENS + r * MAXP + q]
-        if tokens > 0 and (st[R_KEY + r] == CLOSED or (st[G_RS_ANY] == 0 and tokens > 1)):
+        for q in range(L.MAXP):
+            tokens += st[L.R_TOKENS + r * L.MAXP + q]
+        if tokens > 0 and (st[L.R_KEY + r] == L.CLOSED or (st[L.G_RS_ANY] == 0 and tokens > 1)):
             return 7
     return 0
 
@@ -190,9 +141,9 @@ def check(st):
 @njit(cache=True, _nrt=False)
 def check_now(st):
     """Record the first violation (with its round) in ``G_ERR``."""
-    if st[G_ERR] != 0:
+    if st[L.G_ERR] != 0:
         return
     e = check(st)
     if e != 0:
-        st[G_ERR] = e
-        st[G_ERR_ROUND] = st[G_ROUND]
+        st[L.G_ERR] = e
+        st[L.G_ERR_ROUND] = st[L.G_ROUND]

@@ -10,23 +10,9 @@ a None-typed argument before typing, so what a caller does not use is never comp
 
 from numba import njit
 
+from . import layout as L
 from .evening import evening
 from .invariants import check_now
-from .layout import (
-    EVENT,
-    G_CHECK,
-    G_FIRST,
-    G_LAST_ROUND,
-    G_MAX_ROUNDS,
-    G_NP,
-    G_OVER,
-    G_PHASE,
-    G_ROUND,
-    G_SEASON,
-    G_TRUNC,
-    G_TURNS,
-    P_STRAT,
-)
 from .morning import morning
 from .night import take_action
 from .scoring import end_game
@@ -46,7 +32,7 @@ def check(st, checks):
     """Check the invariants if the rules ask for it (``G_CHECK``); with ``checks`` None (the
     caller knows they do not) nothing is compiled here."""
     if checks is not None:
-        if st[G_CHECK] != 0:
+        if st[L.G_CHECK] != 0:
             check_now(st)
 
 
@@ -79,51 +65,51 @@ def advance(
     traj : trajectory.TrajCols or None
         Record a row per seat at the end of each round for game ``g``, from row ``row0`` on.
     """
-    if st[G_PHASE] == 3:
+    if st[L.G_PHASE] == 3:
         return ENDED
-    in_night = st[G_PHASE] == 1  # resumed inside a night: no Evening first
+    in_night = st[L.G_PHASE] == 1  # resumed inside a night: no Evening first
     skip = in_night  # the action at the current turn is played, even ``stop_seat``'s
     ended = True
     while True:
         if not in_night:
             if stop_round is not None:
-                if st[G_ROUND] >= stop_round:
+                if st[L.G_ROUND] >= stop_round:
                     ended = False
                     break
-            if st[G_ROUND] >= st[G_MAX_ROUNDS]:
-                st[G_TRUNC] = 1  # BI-G4
-                log_event(st, EVENT.truncated, -1, -1, st[G_ROUND], 0, 0)
+            if st[L.G_ROUND] >= st[L.G_MAX_ROUNDS]:
+                st[L.G_TRUNC] = 1  # BI-G4
+                log_event(st, L.EVENT.truncated, -1, -1, st[L.G_ROUND], 0, 0)
                 break
-            st[G_ROUND] += 1
-            st[G_PHASE] = 0
-            log_event(st, EVENT.round, st[G_FIRST], -1, st[G_ROUND], st[G_SEASON], 0)
+            st[L.G_ROUND] += 1
+            st[L.G_PHASE] = 0
+            log_event(st, L.EVENT.round, st[L.G_FIRST], -1, st[L.G_ROUND], st[L.G_SEASON], 0)
             played = evening(st, pr, search, (with_heur, with_greedy, with_random))
             check(st, checks)
             if not played:
-                st[G_ROUND] -= 1  # the trigger round is not played
+                st[L.G_ROUND] -= 1  # the trigger round is not played
                 break
-            st[G_PHASE] = 1
+            st[L.G_PHASE] = 1
         in_night = False
-        np_ = st[G_NP]
-        for k in range(st[G_TURNS] % (2 * np_), 2 * np_):  # BI-N1
+        np_ = st[L.G_NP]
+        for k in range(st[L.G_TURNS] % (2 * np_), 2 * np_):  # BI-N1
             seat = seat_from_first(st, k)
             if stop_seat is not None:
                 if seat == stop_seat and not skip:
                     return AT_SEAT
             skip = False
             if search is not None:
-                if st[P_STRAT + seat] == SEARCH:
+                if st[L.P_STRAT + seat] == SEARCH:
                     search_action(st, pr, seat)  # decided ahead: take_action plays it
             take_action(st, pr, seat, with_heur, with_greedy, with_random)
             check(st, checks)
-        st[G_PHASE] = 2
+        st[L.G_PHASE] = 2
         morning(st, pr, (with_heur, with_greedy, with_random))
         check(st, checks)
         if traj is not None:
             record_round(st, traj, g, row0)
-        if st[G_OVER] != 0 or st[G_LAST_ROUND] != 0:
+        if st[L.G_OVER] != 0 or st[L.G_LAST_ROUND] != 0:
             break
-    st[G_PHASE] = 3
+    st[L.G_PHASE] = 3
     end_game(st, pr, (with_heur, with_greedy, with_random))
     check(st, checks)
     return ENDED if ended else STOPPED

@@ -17,53 +17,7 @@ from kernels import compile_once
 from kernels.rng import stream_key
 
 from . import CACHE_DIR
-from .layout import (
-    EV_BASE,
-    EV_FIELDS,
-    G_CHECK,
-    G_DECK_SIZE,
-    G_ERR,
-    G_ERR_ROUND,
-    G_EV_CAP,
-    G_EV_N,
-    G_EV_OVERFLOW,
-    G_GAME_ID,
-    G_LOG,
-    G_NLINEUP,
-    G_NP,
-    G_OPEN_ROOMS,
-    G_RNG,
-    G_ROTATE,
-    G_ROUND,
-    G_SEARCH_AT,
-    G_SEASON,
-    G_TRUNC,
-    G_TURNS,
-    L_STRAT,
-    P_ANNEX_MASK,
-    P_BRIBED_R,
-    P_BRIBES,
-    P_BUILDS,
-    P_BURIED,
-    P_BURIED_MONEY,
-    P_BURIED_R,
-    P_CASH,
-    P_CHEQUES,
-    P_FINES,
-    P_KILLED_R,
-    P_KILLS,
-    P_LINEUP,
-    P_PEAS_BRIBED,
-    P_PEAS_KILLED,
-    P_PLACE,
-    P_SCORE,
-    P_SOLO_LOST,
-    P_WAGES,
-    P_WINNER,
-    ROTATE_DUPLICATE,
-    SEARCH_SCRATCH,
-    STATE_END,
-)
+from . import layout as L
 from .loop import advance, check
 from .setup import setup_game
 from .strategies import ON, SEARCH, lineup_strategies
@@ -102,61 +56,61 @@ def _write_rows(st, g, games, seats):
     (``layout.GameCols`` / ``layout.SeatCols``, each a typed 1-D array: a store narrows).
     A function of its own: Numba loses stores made through a named tuple's field in a
     ``prange`` body itself (kernels/layout_tools.py); the block kernel has no ``prange``."""
-    np_ = st[G_NP]
+    np_ = st[L.G_NP]
     n_win = 0
     winner = -1
     mask = 0
     for p in range(np_):
-        if st[P_WINNER + p] != 0:
+        if st[L.P_WINNER + p] != 0:
             n_win += 1
             winner = p
             mask |= 1 << p
-    games.rounds[g] = st[G_ROUND]
-    games.turns[g] = st[G_TURNS]
+    games.rounds[g] = st[L.G_ROUND]
+    games.turns[g] = st[L.G_TURNS]
     games.winner[g] = winner if n_win == 1 else -1  # a shared win names no seat (design.md)
     games.n_winners[g] = n_win
-    games.truncated[g] = st[G_TRUNC]
+    games.truncated[g] = st[L.G_TRUNC]
     games.winners[g] = mask  # bit p: seat p is among the winners
-    games.deck_size[g] = st[G_DECK_SIZE]
-    games.open_rooms[g] = st[G_OPEN_ROOMS]
-    games.seasons_played[g] = st[G_SEASON]
-    games.invariant_error[g] = st[G_ERR]
-    games.error_round[g] = st[G_ERR_ROUND]
+    games.deck_size[g] = st[L.G_DECK_SIZE]
+    games.open_rooms[g] = st[L.G_OPEN_ROOMS]
+    games.seasons_played[g] = st[L.G_SEASON]
+    games.invariant_error[g] = st[L.G_ERR]
+    games.error_round[g] = st[L.G_ERR_ROUND]
     for p in range(np_):
         r = g * np_ + p
-        seats.score[r] = st[P_SCORE + p]
-        seats.place[r] = st[P_PLACE + p]
+        seats.score[r] = st[L.P_SCORE + p]
+        seats.place[r] = st[L.P_PLACE + p]
         # BI-G3: each of the k seats sharing the win gets 1/k (design.md)
-        seats.win[r] = 1.0 / n_win if st[P_WINNER + p] != 0 else 0.0
-        seats.lineup[r] = st[P_LINEUP + p]
-        seats.cash[r] = st[P_CASH + p]
-        seats.cheques[r] = st[P_CHEQUES + p]
-        seats.buried[r] = st[P_BURIED + p]
-        seats.buried_money[r] = st[P_BURIED_MONEY + p]
-        seats.kills[r] = st[P_KILLS + p]
-        seats.bribes[r] = st[P_BRIBES + p]
-        seats.builds[r] = st[P_BUILDS + p]
-        seats.fines[r] = st[P_FINES + p]
-        seats.wages[r] = st[P_WAGES + p]
-        seats.solo_lost[r] = st[P_SOLO_LOST + p]
-        seats.annex_mask[r] = st[P_ANNEX_MASK + p]
-        b = P_BRIBED_R + p * 4  # by rank 0..3
+        seats.win[r] = 1.0 / n_win if st[L.P_WINNER + p] != 0 else 0.0
+        seats.lineup[r] = st[L.P_LINEUP + p]
+        seats.cash[r] = st[L.P_CASH + p]
+        seats.cheques[r] = st[L.P_CHEQUES + p]
+        seats.buried[r] = st[L.P_BURIED + p]
+        seats.buried_money[r] = st[L.P_BURIED_MONEY + p]
+        seats.kills[r] = st[L.P_KILLS + p]
+        seats.bribes[r] = st[L.P_BRIBES + p]
+        seats.builds[r] = st[L.P_BUILDS + p]
+        seats.fines[r] = st[L.P_FINES + p]
+        seats.wages[r] = st[L.P_WAGES + p]
+        seats.solo_lost[r] = st[L.P_SOLO_LOST + p]
+        seats.annex_mask[r] = st[L.P_ANNEX_MASK + p]
+        b = L.P_BRIBED_R + p * 4  # by rank 0..3
         seats.bribed_r0[r] = st[b]
         seats.bribed_r1[r] = st[b + 1]
         seats.bribed_r2[r] = st[b + 2]
         seats.bribed_r3[r] = st[b + 3]
-        k = P_KILLED_R + p * 4
+        k = L.P_KILLED_R + p * 4
         seats.killed_r0[r] = st[k]
         seats.killed_r1[r] = st[k + 1]
         seats.killed_r2[r] = st[k + 2]
         seats.killed_r3[r] = st[k + 3]
-        u = P_BURIED_R + p * 4
+        u = L.P_BURIED_R + p * 4
         seats.buried_r0[r] = st[u]
         seats.buried_r1[r] = st[u + 1]
         seats.buried_r2[r] = st[u + 2]
         seats.buried_r3[r] = st[u + 3]
-        seats.peasants_bribed[r] = st[P_PEAS_BRIBED + p]
-        seats.peasants_killed[r] = st[P_PEAS_KILLED + p]
+        seats.peasants_bribed[r] = st[L.P_PEAS_BRIBED + p]
+        seats.peasants_killed[r] = st[L.P_PEAS_KILLED + p]
 
 
 def play_games(
@@ -209,29 +163,29 @@ def play_games(
     scratch and hook), only rules with ``check_invariants`` with the invariant checks.
     The block kernel releases the GIL, so Python can write the last chunk meanwhile.
     """
-    lineup = template[L_STRAT : L_STRAT + template[G_NLINEUP]]
+    lineup = template[L.L_STRAT : L.L_STRAT + template[L.G_NLINEUP]]
     search = None
     if (lineup == SEARCH).any():
-        search = np.int64(SEARCH_SCRATCH)
+        search = np.int64(L.SEARCH_SCRATCH)
         # import (and so compile, its signatures are explicit) the search before the block
         # kernel: typing the hook inside that compile would otherwise compile the search's
         # rollouts there, re-entering the Evening's dispatcher mid-compile, which leaves its
         # no-search version an unresolved symbol ("LLVM ERROR: Symbol not found")
         from . import strat_search  # noqa: F401
-    checks = np.int64(1) if template[G_CHECK] != 0 else None
+    checks = np.int64(1) if template[L.G_CHECK] != 0 else None
     strats = lineup_strategies(lineup)
     per = (n_games + n_blocks - 1) // n_blocks
-    ev_cap = ev_game_cap if template[G_LOG] != 0 else 0
-    scratch = SEARCH_SCRATCH if search is not None else 0
+    ev_cap = ev_game_cap if template[L.G_LOG] != 0 else 0
+    scratch = L.SEARCH_SCRATCH if search is not None else 0
     if tr_count is None:
         tr_count = np.zeros(n_blocks, dtype=np.int64)
 
     def play_block(b, lo=None, hi=None):
         # the block's own copies: the threads never share a cache line or a refcount
-        st = np.empty(STATE_END + ev_cap * EV_FIELDS + scratch, dtype=np.int64)
-        st[:STATE_END] = template[:STATE_END]
-        st[G_SEARCH_AT] = STATE_END + ev_cap * EV_FIELDS if scratch > 0 else 0
-        st[G_EV_CAP] = ev_cap
+        st = np.empty(L.STATE_END + ev_cap * L.EV_FIELDS + scratch, dtype=np.int64)
+        st[: L.STATE_END] = template[: L.STATE_END]
+        st[L.G_SEARCH_AT] = L.STATE_END + ev_cap * L.EV_FIELDS if scratch > 0 else 0
+        st[L.G_EV_CAP] = ev_cap
         lo = b * per if lo is None else lo
         _play_block(
             st,
@@ -322,38 +276,38 @@ def _play_block(
     None or the search scratch size, ``checks`` 1 or None, ``with_*`` the lineup's
     policies (see :func:`play_one`), ``traj`` None or the trajectory columns
     (``tr_rows_per_block`` rows a block from ``b * tr_rows_per_block``)."""
-    log = st[G_LOG] != 0
+    log = st[L.G_LOG] != 0
     base = b * ev_rows_per_block
     used = 0
     tr_base = b * tr_rows_per_block
     tr_used = 0
     for g in range(lo, hi):
         gid = first_game + g
-        st[G_GAME_ID] = gid
+        st[L.G_GAME_ID] = gid
         # duplicate deals: the games of one deal (one per rotation of the lineup) share
         # the stream, so the shuffle, keys and first seat are the same in each
-        deal = gid // st[G_NLINEUP] if st[G_ROTATE] == ROTATE_DUPLICATE else gid
-        st[G_RNG] = stream_key(seed, deal)
+        deal = gid // st[L.G_NLINEUP] if st[L.G_ROTATE] == L.ROTATE_DUPLICATE else gid
+        st[L.G_RNG] = stream_key(seed, deal)
         play_one(st, pr, search, checks, with_heur, with_greedy, with_random, traj, g, tr_base + tr_used)
         _write_rows(st, g, games, seats)
         if traj is not None:
-            n = st[G_ROUND] * st[G_NP]  # a row per seat for every round played
+            n = st[L.G_ROUND] * st[L.G_NP]  # a row per seat for every round played
             if tr_used + n > tr_rows_per_block:
                 tr_used = -1  # the caller plays the chunk again with larger arrays
                 break
             tr_used += n
         if log:
-            n = st[G_EV_N]
-            if st[G_EV_OVERFLOW] != 0:
+            n = st[L.G_EV_N]
+            if st[L.G_EV_OVERFLOW] != 0:
                 used = -2
                 break
             if used + n > ev_rows_per_block:
                 used = -1
                 break
             for i in range(n):
-                o = EV_BASE + i * EV_FIELDS
+                o = L.EV_BASE + i * L.EV_FIELDS
                 ev_out[base + used + i, 0] = g
-                for f in range(EV_FIELDS):
+                for f in range(L.EV_FIELDS):
                     ev_out[base + used + i, 1 + f] = st[o + f]
             used += n
     ev_count[b] = used

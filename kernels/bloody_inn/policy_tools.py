@@ -10,31 +10,14 @@ from numba import njit
 from kernels.rng import randint
 from kernels.sigs import ST, I, sig
 
-from .layout import (
-    C_RANK,
-    C_TYPE,
-    CLOSED,
-    CTYPE,
-    D_DEST,
-    D_NT,
-    D_T,
-    G_N_EMPTY,
-    G_RNG,
-    NACT,
-    NROOMS,
-    P_MULTI,
-    R_CARD,
-    R_EMPTY,
-    R_KEY,
-    WHITE,
-)
+from . import layout as L
 from .legal import discounted, free_space
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def rand(st, n):
     """Uniform integer in [0, n) from the game's own stream."""
-    return randint(st, G_RNG, n)
+    return randint(st, L.G_RNG, n)
 
 
 @njit(sig(ST, I, I, I), cache=True, error_model="numpy", _nrt=False)
@@ -51,9 +34,9 @@ def shuffle_prefix(st, off, n, k):
 def room_candidates(st, p, action, budget, off):
     """Travellers in the inn whose discounted single cost is within ``budget``."""
     n = 0
-    for r in range(NROOMS):
-        c = st[R_CARD + r]
-        if c >= 0 and discounted(st, p, action, st[C_RANK + c]) <= budget:
+    for r in range(L.NROOMS):
+        c = st[L.R_CARD + r]
+        if c >= 0 and discounted(st, p, action, st[L.C_RANK + c]) <= budget:
             st[off + n] = c
             n += 1
     return n
@@ -62,18 +45,18 @@ def room_candidates(st, p, action, budget, off):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def targets_raw_cost(st):
     raw = 0
-    for i in range(st[D_NT]):
-        raw += st[C_RANK + st[D_T + i]]
+    for i in range(st[L.D_NT]):
+        raw += st[L.C_RANK + st[L.D_T + i]]
     return raw
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def bury_raw_cost(st):
     raw = 0
-    for i in range(st[D_NT]):
-        c = st[D_T + i]
-        if st[C_TYPE + c] != CTYPE.peasant:
-            raw += st[C_RANK + c]
+    for i in range(st[L.D_NT]):
+        c = st[L.D_T + i]
+        if st[L.C_TYPE + c] != L.CTYPE.peasant:
+            raw += st[L.C_RANK + c]
     return raw
 
 
@@ -82,7 +65,7 @@ def dest_room_left(st, d, upto):
     """Free places of destination ``d`` after the first ``upto`` choices of this action."""
     left = free_space(st, d)
     for i in range(upto):
-        if st[D_DEST + i] == d:
+        if st[L.D_DEST + i] == d:
             left -= 1
     return left
 
@@ -90,17 +73,17 @@ def dest_room_left(st, d, upto):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def empty_open_rooms(st, off):
     """The open rooms still empty during the evening's placement (BI-E1)."""
-    n = st[G_N_EMPTY]
+    n = st[L.G_N_EMPTY]
     for i in range(n):
-        st[off + i] = st[R_EMPTY + i]
+        st[off + i] = st[L.R_EMPTY + i]
     return n
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def open_rooms(st, off):
     n = 0
-    for r in range(NROOMS):
-        if st[R_KEY + r] != CLOSED:
+    for r in range(L.NROOMS):
+        if st[L.R_KEY + r] != L.CLOSED:
             st[off + n] = r
             n += 1
     return n
@@ -109,8 +92,8 @@ def open_rooms(st, off):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def white_rooms(st, off):
     n = 0
-    for r in range(NROOMS):
-        if st[R_KEY + r] == WHITE:
+    for r in range(L.NROOMS):
+        if st[L.R_KEY + r] == L.WHITE:
             st[off + n] = r
             n += 1
     return n
@@ -118,4 +101,4 @@ def white_rooms(st, off):
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def has_multi(st, p, action):
-    return st[P_MULTI + p * NACT + action] != 0
+    return st[L.P_MULTI + p * L.NACT + action] != 0

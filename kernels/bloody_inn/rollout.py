@@ -17,22 +17,8 @@ from numba import njit
 
 from kernels.sigs import PR, ST, I, sig
 
+from . import layout as L
 from .evening import fill_inn, put_traveller
-from .layout import (
-    C_FILL,
-    C_LOC,
-    C_POS,
-    C_SLOT,
-    ENT,
-    G_NCARDS,
-    G_PHASE,
-    G_ROUND,
-    LIST_N,
-    LISTS,
-    MAXC,
-    NLISTS,
-    TABLES_END,
-)
 from .loop import AT_SEAT, ENDED, advance, check
 from .scoring import end_game
 from .strategies import ALL, ON
@@ -43,19 +29,19 @@ NO_STOP = 1 << 40
 @njit(sig(ST, ST), cache=True, _nrt=False)
 def copy_game(dst, src):
     """Copy the game state of ``src`` into ``dst`` (same tables, scratch not copied)."""
-    for i in range(TABLES_END, LISTS):  # counters, lineup, players, rooms, list lengths
+    for i in range(L.TABLES_END, L.LISTS):  # counters, lineup, players, rooms, list lengths
         dst[i] = src[i]
-    for lst in range(NLISTS):
-        o = LISTS + lst * MAXC
-        for i in range(src[LIST_N + lst]):
+    for lst in range(L.NLISTS):
+        o = L.LISTS + lst * L.MAXC
+        for i in range(src[L.LIST_N + lst]):
             dst[o + i] = src[o + i]
-    n = src[G_NCARDS]
+    n = src[L.G_NCARDS]
     for i in range(n):
-        dst[C_POS + i] = src[C_POS + i]
-        dst[C_LOC + i] = src[C_LOC + i]
-        dst[C_SLOT + i] = src[C_SLOT + i]
-        dst[C_FILL + i] = src[C_FILL + i]
-        dst[ENT + i] = src[ENT + i]
+        dst[L.C_POS + i] = src[L.C_POS + i]
+        dst[L.C_LOC + i] = src[L.C_LOC + i]
+        dst[L.C_SLOT + i] = src[L.C_SLOT + i]
+        dst[L.C_FILL + i] = src[L.C_FILL + i]
+        dst[L.ENT + i] = src[L.ENT + i]
 
 
 @njit(sig(ST, PR, I, I), cache=True, _nrt=False)
@@ -91,12 +77,12 @@ def play_from_placement(st, pr, card, room, stop_round):
     played = fill_inn(st, pr, None, ALL)
     check(st, ON)
     if not played:
-        st[G_ROUND] -= 1  # the trigger round is not played
-        st[G_PHASE] = 3
+        st[L.G_ROUND] -= 1  # the trigger round is not played
+        st[L.G_PHASE] = 3
         end_game(st, pr, ALL)
         check(st, ON)
         return True
-    st[G_PHASE] = 1
+    st[L.G_PHASE] = 1
     return play_from(st, pr, stop_round)
 
 

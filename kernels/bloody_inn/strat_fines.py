@@ -14,27 +14,7 @@ from numba import njit
 
 from kernels.sigs import ST, I, sig
 
-from .layout import (
-    C_COLOUR,
-    G_CAP,
-    G_END_CAPPED,
-    G_LEAVE,
-    G_UNLIMITED,
-    G_WAGE,
-    L_EXIT,
-    LIST_N,
-    NCOL,
-    NROOMS,
-    P_CASH,
-    P_CHEQUES,
-    P_END_CHEQUE,
-    P_END_COLOUR,
-    P_HAND_N,
-    P_LEAVE_INCOME,
-    P_WAGE_FREE,
-    R_CARD,
-    R_KEY,
-)
+from . import layout as L
 from .state import list_card
 
 #: francs an accomplice lost at wages costs (more than its franc of wages: it pays for
@@ -46,20 +26,20 @@ UNPAID_ACCOMPLICE = 5.0
 def _leave_income(st, p):
     """BI-M2 income of ``p`` this morning: own keyed rooms holding a traveller + Gardens."""
     n = 0
-    for r in range(NROOMS):
-        if st[R_KEY + r] == p and st[R_CARD + r] >= 0:
+    for r in range(L.NROOMS):
+        if st[L.R_KEY + r] == p and st[L.R_CARD + r] >= 0:
             n += 1
-    return n * st[G_LEAVE] + st[P_LEAVE_INCOME + p]
+    return n * st[L.G_LEAVE] + st[L.P_LEAVE_INCOME + p]
 
 
 @njit(sig(ST, I), cache=True, error_model="numpy", _nrt=False)
 def _colour_bonus(st, p):
     """BI-G2 colour bonuses of ``p``'s annexes over the Exit as it is now."""
     total = 0
-    for i in range(st[LIST_N + L_EXIT]):
-        col = st[C_COLOUR + list_card(st, L_EXIT, i)]
-        if col < NCOL:
-            total += st[P_END_COLOUR + p * NCOL + col]
+    for i in range(st[L.LIST_N + L.L_EXIT]):
+        col = st[L.C_COLOUR + list_card(st, L.L_EXIT, i)]
+        if col < L.NCOL:
+            total += st[L.P_END_COLOUR + p * L.NCOL + col]
     return total
 
 
@@ -71,16 +51,16 @@ def best_fine_cheques(st, p, tens, lo, hi, final):
     remaining cash cannot pay at BI-M3.  At the end (``final == 1``): the final score after
     the end bonuses (the Greenhouse counts the cheques held before them, BI-V10).
     """
-    cash = st[P_CASH + p]
-    cheques = st[P_CHEQUES + p]
-    cap = st[G_CAP]
-    unlimited = st[G_UNLIMITED] != 0
+    cash = st[L.P_CASH + p]
+    cheques = st[L.P_CHEQUES + p]
+    cap = st[L.G_CAP]
+    unlimited = st[L.G_UNLIMITED] != 0
     if final != 0:
         colour = _colour_bonus(st, p)
-        per_cheque = st[P_END_CHEQUE + p]
+        per_cheque = st[L.P_END_CHEQUE + p]
     else:
         income = _leave_income(st, p)
-        wages = (st[P_HAND_N + p] - st[P_WAGE_FREE + p]) * st[G_WAGE]
+        wages = (st[L.P_HAND_N + p] - st[L.P_WAGE_FREE + p]) * st[L.G_WAGE]
     best = lo
     best_v = -1e18
     for k in range(lo, hi + 1):
@@ -89,7 +69,7 @@ def best_fine_cheques(st, p, tens, lo, hi, final):
         q1 = cheques - k
         if final != 0:
             c2 = c1 + colour + per_cheque * q1
-            if st[G_END_CAPPED] != 0 and not unlimited and c2 > cap:
+            if st[L.G_END_CAPPED] != 0 and not unlimited and c2 > cap:
                 c2 = cap
             v = float(c2 + 10 * q1)
         else:

@@ -11,54 +11,7 @@ from numba import njit
 
 from kernels.sigs import PR, ST, I, sig
 
-from .layout import (
-    ACTION,
-    C_AFF,
-    C_KIND,
-    C_POCKET,
-    C_RANK,
-    C_TYPE,
-    CTYPE,
-    D_ACTION,
-    D_DEST,
-    D_LAUNDER,
-    D_NPAY,
-    D_NT,
-    D_PAY,
-    D_PEASANTS,
-    D_T,
-    G_BISTRO_N,
-    G_CAP,
-    G_FINE,
-    G_NP,
-    G_VOLUNTARY,
-    K_BUILD_CASH,
-    K_CHAPEL,
-    K_DISCOUNT_ACT,
-    K_END_CHEQUE,
-    K_END_COLOUR,
-    K_LEAVE_INCOME,
-    K_MONK,
-    K_MULTI,
-    K_PEASANT_LIMIT,
-    K_ROOM_SERVICE,
-    K_WAGE_FREE,
-    MAXP,
-    MAXPARAM,
-    NROOMS,
-    P_CASH,
-    P_CHAPEL,
-    P_CORPSE_N,
-    P_HAND_N,
-    P_LINEUP,
-    P_PEAS_LIMIT,
-    R_CARD,
-    R_KEY,
-    R_TOKENS,
-    S_A,
-    S_B,
-    S_C,
-)
+from . import layout as L
 from .legal import (
     can_build,
     dest_owner,
@@ -92,17 +45,17 @@ _NEG = -1e18
 
 @njit(sig(ST, PR, I, I), cache=True, error_model="numpy", _nrt=False)
 def _prm(st, pr, p, i):
-    return pr[st[P_LINEUP + p] * MAXPARAM + i]
+    return pr[st[L.P_LINEUP + p] * L.MAXPARAM + i]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _loss(st, pr, p, c, action):
     """Francs lost by paying with card ``c`` for ``action`` (BI-N2 affinity returns)."""
-    if st[C_AFF + c] == action or (action == ACTION.bury and st[P_CHAPEL + p] != 0):
+    if st[L.C_AFF + c] == action or (action == L.ACTION.bury and st[L.P_CHAPEL + p] != 0):
         return 0.0
-    if st[C_TYPE + c] == CTYPE.peasant:
+    if st[L.C_TYPE + c] == L.CTYPE.peasant:
         return _prm(st, pr, p, 1)
-    return _prm(st, pr, p, 0) + 0.01 * st[C_RANK + c]
+    return _prm(st, pr, p, 0) + 0.01 * st[L.C_RANK + c]
 
 
 @njit(sig(ST, PR, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
@@ -110,13 +63,13 @@ def _pay_loss(st, pr, p, action, cost, exclude):
     """Loss of the ``cost`` cheapest cards of the hand (selection, hands are small)."""
     if cost <= 0:
         return 0.0
-    h = list_hand(st, p, S_C)
+    h = list_hand(st, p, L.S_C)
     total = 0.0
     for _ in range(cost):
         best = -1
         bv = 1e18
         for j in range(h):
-            c = st[S_C + j]
+            c = st[L.S_C + j]
             if c < 0 or c == exclude:
                 continue
             v = _loss(st, pr, p, c, action)
@@ -126,22 +79,22 @@ def _pay_loss(st, pr, p, action, cost, exclude):
         if best < 0:
             return 1e9
         total += bv
-        st[S_C + best] = -1
+        st[L.S_C + best] = -1
     return total
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _capped(st, p, amount):
-    room = st[G_CAP] - st[P_CASH + p]
+    room = st[L.G_CAP] - st[L.P_CASH + p]
     return float(amount if amount < room else (room if room > 0 else 0))
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _police_count(st):
     n = 0
-    for r in range(NROOMS):
-        c = st[R_CARD + r]
-        if c >= 0 and st[C_TYPE + c] == CTYPE.police:
+    for r in range(L.NROOMS):
+        c = st[L.R_CARD + r]
+        if c >= 0 and st[L.C_TYPE + c] == L.CTYPE.police:
             n += 1
     return n
 
@@ -149,14 +102,14 @@ def _police_count(st):
 @njit(sig(ST, I, I), cache=True, error_model="numpy", _nrt=False)
 def _best_dest(st, p, upto):
     """Best burial place for a corpse: own (full pocket money) before others' (half)."""
-    n = list_burial_places(st, S_B)
+    n = list_burial_places(st, L.S_B)
     best = 0
     found = 0
     for j in range(n):
-        d = st[S_B + j]
+        d = st[L.S_B + j]
         left = free_space(st, d)
         for i in range(upto):
-            if st[D_DEST + i] == d:
+            if st[L.D_DEST + i] == d:
                 left -= 1
         if left <= 0:
             continue
@@ -170,20 +123,20 @@ def _best_dest(st, p, upto):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _effect_value(st, k):
     v = 0.0
-    if st[K_DISCOUNT_ACT + k] >= 0:
+    if st[L.K_DISCOUNT_ACT + k] >= 0:
         v += 2.0
-    if st[K_MULTI + k] >= 0:
+    if st[L.K_MULTI + k] >= 0:
         v += 2.0
-    v += 2.0 * st[K_WAGE_FREE + k] + 3.0 * st[K_LEAVE_INCOME + k]
-    if st[K_ROOM_SERVICE + k] != 0:
+    v += 2.0 * st[L.K_WAGE_FREE + k] + 3.0 * st[L.K_LEAVE_INCOME + k]
+    if st[L.K_ROOM_SERVICE + k] != 0:
         v += 3.0
-    if st[K_END_COLOUR + k] >= 0:
+    if st[L.K_END_COLOUR + k] >= 0:
         v += 4.0
-    if st[K_END_CHEQUE + k] > 0:
+    if st[L.K_END_CHEQUE + k] > 0:
         v += 3.0
-    if st[K_MONK + k] != 0:
+    if st[L.K_MONK + k] != 0:
         v += 2.0
-    if st[K_CHAPEL + k] != 0 or st[K_PEASANT_LIMIT + k] > 0:
+    if st[L.K_CHAPEL + k] != 0 or st[L.K_PEASANT_LIMIT + k] > 0:
         v += 1.0
     return v
 
@@ -191,20 +144,20 @@ def _effect_value(st, k):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def place(st, pr, p, card):
     """Room-Service income now, and own rooms for the travellers worth keeping alive."""
-    n = empty_open_rooms(st, S_A)
-    rank = st[C_RANK + card]
-    best = st[S_A]
+    n = empty_open_rooms(st, L.S_A)
+    rank = st[L.C_RANK + card]
+    best = st[L.S_A]
     bv = _NEG
     for j in range(n):
-        r = st[S_A + j]
+        r = st[L.S_A + j]
         v = 0.0
-        for q in range(st[G_NP]):
-            t = st[R_TOKENS + r * MAXP + q]
+        for q in range(st[L.G_NP]):
+            t = st[L.R_TOKENS + r * L.MAXP + q]
             if q == p:
                 v += t * rank
             else:
                 v -= 0.5 * t * rank
-        if st[R_KEY + r] == p:
+        if st[L.R_KEY + r] == p:
             v += 1.0
         v += 0.001 * rand(st, 1000)
         if v > bv:
@@ -215,87 +168,87 @@ def place(st, pr, p, card):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def action(st, pr, p):
-    hand_n = st[P_HAND_N + p]
+    hand_n = st[L.P_HAND_N + p]
     police = _police_count(st)
-    n_corpses = st[P_CORPSE_N + p]
-    risk = st[G_FINE] * _prm(st, pr, p, 3)  # BI-M1: 10 F per corpse printed
+    n_corpses = st[L.P_CORPSE_N + p]
+    risk = st[L.G_FINE] * _prm(st, pr, p, 3)  # BI-M1: 10 F per corpse printed
     best_v = 0.0
-    best_a = ACTION.passing
+    best_a = L.ACTION.passing
     best_t = -1
     best_d = 0
     # -- bury (BI-N6)
-    if n_corpses > 0 and may(st, p, ACTION.bury):
-        m = list_corpses(st, p, S_A)
+    if n_corpses > 0 and may(st, p, L.ACTION.bury):
+        m = list_corpses(st, p, L.S_A)
         for j in range(m):
-            c = st[S_A + j]
-            raw = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c]
-            cost = discounted(st, p, ACTION.bury, raw)
+            c = st[L.S_A + j]
+            raw = 0 if st[L.C_TYPE + c] == L.CTYPE.peasant else st[L.C_RANK + c]
+            cost = discounted(st, p, L.ACTION.bury, raw)
             if cost > hand_n:
                 continue
             d, found = _best_dest(st, p, 0)
             if found == 0:
                 break
-            pocket = st[C_POCKET + c]
+            pocket = st[L.C_POCKET + c]
             gain = _capped(st, p, pocket if found == 2 else pocket - pocket // 2)
-            v = gain - _pay_loss(st, pr, p, ACTION.bury, cost, -1)
+            v = gain - _pay_loss(st, pr, p, L.ACTION.bury, cost, -1)
             if police > 0:
                 v += risk
             v += 0.001 * rand(st, 1000)
             if v > best_v:
-                best_v, best_a, best_t, best_d = v, ACTION.bury, c, d
+                best_v, best_a, best_t, best_d = v, L.ACTION.bury, c, d
     # -- build (BI-N4)
-    h = list_hand(st, p, S_A)
+    h = list_hand(st, p, L.S_A)
     for j in range(h):
-        c = st[S_A + j]
+        c = st[L.S_A + j]
         if not can_build(st, p, c):
             continue
-        k = st[C_KIND + c]
-        cost = discounted(st, p, ACTION.build, st[C_RANK + c])
-        v = _capped(st, p, st[K_BUILD_CASH + k]) + _prm(st, pr, p, 4) * st[C_RANK + c]
+        k = st[L.C_KIND + c]
+        cost = discounted(st, p, L.ACTION.build, st[L.C_RANK + c])
+        v = _capped(st, p, st[L.K_BUILD_CASH + k]) + _prm(st, pr, p, 4) * st[L.C_RANK + c]
         v += _effect_value(st, k) - _prm(st, pr, p, 5)
-        v -= _pay_loss(st, pr, p, ACTION.build, cost, c)
+        v -= _pay_loss(st, pr, p, L.ACTION.build, cost, c)
         v += 0.001 * rand(st, 1000)
         if v > best_v:
-            best_v, best_a, best_t = v, ACTION.build, c
+            best_v, best_a, best_t = v, L.ACTION.build, c
     # -- kill (BI-N5) and bribe (BI-N3) of travellers in the inn
-    space = list_burial_places(st, S_B) > 0
-    for r in range(NROOMS):
-        c = st[R_CARD + r]
+    space = list_burial_places(st, L.S_B) > 0
+    for r in range(L.NROOMS):
+        c = st[L.R_CARD + r]
         if c < 0:
             continue
-        is_police = st[C_TYPE + c] == CTYPE.police
+        is_police = st[L.C_TYPE + c] == L.CTYPE.police
         lifts = is_police and police == 1  # the last officer: no investigation
-        cost = discounted(st, p, ACTION.kill, st[C_RANK + c])
-        if cost <= hand_n and may(st, p, ACTION.kill):
-            v = _prm(st, pr, p, 2) * st[C_POCKET + c] if space else 0.0
+        cost = discounted(st, p, L.ACTION.kill, st[L.C_RANK + c])
+        if cost <= hand_n and may(st, p, L.ACTION.kill):
+            v = _prm(st, pr, p, 2) * st[L.C_POCKET + c] if space else 0.0
             if lifts:
                 v += risk * n_corpses
             elif police > 0:
                 v -= risk
-            v -= _pay_loss(st, pr, p, ACTION.kill, cost, -1)
+            v -= _pay_loss(st, pr, p, L.ACTION.kill, cost, -1)
             v += 0.001 * rand(st, 1000)
             if v > best_v:
-                best_v, best_a, best_t = v, ACTION.kill, c
-        cost = discounted(st, p, ACTION.bribe, st[C_RANK + c])
-        if cost <= hand_n and may(st, p, ACTION.bribe):
-            v = _prm(st, pr, p, 5) + 0.1 * st[K_BUILD_CASH + st[C_KIND + c]]
+                best_v, best_a, best_t = v, L.ACTION.kill, c
+        cost = discounted(st, p, L.ACTION.bribe, st[L.C_RANK + c])
+        if cost <= hand_n and may(st, p, L.ACTION.bribe):
+            v = _prm(st, pr, p, 5) + 0.1 * st[L.K_BUILD_CASH + st[L.C_KIND + c]]
             if lifts:
                 v += risk * n_corpses
-            v -= _pay_loss(st, pr, p, ACTION.bribe, cost, -1)
+            v -= _pay_loss(st, pr, p, L.ACTION.bribe, cost, -1)
             v += 0.001 * rand(st, 1000)
             if v > best_v:
-                best_v, best_a, best_t = v, ACTION.bribe, c
+                best_v, best_a, best_t = v, L.ACTION.bribe, c
     # -- the Bistro: a free peasant corpse or free peasant accomplices
-    if st[G_BISTRO_N] > 0:
+    if st[L.G_BISTRO_N] > 0:
         v = (_prm(st, pr, p, 2) * 4.0 if space else 0.0) - (risk if police > 0 else 0.0)
-        if v > best_v and may(st, p, ACTION.kill):
-            best_v, best_a, best_t = v, ACTION.kill, -2
-        v = 0.5 * min(st[P_PEAS_LIMIT + p], st[G_BISTRO_N])
-        if v > best_v and may(st, p, ACTION.bribe):
-            best_v, best_a, best_t = v, ACTION.bribe, -2
-    st[D_ACTION] = best_a
-    if best_a == ACTION.passing:
-        cash = st[P_CASH + p]
+        if v > best_v and may(st, p, L.ACTION.kill):
+            best_v, best_a, best_t = v, L.ACTION.kill, -2
+        v = 0.5 * min(st[L.P_PEAS_LIMIT + p], st[L.G_BISTRO_N])
+        if v > best_v and may(st, p, L.ACTION.bribe):
+            best_v, best_a, best_t = v, L.ACTION.bribe, -2
+    st[L.D_ACTION] = best_a
+    if best_a == L.ACTION.passing:
+        cash = st[L.P_CASH + p]
         cash_out, cash_in = launder_range(st, p)
         above = cash - int(_prm(st, pr, p, 6))
         k = 0
@@ -305,102 +258,102 @@ def action(st, pr, p):
                 k = cash_in
         elif cash < hand_n and cash_out > 0:
             k = -1  # cash a cheque to pay the wages
-        st[D_LAUNDER] = k
+        st[L.D_LAUNDER] = k
         return
     if best_t == -2:
-        st[D_PEASANTS] = 1
-        st[D_NT] = min(st[P_PEAS_LIMIT + p], st[G_BISTRO_N]) if best_a == ACTION.bribe else 1
+        st[L.D_PEASANTS] = 1
+        st[L.D_NT] = min(st[L.P_PEAS_LIMIT + p], st[L.G_BISTRO_N]) if best_a == L.ACTION.bribe else 1
         return
-    st[D_T] = best_t
-    st[D_NT] = 1
-    st[D_DEST] = best_d
-    if best_a == ACTION.bury and has_multi(st, p, ACTION.bury):
+    st[L.D_T] = best_t
+    st[L.D_NT] = 1
+    st[L.D_DEST] = best_d
+    if best_a == L.ACTION.bury and has_multi(st, p, L.ACTION.bury):
         _extend_bury(st, pr, p)
-    elif best_a == ACTION.kill and has_multi(st, p, ACTION.kill):
+    elif best_a == L.ACTION.kill and has_multi(st, p, L.ACTION.kill):
         _extend_kill(st, pr, p)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _extend_bury(st, pr, p):
     """Crypt: add further corpses while each pays for itself."""
-    hand_n = st[P_HAND_N + p]
-    m = list_corpses(st, p, S_A)
-    raw = st[C_RANK + st[D_T]] if st[C_TYPE + st[D_T]] != CTYPE.peasant else 0
+    hand_n = st[L.P_HAND_N + p]
+    m = list_corpses(st, p, L.S_A)
+    raw = st[L.C_RANK + st[L.D_T]] if st[L.C_TYPE + st[L.D_T]] != L.CTYPE.peasant else 0
     for j in range(m):
-        c = st[S_A + j]
-        if c == st[D_T]:
+        c = st[L.S_A + j]
+        if c == st[L.D_T]:
             continue
-        r2 = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c]
-        cost_old = discounted(st, p, ACTION.bury, raw)
-        cost_new = discounted(st, p, ACTION.bury, raw + r2)
+        r2 = 0 if st[L.C_TYPE + c] == L.CTYPE.peasant else st[L.C_RANK + c]
+        cost_old = discounted(st, p, L.ACTION.bury, raw)
+        cost_new = discounted(st, p, L.ACTION.bury, raw + r2)
         if cost_new > hand_n:
             continue
-        i = st[D_NT]
+        i = st[L.D_NT]
         d, found = _best_dest(st, p, i)
         if found == 0:
             break
-        pocket = st[C_POCKET + c]
+        pocket = st[L.C_POCKET + c]
         gain = pocket if found == 2 else pocket - pocket // 2
-        extra = _pay_loss(st, pr, p, ACTION.bury, cost_new, -1) - _pay_loss(
-            st, pr, p, ACTION.bury, cost_old, -1
+        extra = _pay_loss(st, pr, p, L.ACTION.bury, cost_new, -1) - _pay_loss(
+            st, pr, p, L.ACTION.bury, cost_old, -1
         )
         if gain - extra > 0:
-            st[D_T + i] = c
-            st[D_DEST + i] = d
-            st[D_NT] = i + 1
+            st[L.D_T + i] = c
+            st[L.D_DEST + i] = d
+            st[L.D_NT] = i + 1
             raw += r2
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _extend_kill(st, pr, p):
     """Butcher's Shop: add further travellers while each pays for itself."""
-    hand_n = st[P_HAND_N + p]
-    raw = st[C_RANK + st[D_T]]
-    for r in range(NROOMS):
-        c = st[R_CARD + r]
-        if c < 0 or c == st[D_T]:
+    hand_n = st[L.P_HAND_N + p]
+    raw = st[L.C_RANK + st[L.D_T]]
+    for r in range(L.NROOMS):
+        c = st[L.R_CARD + r]
+        if c < 0 or c == st[L.D_T]:
             continue
-        cost_old = discounted(st, p, ACTION.kill, raw)
-        cost_new = discounted(st, p, ACTION.kill, raw + st[C_RANK + c])
+        cost_old = discounted(st, p, L.ACTION.kill, raw)
+        cost_new = discounted(st, p, L.ACTION.kill, raw + st[L.C_RANK + c])
         if cost_new > hand_n:
             continue
-        extra = _pay_loss(st, pr, p, ACTION.kill, cost_new, -1) - _pay_loss(
-            st, pr, p, ACTION.kill, cost_old, -1
+        extra = _pay_loss(st, pr, p, L.ACTION.kill, cost_new, -1) - _pay_loss(
+            st, pr, p, L.ACTION.kill, cost_old, -1
         )
-        if _prm(st, pr, p, 2) * st[C_POCKET + c] - extra > 0:
-            st[D_T + st[D_NT]] = c
-            st[D_NT] += 1
-            raw += st[C_RANK + c]
+        if _prm(st, pr, p, 2) * st[L.C_POCKET + c] - extra > 0:
+            st[L.D_T + st[L.D_NT]] = c
+            st[L.D_NT] += 1
+            raw += st[L.C_RANK + c]
 
 
 @njit(sig(ST, PR, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
 def payment(st, pr, p, action_id, cost, exclude):
     """The ``cost`` cheapest cards: returning affinities, then peasants, then low ranks."""
-    h = list_hand(st, p, S_B)
+    h = list_hand(st, p, L.S_B)
     for i in range(cost):
         best = -1
         bv = 1e18
         for j in range(h):
-            c = st[S_B + j]
+            c = st[L.S_B + j]
             if c < 0 or c == exclude:
                 continue
             v = _loss(st, pr, p, c, action_id) + 0.0001 * c
             if v < bv:
                 bv = v
                 best = j
-        st[D_PAY + i] = st[S_B + best]
-        st[S_B + best] = -1
-    st[D_NPAY] = cost
+        st[L.D_PAY + i] = st[L.S_B + best]
+        st[L.S_B + best] = -1
+    st[L.D_NPAY] = cost
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def token_room(st, pr, p):
     """Room Service on an own room if one may take it, else the first room that may (BI-V12)."""
-    for r in range(NROOMS):
-        if st[R_KEY + r] == p and token_room_ok(st, r):
+    for r in range(L.NROOMS):
+        if st[L.R_KEY + r] == p and token_room_ok(st, r):
             return r
-    list_token_rooms(st, S_A)
-    return st[S_A]
+    list_token_rooms(st, L.S_A)
+    return st[L.S_A]
 
 
 @njit(sig(ST, PR, I, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
@@ -411,38 +364,38 @@ def fine(st, pr, p, tens, lo, hi, final):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def monk_room(st, pr, p):
-    white_rooms(st, S_A)
-    return st[S_A]
+    white_rooms(st, L.S_A)
+    return st[L.S_A]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _keep_value(st, c):
-    if st[C_TYPE + c] == CTYPE.peasant:
+    if st[L.C_TYPE + c] == L.CTYPE.peasant:
         return 1.0
-    v = 2.0 if st[C_AFF + c] >= 0 else 1.5
-    return v + 0.1 * st[K_BUILD_CASH + st[C_KIND + c]] + 0.01 * st[C_RANK + c]
+    v = 2.0 if st[L.C_AFF + c] >= 0 else 1.5
+    return v + 0.1 * st[L.K_BUILD_CASH + st[L.C_KIND + c]] + 0.01 * st[L.C_RANK + c]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def wages(st, pr, p, max_keep):
     """Keep the most useful accomplices, at most ``keep_max`` and what can be paid."""
-    h = list_hand(st, p, S_B)
+    h = list_hand(st, p, L.S_B)
     keep = min(h, max_keep)
-    if st[G_VOLUNTARY] != 0:
+    if st[L.G_VOLUNTARY] != 0:
         keep = min(keep, int(_prm(st, pr, p, 7)))
     n = 0
     for _ in range(h - keep):
         worst = -1
         wv = 1e18
         for j in range(h):
-            c = st[S_B + j]
+            c = st[L.S_B + j]
             if c < 0:
                 continue
             v = _keep_value(st, c)
             if v < wv:
                 wv = v
                 worst = j
-        st[D_T + n] = st[S_B + worst]
-        st[S_B + worst] = -1
+        st[L.D_T + n] = st[L.S_B + worst]
+        st[L.S_B + worst] = -1
         n += 1
-    st[D_NT] = n
+    st[L.D_NT] = n

@@ -36,92 +36,7 @@ from numba import njit
 
 from kernels.sigs import PR, ST, B, F, I, sig
 
-from .layout import (
-    ACTION,
-    BARN_SLOT,
-    C_AFF,
-    C_COLOUR,
-    C_FILL,
-    C_KIND,
-    C_LOC,
-    C_POCKET,
-    C_RANK,
-    C_TYPE,
-    CTYPE,
-    D_ACTION,
-    D_DEST,
-    D_LAUNDER,
-    D_NPAY,
-    D_NT,
-    D_PAY,
-    D_PEASANTS,
-    D_T,
-    G_BISTRO_N,
-    G_CAP,
-    G_ENT_N,
-    G_ENT_POS,
-    G_EXIT_N,
-    G_FINE,
-    G_FREE_SPACE,
-    G_INN,
-    G_NP,
-    G_OPEN_ROOMS,
-    G_REC,
-    G_TURNS,
-    G_UNIQUE,
-    G_UNLIMITED,
-    G_VOLUNTARY,
-    K_ANNEXABLE,
-    K_BUILD_CASH,
-    K_CHAPEL,
-    K_DISCOUNT_ACT,
-    K_DISCOUNT_AMT,
-    K_END_CHEQUE,
-    K_END_COLOUR,
-    K_END_COLOUR_AMT,
-    K_LEAVE_INCOME,
-    K_MONK,
-    K_MULTI,
-    K_PEASANT_LIMIT,
-    K_PER_COLOUR,
-    K_PER_COLOUR_AMT,
-    K_ROOM_SERVICE,
-    K_WAGE_FREE,
-    L_ANNEX,
-    L_BISTRO,
-    L_CORPSE,
-    L_EXIT,
-    L_HAND,
-    LISTS,
-    LOC,
-    MAXC,
-    MAXP,
-    MAXPARAM,
-    NACT,
-    NCOL,
-    NROOMS,
-    P_ANNEX_N,
-    P_BARN_FILL,
-    P_CASH,
-    P_CHAPEL,
-    P_CHEQUES,
-    P_COL_ANNEX,
-    P_CORPSE_N,
-    P_DISCOUNT,
-    P_FREE_SPACE,
-    P_HAND_N,
-    P_KINDS_OWNED,
-    P_LINEUP,
-    P_MULTI,
-    P_PEAS_LIMIT,
-    R_CARD,
-    R_KEY,
-    R_TOKENS,
-    S_A,
-    S_C,
-    S_D,
-    WHITE,
-)
+from . import layout as L
 from .legal import may, may_build_kind, token_room_ok
 from .strat_fines import best_fine_cheques
 from .strat_tools import clock as _clock
@@ -202,11 +117,11 @@ def preset(**changes):
 
 
 SCALE = 1024.0  # keep values are stored in the int scratch as francs x SCALE
-KV = S_C  # keep value of the i-th card of the sorted hand (S_A)
-PFX = S_C + 128  # PFX + a * PSTRIDE + k: loss of the k cheapest non-returning cards
+KV = L.S_C  # keep value of the i-th card of the sorted hand (S_A)
+PFX = L.S_C + 128  # PFX + a * PSTRIDE + k: loss of the k cheapest non-returning cards
 PSTRIDE = 32  # (the stride's last slot holds how many such cards there are)
-STAMP = S_C + 500  # (turn, player, hand size) of the last sorted hand of an action
-HCASH = S_C + 503  # the best on-build cash of an annexable card of the sorted hand
+STAMP = L.S_C + 500  # (turn, player, hand size) of the last sorted hand of an action
+HCASH = L.S_C + 503  # the best on-build cash of an annexable card of the sorted hand
 HMAX = 100  # hands beyond this are not valued card by card
 BIG = 100.0  # francs per card beyond the hand: out of reach
 _NEG = -1e18
@@ -387,7 +302,7 @@ def _potential(cash, places, build_b):
 def _police_chances():
     """1 - 0.8**k for k = 0..NROOMS open rooms, multiplied out one room at a time."""
     out = []
-    for k in range(NROOMS + 1):
+    for k in range(L.NROOMS + 1):
         q = 1.0
         for _ in range(k):
             q *= 0.8
@@ -402,7 +317,7 @@ POLICE_NEXT = _police_chances()
 def _police_next(rooms):
     """Chance of at least one officer among the travellers of ``rooms`` open rooms (a
     fifth of them are police): a table lookup of the same products as the loop below."""
-    if 0 <= rooms <= NROOMS:
+    if 0 <= rooms <= L.NROOMS:
         return POLICE_NEXT[rooms]
     q = 1.0
     for _ in range(rooms):
@@ -427,33 +342,33 @@ def _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau):
     ``KV``, the best on-build cash of an annexable card in it to ``HCASH`` (-1: none).  A card's keep value: ``card_value``, plus ``affinity_value`` if it returns
     when paying for its action, plus half of what building it would bring now (cash,
     burial places, ``build_bias``) if that is positive."""
-    m = st[P_HAND_N + p]
+    m = st[L.P_HAND_N + p]
     if m > HMAX:
         m = HMAX
-    ho = LISTS + (L_HAND + p) * MAXC
-    owned = st[P_KINDS_OWNED + p]
-    unique = st[G_UNIQUE] != 0
+    ho = L.LISTS + (L.L_HAND + p) * L.MAXC
+    owned = st[L.P_KINDS_OWNED + p]
+    unique = st[L.G_UNIQUE] != 0
     hcash = -1
     n = 0
     for i in range(m):
         c = st[ho + i]
         v = card_v
-        if st[C_AFF + c] >= 0:
+        if st[L.C_AFF + c] >= 0:
             v += aff_v
-        k = st[C_KIND + c]
-        if st[K_ANNEXABLE + k] != 0:
-            if st[K_BUILD_CASH + k] > hcash:
-                hcash = st[K_BUILD_CASH + k]
+        k = st[L.C_KIND + c]
+        if st[L.K_ANNEXABLE + k] != 0:
+            if st[L.K_BUILD_CASH + k] > hcash:
+                hcash = st[L.K_BUILD_CASH + k]
             if not (unique and (owned >> k) & 1):
-                v += _potential(st[K_BUILD_CASH + k], cap_v * st[C_RANK + c], build_b)
+                v += _potential(st[L.K_BUILD_CASH + k], cap_v * st[L.C_RANK + c], build_b)
         iv = np.int64(tau * v * SCALE)  # as int(): a cast, not a call (see _min)
         j = n
         while j > 0 and st[KV + j - 1] > iv:
             st[KV + j] = st[KV + j - 1]
-            st[S_A + j] = st[S_A + j - 1]
+            st[L.S_A + j] = st[L.S_A + j - 1]
             j -= 1
         st[KV + j] = iv
-        st[S_A + j] = c
+        st[L.S_A + j] = c
         n += 1
     st[HCASH] = hcash
     return n
@@ -477,8 +392,8 @@ def _loss_tables(st, nh, chapel):
     for a in range(4):
         st[PFX + a * PSTRIDE] = 0
     for i in range(nh):
-        c = st[S_A + i]
-        aff = st[C_AFF + c]
+        c = st[L.S_A + i]
+        aff = st[L.C_AFF + c]
         v = st[KV + i]
         if aff == 0:
             r0 += 1
@@ -510,18 +425,18 @@ def _loss_tables(st, nh, chapel):
 def _table(st, p, disc_bury):
     """Own corpses (how many, with the 3 cheapest burial costs), free burial places (own
     and others', as the rules count them) and a Bistro peasant."""
-    own_free = st[P_FREE_SPACE + p]
-    other_free = st[G_FREE_SPACE] - own_free
+    own_free = st[L.P_FREE_SPACE + p]
+    other_free = st[L.G_FREE_SPACE] - own_free
     b0 = 1 << 30
     b1 = 1 << 30
     b2 = 1 << 30
-    co = LISTS + (L_CORPSE + p) * MAXC
-    ncorp = st[P_CORPSE_N + p]
+    co = L.LISTS + (L.L_CORPSE + p) * L.MAXC
+    ncorp = st[L.P_CORPSE_N + p]
     if ncorp > 200:
         ncorp = 200
     for i in range(ncorp):
         c = st[co + i]
-        kb = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c] - disc_bury
+        kb = 0 if st[L.C_TYPE + c] == L.CTYPE.peasant else st[L.C_RANK + c] - disc_bury
         if kb < 0:
             kb = 0
         if kb < b0:
@@ -530,7 +445,7 @@ def _table(st, p, disc_bury):
             b1, b2 = kb, b1
         elif kb < b2:
             b2 = kb
-    bistro_card = st[LISTS + L_BISTRO * MAXC] if st[G_BISTRO_N] > 0 else -1
+    bistro_card = st[L.LISTS + L.L_BISTRO * L.MAXC] if st[L.G_BISTRO_N] > 0 else -1
     return ncorp, own_free, other_free, bistro_card, b0, b1, b2
 
 
@@ -539,12 +454,12 @@ def _own_burial_place(st, p):
     """Where ``p`` buries a corpse in its own places (BI-N6): its first annex with room, else
     its Barn (-1: none).  Both pay the whole pocket money; annexes first is the order this
     policy has always used."""
-    ao = LISTS + (L_ANNEX + p) * MAXC
-    for i in range(st[P_ANNEX_N + p]):
+    ao = L.LISTS + (L.L_ANNEX + p) * L.MAXC
+    for i in range(st[L.P_ANNEX_N + p]):
         c = st[ao + i]
-        if st[C_RANK + c] - st[C_FILL + c] > 0:
+        if st[L.C_RANK + c] - st[L.C_FILL + c] > 0:
             return c
-    return BARN_SLOT - p if st[P_BARN_FILL + p] < 1 else -1
+    return L.BARN_SLOT - p if st[L.P_BARN_FILL + p] < 1 else -1
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")  # in _bury, when it values one
@@ -553,18 +468,18 @@ def _others_burial_place(st, p):
     place with room (its Barn, then its annexes), of the poorest such opponent (-1: none)."""
     other_dest = -1
     best = 1 << 30
-    for q in range(st[G_NP]):
+    for q in range(st[L.G_NP]):
         if q == p:
             continue
-        dest = BARN_SLOT - q if st[P_BARN_FILL + q] < 1 else 0  # q's last place with room
-        ao = LISTS + (L_ANNEX + q) * MAXC
-        for i in range(st[P_ANNEX_N + q]):
+        dest = L.BARN_SLOT - q if st[L.P_BARN_FILL + q] < 1 else 0  # q's last place with room
+        ao = L.LISTS + (L.L_ANNEX + q) * L.MAXC
+        for i in range(st[L.P_ANNEX_N + q]):
             c = st[ao + i]
-            if st[C_RANK + c] - st[C_FILL + c] > 0:
+            if st[L.C_RANK + c] - st[L.C_FILL + c] > 0:
                 dest = c
         # a burial under another player's annex feeds the poorest opponent, not the leader
         if dest != 0:
-            sc = st[P_CASH + q] + 10 * st[P_CHEQUES + q]
+            sc = st[L.P_CASH + q] + 10 * st[L.P_CHEQUES + q]
             if sc < best:
                 best = sc
                 other_dest = dest
@@ -575,25 +490,25 @@ def _others_burial_place(st, p):
 def _end_francs(st, p, k, rn, in_inn):
     """Francs the end-of-game effect of kind ``k`` is expected to pay (BI-G2)."""
     v = 0.0
-    col = st[K_END_COLOUR + k]
+    col = st[L.K_END_COLOUR + k]
     if col >= 0:
         n = 0
-        eo = LISTS + L_EXIT * MAXC
-        for i in range(st[G_EXIT_N]):
-            if st[C_COLOUR + st[eo + i]] == col:
+        eo = L.LISTS + L.L_EXIT * L.MAXC
+        for i in range(st[L.G_EXIT_N]):
+            if st[L.C_COLOUR + st[eo + i]] == col:
                 n += 1
         # the Exit is public; about a tenth of what is still to come may end there alive
-        ent_left = st[G_ENT_N] - st[G_ENT_POS]
-        v += st[K_END_COLOUR_AMT + k] * (n + 0.12 * (ent_left + in_inn))
-    if st[K_END_CHEQUE + k] > 0:
-        v += st[K_END_CHEQUE + k] * (st[P_CHEQUES + p] + 0.25 * rn)
+        ent_left = st[L.G_ENT_N] - st[L.G_ENT_POS]
+        v += st[L.K_END_COLOUR_AMT + k] * (n + 0.12 * (ent_left + in_inn))
+    if st[L.K_END_CHEQUE + k] > 0:
+        v += st[L.K_END_CHEQUE + k] * (st[L.P_CHEQUES + p] + 0.25 * rn)
     return v
 
 
 # --- candidates for search ----------------------------------------------------------------
 
-REC_N = S_D  # candidates recorded by ``action`` when ``G_REC`` is set ...
-REC = S_D + 1  # ... REC_W ints each: value x SCALE, action, target, extra
+REC_N = L.S_D  # candidates recorded by ``action`` when ``G_REC`` is set ...
+REC = L.S_D + 1  # ... REC_W ints each: value x SCALE, action, target, extra
 REC_W = 4
 REC_MAX = 120
 
@@ -602,7 +517,7 @@ REC_MAX = 120
 def _rec(st, v, a, t, d):
     """Search: note the candidate ``(a, t, d)`` and its value (``d``: the destination of a
     burial, the peasants of a Bistro bribe or the cheques of a pass)."""
-    if st[G_REC] != 0:
+    if st[L.G_REC] != 0:
         n = st[REC_N]
         if n < REC_MAX:
             o = REC + n * REC_W
@@ -619,12 +534,12 @@ def _rec(st, v, a, t, d):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def place(st, pr, p, card):
     """BI-E1: Room-Service income for self, little for opponents; own keys for the rest."""
-    share = pr[st[P_LINEUP + p] * MAXPARAM + 14]
-    rank = st[C_RANK + card]
+    share = pr[st[L.P_LINEUP + p] * L.MAXPARAM + 14]
+    rank = st[L.C_RANK + card]
     best = -1
     bv = _NEG
-    for r in range(NROOMS):
-        if st[R_KEY + r] < 0 or st[R_CARD + r] >= 0:
+    for r in range(L.NROOMS):
+        if st[L.R_KEY + r] < 0 or st[L.R_CARD + r] >= 0:
             continue
         v = _room_value(st, p, share, rank, r)
         if v > bv:
@@ -638,14 +553,14 @@ def _room_value(st, p, share, rank, r):
     """:func:`room_value`."""
     v = 0.0
     if rank > 0:
-        for q in range(st[G_NP]):
-            t = st[R_TOKENS + r * MAXP + q]
+        for q in range(st[L.G_NP]):
+            t = st[L.R_TOKENS + r * L.MAXP + q]
             if t > 0:
                 v += t * rank if q == p else -share * t * rank
-    key = st[R_KEY + r]
+    key = st[L.R_KEY + r]
     if key == p:
         v += 0.5  # 1 F in the morning if the traveller is still there (BI-M2)
-    elif key != WHITE:
+    elif key != L.WHITE:
         v -= 0.5 * share
     return v
 
@@ -728,7 +643,7 @@ Seat = namedtuple(
 def _seat(st, pr, p):
     """Read the parameters, the clock and the player's table for one decision (``Seat``);
     sort the hand, list the corpses and fill the loss tables in the scratch."""
-    base = st[P_LINEUP + p] * MAXPARAM
+    base = st[L.P_LINEUP + p] * L.MAXPARAM
     card_v = pr[base]
     aff_v = pr[base + 1]
     corpse_v = pr[base + 2]
@@ -736,34 +651,34 @@ def _seat(st, pr, p):
     risk_w = pr[base + 4]
     build_b = pr[base + 6]
     horizon = pr[base + 15]
-    np_ = st[G_NP]
-    rec = st[G_REC]  # search: record every candidate (and prune nothing)
+    np_ = st[L.G_NP]
+    rec = st[L.G_REC]  # search: record every candidate (and prune nothing)
     if rec != 0:
         st[REC_N] = 0
-    disc_kill = st[P_DISCOUNT + p * NACT + ACTION.kill]
+    disc_kill = st[L.P_DISCOUNT + p * L.NACT + L.ACTION.kill]
     rl, in_inn, police, my_left, last = _clock(st)
     rn = rl - 1.0 + 0.5 * my_left  # rounds of use after this action
     tau = _fade(rn, horizon)
-    cash = st[P_CASH + p]
-    cap = st[G_CAP]
-    unlimited = st[G_UNLIMITED] != 0
+    cash = st[L.P_CASH + p]
+    cap = st[L.G_CAP]
+    unlimited = st[L.G_UNLIMITED] != 0
     room = _room(cash, cap, unlimited)
     # BI-X2: in solo an investigation with a corpse loses the game
-    fine = 500.0 if np_ == 1 else st[G_FINE] * risk_w  # BI-M1: 10 F per corpse printed
+    fine = 500.0 if np_ == 1 else st[L.G_FINE] * risk_w  # BI-M1: 10 F per corpse printed
     # chance of police in the inn next round (a fifth of the travellers are police);
     # certain investigation if the next round is the last (BI-G1)
     pn = 1.0
     if rl >= 2.5:
-        pn = _police_next(st[G_OPEN_ROOMS])
-    disc_bury = st[P_DISCOUNT + p * NACT + ACTION.bury]
-    crypt = st[P_MULTI + p * NACT + ACTION.bury] != 0
+        pn = _police_next(st[L.G_OPEN_ROOMS])
+    disc_bury = st[L.P_DISCOUNT + p * L.NACT + L.ACTION.bury]
+    crypt = st[L.P_MULTI + p * L.NACT + L.ACTION.bury] != 0
 
     nh = _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau)
     held, own_free, other_free, bistro_card, b0, b1, b2 = _table(st, p, disc_bury)
-    st[STAMP] = st[G_TURNS]  # the payment of this action reuses the hand
+    st[STAMP] = st[L.G_TURNS]  # the payment of this action reuses the hand
     st[STAMP + 1] = p
     st[STAMP + 2] = nh
-    chapel = st[P_CHAPEL + p] != 0
+    chapel = st[L.P_CHAPEL + p] != 0
     ret_bribe, ret_build, ret_kill, ret_bury = _loss_tables(st, nh, chapel)
     slots = own_free + other_free
     def_exp = 0.0  # no corpse held: none exposed (as _exposed says)
@@ -774,8 +689,8 @@ def _seat(st, pr, p):
     # with non-negative weights the fine and burial terms only lower a value, so a candidate
     # whose value without them cannot beat the best is skipped (same choices, less work)
     prune = corpse_v >= 0.0 and fine >= 0.0 and rec == 0
-    owned = st[P_KINDS_OWNED + p]
-    unique = st[G_UNIQUE] != 0
+    owned = st[L.P_KINDS_OWNED + p]
+    unique = st[L.G_UNIQUE] != 0
     return Seat(
         p,
         card_v,
@@ -806,8 +721,8 @@ def _seat(st, pr, p):
         cap,
         unlimited,
         room,
-        st[P_DISCOUNT + p * NACT + ACTION.bribe],
-        st[P_DISCOUNT + p * NACT + ACTION.build],
+        st[L.P_DISCOUNT + p * L.NACT + L.ACTION.bribe],
+        st[L.P_DISCOUNT + p * L.NACT + L.ACTION.build],
         disc_kill,
         disc_bury,
         crypt,
@@ -849,14 +764,14 @@ def _launder(st, s):
     nh = s.nh
     cash = s.cash
     cap = s.cap
-    cash_out = st[P_CHEQUES + p]
+    cash_out = st[L.P_CHEQUES + p]
     lim = (cap - cash) // 10
     if cash_out > lim:
         cash_out = lim
     if cash_out < 0:
         cash_out = 0
     buy = 0
-    if not may(st, p, ACTION.passing):
+    if not may(st, p, L.ACTION.passing):
         cash_out = 0  # restricted play: passes without laundering only
     elif not s.unlimited and cash > s.laund_above:
         buy = (cash - nh - 1) // 10  # keep the next wages in cash
@@ -866,20 +781,20 @@ def _launder(st, s):
             buy = 0
     pend = 0.0
     if s.def_exp < 0.5 and s.slots > 0:
-        co = LISTS + (L_CORPSE + p) * MAXC
+        co = L.LISTS + (L.L_CORPSE + p) * L.MAXC
         for j in range(s.held):
             c = st[co + j]
-            g = st[C_POCKET + c] if s.own_free > 0 else st[C_POCKET + c] - st[C_POCKET + c] // 2
+            g = st[L.C_POCKET + c] if s.own_free > 0 else st[L.C_POCKET + c] - st[L.C_POCKET + c] // 2
             if g > pend:
                 pend = float(g)
     if buy > 0:
         if s.avail_own > 0:  # the most pocket money of a traveller it can pay to kill
-            rooms = st[G_INN]
+            rooms = st[L.G_INN]
             while rooms != 0:  # the rooms holding a traveller
-                c = st[R_CARD + lowest_set_bit(rooms)]
+                c = st[L.R_CARD + lowest_set_bit(rooms)]
                 rooms &= rooms - 1
-                if st[C_RANK + c] - s.disc_kill <= nh and st[C_POCKET + c] > pend:
-                    pend = float(st[C_POCKET + c])
+                if st[L.C_RANK + c] - s.disc_kill <= nh and st[L.C_POCKET + c] > pend:
+                    pend = float(st[L.C_POCKET + c])
         if st[HCASH] > pend:  # the best on-build cash in hand (noted by ``_hand``)
             pend = float(st[HCASH])
         room_after = _room(cash - 10 * buy, cap, s.unlimited)
@@ -900,21 +815,21 @@ def _bury(st, s, best_v):
     beats ``best_v`` as (value, corpse, destination), corpse -1 if none does."""
     best_t = -1
     best_d = 0
-    if s.held <= 0 or s.slots <= 0 or not may(st, s.p, ACTION.bury):
+    if s.held <= 0 or s.slots <= 0 or not may(st, s.p, L.ACTION.bury):
         return best_v, best_t, best_d
     nh = s.nh
     k_bury = s.k_bury
     # own places first (all the pocket money), else another player's (half of it)
     d = _own_burial_place(st, s.p) if s.own_free > 0 else _others_burial_place(st, s.p)
-    co = LISTS + (L_CORPSE + s.p) * MAXC
+    co = L.LISTS + (L.L_CORPSE + s.p) * L.MAXC
     for j in range(s.held):
         c = st[co + j]
-        kb = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c] - s.disc_bury
+        kb = 0 if st[L.C_TYPE + c] == L.CTYPE.peasant else st[L.C_RANK + c] - s.disc_bury
         if kb < 0:
             kb = 0
         if kb > nh:
             continue
-        pocket = st[C_POCKET + c]
+        pocket = st[L.C_POCKET + c]
         if s.own_free > 0:
             gain = _min(float(pocket), s.room)
         else:
@@ -929,7 +844,7 @@ def _bury(st, s, best_v):
         if s.held > 1:
             exp = _exposure(s, s.held - 1, s.police, s.slots - 1, kb, -1, left)
         v = gain - loss - s.fine * exp
-        _rec(st, v, ACTION.bury, c, d)
+        _rec(st, v, L.ACTION.bury, c, d)
         if v > best_v:
             best_v, best_t, best_d = v, c, d
     return best_v, best_t, best_d
@@ -940,21 +855,21 @@ def _effects(st, s, k):
     """Francs of the lasting effects of an annex of kind ``k`` over the rounds left."""
     rn = s.rn
     e = 0.0
-    if st[K_DISCOUNT_ACT + k] >= 0:
-        e += 0.5 * st[K_DISCOUNT_AMT + k] * rn * s.card_v
-    if st[K_MULTI + k] >= 0:
+    if st[L.K_DISCOUNT_ACT + k] >= 0:
+        e += 0.5 * st[L.K_DISCOUNT_AMT + k] * rn * s.card_v
+    if st[L.K_MULTI + k] >= 0:
         e += 1.5 * (rn if rn < 6.0 else 6.0)
-    e += (st[K_WAGE_FREE + k] + st[K_LEAVE_INCOME + k]) * rn
-    if st[K_ROOM_SERVICE + k] != 0:
+    e += (st[L.K_WAGE_FREE + k] + st[L.K_LEAVE_INCOME + k]) * rn
+    if st[L.K_ROOM_SERVICE + k] != 0:
         e += rn
-    if st[K_MONK + k] != 0:  # the Monk: only with a white-keyed room (a rare kind: looked up here)
-        for r in range(NROOMS):
-            if st[R_KEY + r] == WHITE:
+    if st[L.K_MONK + k] != 0:  # the Monk: only with a white-keyed room (a rare kind: looked up here)
+        for r in range(L.NROOMS):
+            if st[L.R_KEY + r] == L.WHITE:
                 e += 0.6 * rn
                 break
-    if st[K_CHAPEL + k] != 0 and not s.chapel:
+    if st[L.K_CHAPEL + k] != 0 and not s.chapel:
         e += 0.4 * rn * s.card_v
-    if st[K_PEASANT_LIMIT + k] > st[P_PEAS_LIMIT + s.p]:
+    if st[L.K_PEASANT_LIMIT + k] > st[L.P_PEAS_LIMIT + s.p]:
         e += 0.3 * (rn if rn < 6.0 else 6.0)
     return e
 
@@ -971,18 +886,18 @@ def _build(st, s, best_v):
     fine = s.fine
     cnt_nb = 0  # non-artisans before position i
     for i in range(nh):
-        c = st[S_A + i]
-        a = st[C_AFF + c]
-        k = st[C_KIND + c]
-        if st[K_ANNEXABLE + k] != 0 and may_build_kind(st, p, k) and not (s.unique and (s.owned >> k) & 1):
-            rank = st[C_RANK + c]
+        c = st[L.S_A + i]
+        a = st[L.C_AFF + c]
+        k = st[L.C_KIND + c]
+        if st[L.K_ANNEXABLE + k] != 0 and may_build_kind(st, p, k) and not (s.unique and (s.owned >> k) & 1):
+            rank = st[L.C_RANK + c]
             kc = rank - s.disc_build
             if kc < 0:
                 kc = 0
             if kc <= nh - 1:
-                ret = s.ret_build - (1 if a == ACTION.build else 0)
+                ret = s.ret_build - (1 if a == L.ACTION.build else 0)
                 need = kc - ret
-                if need > 0 and a != ACTION.build and cnt_nb < need:
+                if need > 0 and a != L.ACTION.build and cnt_nb < need:
                     # the card itself is among the cheapest: the next one pays instead
                     n1 = need + 1
                     loss = (
@@ -991,30 +906,30 @@ def _build(st, s, best_v):
                     )
                 else:
                     loss = _loss_of(st[PFX + PSTRIDE + _clip_need(need, k_build)], need, k_build)
-                now = st[K_BUILD_CASH + k]
-                col = st[K_PER_COLOUR + k]
+                now = st[L.K_BUILD_CASH + k]
+                col = st[L.K_PER_COLOUR + k]
                 if col >= 0:
-                    own_col = st[P_COL_ANNEX + p * NCOL + col]
-                    if st[C_COLOUR + c] == col:
+                    own_col = st[L.P_COL_ANNEX + p * L.NCOL + col]
+                    if st[L.C_COLOUR + c] == col:
                         own_col += 1
-                    now += st[K_PER_COLOUR_AMT + k] * own_col
+                    now += st[L.K_PER_COLOUR_AMT + k] * own_col
                 v = _min(float(now), s.room)
                 for j in range(rank):
                     v += _slot_value(s.cap_v, s.tau, s.avail_own + j)
                 if s.avail_own < 0:
                     v += s.corpse_v * 6.0 * (rank if rank < -s.avail_own else -s.avail_own)
                 v += s.eff_w * _effects(st, s, k)
-                if st[K_END_COLOUR + k] >= 0 or st[K_END_CHEQUE + k] > 0:
+                if st[L.K_END_COLOUR + k] >= 0 or st[L.K_END_CHEQUE + k] > 0:
                     v += s.end_w * _end_francs(st, p, k, s.rn, s.in_inn)
                 v -= s.tau * (s.card_v + (s.aff_v if a >= 0 else 0.0))  # no longer an accomplice
                 v += s.build_b - loss
                 if s.held > 0 and (fine < 0.0 or v > best_v or s.rec != 0):
                     left = nh - 1 - (need if need > 0 else 0)
                     v -= fine * _exposure(s, s.held, s.police, s.slots + rank, -1, -1, left)
-                _rec(st, v, ACTION.build, c, 0)
+                _rec(st, v, L.ACTION.build, c, 0)
                 if v > best_v:
                     best_v, best_t = v, c
-        if a != ACTION.build:
+        if a != L.ACTION.build:
             cnt_nb += 1
     return best_v, best_t
 
@@ -1025,9 +940,9 @@ def _kill(st, s, c, best_v):
     less its burial, the cards paid and the fine risk.  Returns (is a candidate, value);
     with ``prune`` a candidate that cannot beat ``best_v`` is not valued."""
     nh = s.nh
-    rank = st[C_RANK + c]
-    pocket = st[C_POCKET + c]
-    pol_after = s.police - 1 if st[C_TYPE + c] == CTYPE.police else s.police
+    rank = st[L.C_RANK + c]
+    pocket = st[L.C_POCKET + c]
+    pol_after = s.police - 1 if st[L.C_TYPE + c] == L.CTYPE.police else s.police
     kk = rank - s.disc_kill
     if kk < 0:
         kk = 0
@@ -1072,7 +987,7 @@ def _kill(st, s, c, best_v):
         lost = exp - exp_old  # chance this corpse is the one fined
         v = s.corpse_v * g * (1.0 - (lost if lost < 1.0 else 1.0))
     v += s.kill_b - loss - s.fine * exp
-    _rec(st, v, ACTION.kill, c, 0)
+    _rec(st, v, L.ACTION.kill, c, 0)
     return True, v
 
 
@@ -1080,7 +995,7 @@ def _kill(st, s, c, best_v):
 def _kill_peasant(st, s, best_v):
     """BI-N5: the Bistro's first peasant as a corpse (rank 0, free).  With ``prune`` one
     that cannot beat ``best_v`` is not valued (returns ``best_v``)."""
-    pocket = st[C_POCKET + s.bistro_card]
+    pocket = st[L.C_POCKET + s.bistro_card]
     if s.prune:
         # bound without the exposure: a free corpse adds one payable corpse, so exp >=
         # def_exp (lost >= 0, the factor is in [0, 1]) and exp >= 0, with fine >= 0
@@ -1105,7 +1020,7 @@ def _kill_peasant(st, s, best_v):
         lost = exp - s.def_exp
         v *= 1.0 - (lost if lost < 1.0 else 1.0)
     v -= s.fine * exp
-    _rec(st, v, ACTION.kill, -2, 0)
+    _rec(st, v, L.ACTION.kill, -2, 0)
     return v
 
 
@@ -1118,8 +1033,8 @@ def _bribe(st, s, c, best_v):
     p = s.p
     nh = s.nh
     k_bribe = s.k_bribe
-    rank = st[C_RANK + c]
-    pol_after = s.police - 1 if st[C_TYPE + c] == CTYPE.police else s.police
+    rank = st[L.C_RANK + c]
+    pol_after = s.police - 1 if st[L.C_TYPE + c] == L.CTYPE.police else s.police
     kr = rank - s.disc_bribe
     if kr < 0:
         kr = 0
@@ -1128,17 +1043,17 @@ def _bribe(st, s, c, best_v):
     need = kr - s.ret_bribe
     loss = _loss_of(st[PFX + _clip_need(need, k_bribe)], need, k_bribe)
     kv = s.card_v
-    if st[C_AFF + c] >= 0:
+    if st[L.C_AFF + c] >= 0:
         kv += s.aff_v
-    k = st[C_KIND + c]
-    if st[K_ANNEXABLE + k] != 0 and may_build_kind(st, p, k) and not (s.unique and (s.owned >> k) & 1):
-        kv += _potential(st[K_BUILD_CASH + k], s.cap_v * rank, s.build_b)
+    k = st[L.C_KIND + c]
+    if st[L.K_ANNEXABLE + k] != 0 and may_build_kind(st, p, k) and not (s.unique and (s.owned >> k) & 1):
+        kv += _potential(st[L.K_BUILD_CASH + k], s.cap_v * rank, s.build_b)
     marg = 1.0 if nh < s.hand_t else 0.5
     v = marg * s.tau * kv - loss - s.wage_c + s.bribe_b
     if s.held > 0 and (not s.prune or v > best_v):
         left = nh - (need if need > 0 else 0) + 1
         v -= s.fine * _exposure(s, s.held, pol_after, s.slots, -1, -1, left)
-    _rec(st, v, ACTION.bribe, c, 0)
+    _rec(st, v, L.ACTION.bribe, c, 0)
     return True, v
 
 
@@ -1146,9 +1061,9 @@ def _bribe(st, s, c, best_v):
 def _bribe_peasants(st, s):
     """BI-N3: free peasant accomplices from the Bistro, as many as are each worth their
     wages (at least one).  Returns (value, how many)."""
-    lim = st[P_PEAS_LIMIT + s.p]
-    if lim > st[G_BISTRO_N]:
-        lim = st[G_BISTRO_N]
+    lim = st[L.P_PEAS_LIMIT + s.p]
+    if lim > st[L.G_BISTRO_N]:
+        lim = st[L.G_BISTRO_N]
     v = 0.0
     take = 0
     for i in range(lim):
@@ -1158,7 +1073,7 @@ def _bribe_peasants(st, s):
         v += dv
         take = i + 1
     v -= s.fine * s.def_exp
-    _rec(st, v, ACTION.bribe, -2, take)
+    _rec(st, v, L.ACTION.bribe, -2, take)
     return v, take
 
 
@@ -1167,20 +1082,20 @@ def _decide(st, s, best_a, best_t, best_d, launder):
     """Fill the decision scratch with the chosen action, extended to further targets where
     a multi-target annex allows (Crypt, Butcher's Shop, Store)."""
     p = s.p
-    st[D_ACTION] = best_a
-    if best_a == ACTION.passing:
-        st[D_LAUNDER] = launder
+    st[L.D_ACTION] = best_a
+    if best_a == L.ACTION.passing:
+        st[L.D_LAUNDER] = launder
         return
     if best_t == -2:
-        st[D_PEASANTS] = 1
-        st[D_NT] = best_d if best_a == ACTION.bribe else 1
+        st[L.D_PEASANTS] = 1
+        st[L.D_NT] = best_d if best_a == L.ACTION.bribe else 1
         return
-    st[D_T] = best_t
-    st[D_NT] = 1
-    st[D_DEST] = best_d
-    if best_a == ACTION.bury and s.crypt:
+    st[L.D_T] = best_t
+    st[L.D_NT] = 1
+    st[L.D_DEST] = best_d
+    if best_a == L.ACTION.bury and s.crypt:
         _extend_bury(st, p, s.nh, s.ret_bury, s.k_bury, s.disc_bury, s.room, s.share)
-    elif best_a == ACTION.kill and st[P_MULTI + p * NACT + ACTION.kill] != 0:
+    elif best_a == L.ACTION.kill and st[L.P_MULTI + p * L.NACT + L.ACTION.kill] != 0:
         _extend_kill(
             st,
             p,
@@ -1204,7 +1119,7 @@ def _decide(st, s, best_a, best_t, best_d, launder):
             s.cap_v,
             s.tau,
         )
-    elif best_a == ACTION.bribe and st[P_MULTI + p * NACT + ACTION.bribe] != 0:
+    elif best_a == L.ACTION.bribe and st[L.P_MULTI + p * L.NACT + L.ACTION.bribe] != 0:
         _extend_bribe(
             st,
             p,
@@ -1233,38 +1148,38 @@ def action(st, pr, p):
     best_v = -s.fine * s.def_exp  # the pass: the baseline every action is compared with
     if launder != 0:
         best_v += gain
-    _rec(st, best_v, ACTION.passing, -1, launder)
-    best_a = ACTION.passing
+    _rec(st, best_v, L.ACTION.passing, -1, launder)
+    best_a = L.ACTION.passing
     best_d = 0
     best_v, best_t, best_d = _bury(st, s, best_v)
     if best_t >= 0:
-        best_a = ACTION.bury
+        best_a = L.ACTION.bury
     v, t = _build(st, s, best_v)
     if t >= 0:
-        best_v, best_a, best_t = v, ACTION.build, t
-    may_kill = may(st, p, ACTION.kill)
-    may_bribe = may(st, p, ACTION.bribe)
-    rooms = st[G_INN]
+        best_v, best_a, best_t = v, L.ACTION.build, t
+    may_kill = may(st, p, L.ACTION.kill)
+    may_bribe = may(st, p, L.ACTION.bribe)
+    rooms = st[L.G_INN]
     while rooms != 0:  # the rooms holding a traveller, in order
-        c = st[R_CARD + lowest_set_bit(rooms)]
+        c = st[L.R_CARD + lowest_set_bit(rooms)]
         rooms &= rooms - 1
         if may_kill:
             ok, v = _kill(st, s, c, best_v)
             if ok and v > best_v:
-                best_v, best_a, best_t = v, ACTION.kill, c
+                best_v, best_a, best_t = v, L.ACTION.kill, c
         if may_bribe:
             ok, v = _bribe(st, s, c, best_v)
             if ok and v > best_v:
-                best_v, best_a, best_t = v, ACTION.bribe, c
+                best_v, best_a, best_t = v, L.ACTION.bribe, c
     if s.bistro_card >= 0:
         if may_kill:
             v = _kill_peasant(st, s, best_v)
             if v > best_v:
-                best_v, best_a, best_t = v, ACTION.kill, -2
+                best_v, best_a, best_t = v, L.ACTION.kill, -2
         if may_bribe:
             v, take = _bribe_peasants(st, s)
             if v > best_v:
-                best_v, best_a, best_t, best_d = v, ACTION.bribe, -2, take
+                best_v, best_a, best_t, best_d = v, L.ACTION.bribe, -2, take
     _decide(st, s, best_a, best_t, best_d, launder)
 
 
@@ -1275,11 +1190,11 @@ def action(st, pr, p):
 def _free_left(st, d, upto):
     """Free places of destination ``d`` once the first ``upto`` corpses of this action are in."""
     if d < 0:
-        left = 1 - st[P_BARN_FILL + (BARN_SLOT - d)]
+        left = 1 - st[L.P_BARN_FILL + (L.BARN_SLOT - d)]
     else:
-        left = st[C_RANK + d] - st[C_FILL + d]
+        left = st[L.C_RANK + d] - st[L.C_FILL + d]
     for i in range(upto):
-        if st[D_DEST + i] == d:
+        if st[L.D_DEST + i] == d:
             left -= 1
     return left
 
@@ -1289,18 +1204,18 @@ def _any_dest(st, p, upto, own):
     """A destination with a free place left for the next corpse: own (-1 if none) or
     another player's (-2 if none)."""
     if own:
-        d = BARN_SLOT - p
+        d = L.BARN_SLOT - p
         if _free_left(st, d, upto) > 0:
             return d
     else:
-        for q in range(st[G_NP]):
-            if q != p and _free_left(st, BARN_SLOT - q, upto) > 0:
-                return BARN_SLOT - q
-    for q in range(st[G_NP]):
+        for q in range(st[L.G_NP]):
+            if q != p and _free_left(st, L.BARN_SLOT - q, upto) > 0:
+                return L.BARN_SLOT - q
+    for q in range(st[L.G_NP]):
         if (q == p) != own:
             continue
-        ao = LISTS + (L_ANNEX + q) * MAXC
-        for i in range(st[P_ANNEX_N + q]):
+        ao = L.LISTS + (L.L_ANNEX + q) * L.MAXC
+        for i in range(st[L.P_ANNEX_N + q]):
             c = st[ao + i]
             if _free_left(st, c, upto) > 0:
                 return c
@@ -1310,27 +1225,27 @@ def _any_dest(st, p, upto, own):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _extend_bury(st, p, nh, ret_bury, k_bury, disc_bury, room, share):
     """Crypt: further corpses in the same action while each pays for itself."""
-    first = st[D_T]
-    raw = 0 if st[C_TYPE + first] == CTYPE.peasant else st[C_RANK + first]
-    d0 = st[D_DEST]
-    own = d0 == BARN_SLOT - p or (d0 >= 0 and st[C_LOC + d0] == LOC.annex + p)
-    got = st[C_POCKET + first] if own else st[C_POCKET + first] - st[C_POCKET + first] // 2
+    first = st[L.D_T]
+    raw = 0 if st[L.C_TYPE + first] == L.CTYPE.peasant else st[L.C_RANK + first]
+    d0 = st[L.D_DEST]
+    own = d0 == L.BARN_SLOT - p or (d0 >= 0 and st[L.C_LOC + d0] == L.LOC.annex + p)
+    got = st[L.C_POCKET + first] if own else st[L.C_POCKET + first] - st[L.C_POCKET + first] // 2
     room -= got
-    co = LISTS + (L_CORPSE + p) * MAXC
-    for ci in range(st[P_CORPSE_N + p]):
+    co = L.LISTS + (L.L_CORPSE + p) * L.MAXC
+    for ci in range(st[L.P_CORPSE_N + p]):
         c = st[co + ci]
         if c == first:
             continue
-        r2 = 0 if st[C_TYPE + c] == CTYPE.peasant else st[C_RANK + c]
+        r2 = 0 if st[L.C_TYPE + c] == L.CTYPE.peasant else st[L.C_RANK + c]
         old = raw - disc_bury
         new = raw + r2 - disc_bury
         old = old if old > 0 else 0
         new = new if new > 0 else 0
         if new > nh:
             continue
-        i = st[D_NT]
+        i = st[L.D_NT]
         d = _any_dest(st, p, i, True)
-        pocket = st[C_POCKET + c]
+        pocket = st[L.C_POCKET + c]
         if d != -1:
             gain = min(float(pocket), room if room > 0 else 0.0)
         else:
@@ -1345,9 +1260,9 @@ def _extend_bury(st, p, nh, ret_bury, k_bury, disc_bury, room, share):
             st[PFX + 3 * PSTRIDE + _clip_need(n_old, k_bury)], n_old, k_bury
         )
         if gain - extra > 0.0:
-            st[D_T + i] = c
-            st[D_DEST + i] = d
-            st[D_NT] = i + 1
+            st[L.D_T + i] = c
+            st[L.D_DEST + i] = d
+            st[L.D_NT] = i + 1
             raw += r2
             room -= gain
 
@@ -1377,29 +1292,29 @@ def _extend_kill(
     tau,
 ):
     """Butcher's Shop: further travellers in the same Kill while each pays for itself."""
-    first = st[D_T]
-    raw = st[C_RANK + first]
-    pol = police - (1 if st[C_TYPE + first] == CTYPE.police else 0)
+    first = st[L.D_T]
+    raw = st[L.C_RANK + first]
+    pol = police - (1 if st[L.C_TYPE + first] == L.CTYPE.police else 0)
     n_new = 1
-    for r in range(NROOMS):
-        c = st[R_CARD + r]
+    for r in range(L.NROOMS):
+        c = st[L.R_CARD + r]
         if c < 0 or c == first:
             continue
-        rank = st[C_RANK + c]
+        rank = st[L.C_RANK + c]
         old = raw - disc_kill
         new = raw + rank - disc_kill
         old = old if old > 0 else 0
         new = new if new > 0 else 0
         if new > nh:
             continue
-        pocket = st[C_POCKET + c]
+        pocket = st[L.C_POCKET + c]
         if avail_own > 0:
             g = pocket - _slot_value(cap_v, tau, avail_own - 1)
         elif avail_any > 0:
             g = (pocket - pocket // 2) - share * (pocket // 2)
         else:
             break
-        pol2 = pol - (1 if st[C_TYPE + c] == CTYPE.police else 0)
+        pol2 = pol - (1 if st[L.C_TYPE + c] == L.CTYPE.police else 0)
         e_old = _exposed(held + n_new, pol, last, my_left, slots, held + n_new, crypt, pn)
         e_new = _exposed(held + n_new + 1, pol2, last, my_left, slots, held + n_new + 1, crypt, pn)
         a_new = new - ret_kill
@@ -1410,8 +1325,8 @@ def _extend_kill(
         lost = e_new - e_old
         v = corpse_v * g * (1.0 - (lost if lost < 1.0 else 1.0)) - extra + kill_b - fine * lost
         if v > 0.0:
-            st[D_T + st[D_NT]] = c
-            st[D_NT] += 1
+            st[L.D_T + st[L.D_NT]] = c
+            st[L.D_NT] += 1
             raw += rank
             pol = pol2
             n_new += 1
@@ -1424,27 +1339,27 @@ def _extend_bribe(
     st, p, nh, ret_bribe, k_bribe, disc_bribe, card_v, aff_v, cap_v, build_b, tau, hand_t, wage_c, bribe_b
 ):
     """Store: further travellers in the same Bribe while each pays for itself."""
-    first = st[D_T]
-    raw = st[C_RANK + first]
+    first = st[L.D_T]
+    raw = st[L.C_RANK + first]
     size = nh + 1
-    owned = st[P_KINDS_OWNED + p]
-    unique = st[G_UNIQUE] != 0
-    for r in range(NROOMS):
-        c = st[R_CARD + r]
+    owned = st[L.P_KINDS_OWNED + p]
+    unique = st[L.G_UNIQUE] != 0
+    for r in range(L.NROOMS):
+        c = st[L.R_CARD + r]
         if c < 0 or c == first:
             continue
         old = raw - disc_bribe
-        new = raw + st[C_RANK + c] - disc_bribe
+        new = raw + st[L.C_RANK + c] - disc_bribe
         old = old if old > 0 else 0
         new = new if new > 0 else 0
         if new > nh:
             continue
         kv = card_v
-        if st[C_AFF + c] >= 0:
+        if st[L.C_AFF + c] >= 0:
             kv += aff_v
-        k = st[C_KIND + c]
-        if st[K_ANNEXABLE + k] != 0 and not (unique and (owned >> k) & 1):
-            kv += _potential(st[K_BUILD_CASH + k], cap_v * st[C_RANK + c], build_b)
+        k = st[L.C_KIND + c]
+        if st[L.K_ANNEXABLE + k] != 0 and not (unique and (owned >> k) & 1):
+            kv += _potential(st[L.K_BUILD_CASH + k], cap_v * st[L.C_RANK + c], build_b)
         gain = (1.0 if size < hand_t else 0.5) * tau * kv
         a_new = new - ret_bribe
         a_old = old - ret_bribe
@@ -1452,9 +1367,9 @@ def _extend_bribe(
             st[PFX + _clip_need(a_old, k_bribe)], a_old, k_bribe
         )
         if gain - extra - wage_c + bribe_b > 0.0:
-            st[D_T + st[D_NT]] = c
-            st[D_NT] += 1
-            raw += st[C_RANK + c]
+            st[L.D_T + st[L.D_NT]] = c
+            st[L.D_NT] += 1
+            raw += st[L.C_RANK + c]
             size += 1
 
 
@@ -1462,30 +1377,30 @@ def _extend_bribe(
 def payment(st, pr, p, action_id, cost, exclude):
     """BI-N2: returning cards first (affinity = action; every card for Bury with the
     Chapel), then the cards worth least."""
-    if st[STAMP] == st[G_TURNS] and st[STAMP + 1] == p and st[STAMP + 2] == st[P_HAND_N + p]:
+    if st[STAMP] == st[L.G_TURNS] and st[STAMP + 1] == p and st[STAMP + 2] == st[L.P_HAND_N + p]:
         nh = st[STAMP + 2]  # the hand as sorted by this action's decision
     else:
-        base = st[P_LINEUP + p] * MAXPARAM
+        base = st[L.P_LINEUP + p] * L.MAXPARAM
         rl, _, _, my_left, _ = _clock(st)
         tau = _fade(rl - 1.0 + 0.5 * my_left, pr[base + 15])
         nh = _hand(st, p, pr[base], pr[base + 1], pr[base + 3], pr[base + 6], tau)
-    all_back = action_id == ACTION.bury and st[P_CHAPEL + p] != 0
+    all_back = action_id == L.ACTION.bury and st[L.P_CHAPEL + p] != 0
     n = 0
     for i in range(nh):  # returning cards cost nothing
         if n == cost:
             break
-        c = st[S_A + i]
-        if c != exclude and (all_back or st[C_AFF + c] == action_id):
-            st[D_PAY + n] = c
+        c = st[L.S_A + i]
+        if c != exclude and (all_back or st[L.C_AFF + c] == action_id):
+            st[L.D_PAY + n] = c
             n += 1
     for i in range(nh):  # then the cheapest others (hand is sorted)
         if n == cost:
             break
-        c = st[S_A + i]
-        if c != exclude and not (all_back or st[C_AFF + c] == action_id):
-            st[D_PAY + n] = c
+        c = st[L.S_A + i]
+        if c != exclude and not (all_back or st[L.C_AFF + c] == action_id):
+            st[L.D_PAY + n] = c
             n += 1
-    st[D_NPAY] = n
+    st[L.D_NPAY] = n
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -1494,15 +1409,15 @@ def token_room(st, pr, p):
     guests when they place), else an own room, else the first open room."""
     best = -1
     bv = -1.0
-    for r in range(NROOMS):
-        key = st[R_KEY + r]
+    for r in range(L.NROOMS):
+        key = st[L.R_KEY + r]
         if key < 0 or not token_room_ok(st, r):  # BI-V12: only rooms that may take it
             continue
         v = 0.0
-        for q in range(st[G_NP]):
+        for q in range(st[L.G_NP]):
             if q != p:
-                v += st[R_TOKENS + r * MAXP + q]
-        v -= 0.1 * st[R_TOKENS + r * MAXP + p]
+                v += st[L.R_TOKENS + r * L.MAXP + q]
+        v -= 0.1 * st[L.R_TOKENS + r * L.MAXP + p]
         if key == p:
             v += 0.5
         if v > bv:
@@ -1516,9 +1431,9 @@ def monk_room(st, pr, p):
     """Monk: the white-keyed room carrying the most own Room-Service tokens."""
     best = -1
     bv = -1
-    for r in range(NROOMS):
-        if st[R_KEY + r] == WHITE:
-            v = st[R_TOKENS + r * MAXP + p]
+    for r in range(L.NROOMS):
+        if st[L.R_KEY + r] == L.WHITE:
+            v = st[L.R_TOKENS + r * L.MAXP + p]
             if v > bv:
                 bv = v
                 best = r
@@ -1530,21 +1445,21 @@ def wages(st, pr, p, max_keep):
     """BI-M3/BI-V5: keep the accomplices worth more than the franc of wages they cost, best
     first, at most ``max_keep`` (what can be paid) and ``hand_target`` + 3; always keep
     (if it can be paid) enough to pay the burial of the corpses held."""
-    base = st[P_LINEUP + p] * MAXPARAM
+    base = st[L.P_LINEUP + p] * L.MAXPARAM
     rl, _, _, _, last = _clock(st)
     # cards are worth nothing once no round follows (BI-E4); else at least one round
     tau = 0.0 if last else _fade(max(rl - 1.0, 1.0), pr[base + 15])
     nh = _hand(st, p, pr[base], pr[base + 1], pr[base + 3], pr[base + 6], tau)
     keep = nh if nh < max_keep else max_keep
-    if st[G_VOLUNTARY] != 0:
+    if st[L.G_VOLUNTARY] != 0:
         needed = 0
-        if not last and st[P_CORPSE_N + p] > 0:
-            disc = st[P_DISCOUNT + p * NACT + ACTION.bury]
-            co = LISTS + (L_CORPSE + p) * MAXC
-            for i in range(st[P_CORPSE_N + p]):
+        if not last and st[L.P_CORPSE_N + p] > 0:
+            disc = st[L.P_DISCOUNT + p * L.NACT + L.ACTION.bury]
+            co = L.LISTS + (L.L_CORPSE + p) * L.MAXC
+            for i in range(st[L.P_CORPSE_N + p]):
                 c = st[co + i]
-                if st[C_TYPE + c] != CTYPE.peasant:
-                    kb = st[C_RANK + c] - disc
+                if st[L.C_TYPE + c] != L.CTYPE.peasant:
+                    kb = st[L.C_RANK + c] - disc
                     if kb > 0:
                         needed += kb
         soft = int(pr[base + 13]) + 3
@@ -1559,9 +1474,9 @@ def wages(st, pr, p, max_keep):
         keep = k
     n = 0
     for i in range(nh - keep):
-        st[D_T + n] = st[S_A + i]
+        st[L.D_T + n] = st[L.S_A + i]
         n += 1
-    st[D_NT] = n
+    st[L.D_NT] = n
 
 
 @njit(sig(ST, PR, I, I, I, I, I), cache=True, error_model="numpy", _nrt=False)

@@ -50,58 +50,9 @@ from numba import njit, types
 from kernels.rng import randint, stream_key
 from kernels.sigs import PR, ST, I, sig
 
+from . import layout as L
 from . import strat_greedy
 from . import strat_heuristic as heur
-from .layout import (
-    ACTION,
-    C_LOC,
-    C_RANK,
-    C_SLOT,
-    D_ACTION,
-    D_DEST,
-    D_LAUNDER,
-    D_NT,
-    D_PEASANTS,
-    D_T,
-    ENT,
-    G_CHECK,
-    G_ENT_N,
-    G_ENT_POS,
-    G_LOG,
-    G_NP,
-    G_NTRAV,
-    G_REC,
-    G_RNG,
-    G_ROUND,
-    G_SEARCH_AT,
-    G_SEASON,
-    G_STASH,
-    G_STASH_ACTION,
-    G_STASH_LAUNDER,
-    G_STASH_NT,
-    G_STASH_PEAS,
-    G_STASH_SEAT,
-    G_TURNS,
-    LOC,
-    MAXP,
-    MAXPARAM,
-    NODE_W,
-    NROOMS,
-    P_LINEUP,
-    P_SCORE,
-    P_SOLO_LOST,
-    P_STRAT,
-    P_WINNER,
-    R_CARD,
-    R_KEY,
-    S_A,
-    S_B,
-    S_C,
-    S_E,
-    STATE_END,
-    TABLES_END,
-    TREE_NODES,
-)
 from .rollout import NO_STOP, copy_game, play_from, play_from_placement, play_to_seat
 from .search_params import search_index
 from .state import move_card
@@ -117,9 +68,9 @@ GREEDY_PR = np.array([d for _, d, _ in strat_greedy.PARAMS], dtype=np.float64)
 POLICY_ID = np.array([0, 1, 2], dtype=np.int64)
 
 # The search seat's own scratch in ``S_E`` (no other strategy runs during its decision):
-C_TAB = S_E  # per candidate: action, targets, peasants flag, launder amount, target, dest
+C_TAB = L.S_E  # per candidate: action, targets, peasants flag, launder amount, target, dest
 C_W = 6
-C_FIRST_T = S_E + KMAX * C_W  # the heuristic's own choice: its targets ...
+C_FIRST_T = L.S_E + KMAX * C_W  # the heuristic's own choice: its targets ...
 C_FIRST_D = C_FIRST_T + TMAX  # ... and destinations
 C_SUM = C_FIRST_D + TMAX  # outcome sums x 2**20 per candidate
 C_CHOSEN = C_SUM + KMAX  # index of the candidate taken
@@ -152,76 +103,76 @@ C_MATCH = C_PATH + DMAX + 1  # per candidate at the current node: its child, or 
 # child, next sibling, then its action's signature (``_signature``).  Node v is NODE_W ints
 # at ``G_SEARCH_AT + 2 * STATE_END + v * NODE_W``, at most TREE_NODES of them (layout).
 N_VISITS, N_AVAIL, N_SUM, N_CHILD, N_NEXT, N_A, N_T, N_NT, N_X = range(9)
-assert NODE_W == 9
+assert L.NODE_W == 9
 
 
 @njit(sig(ST, I, I), cache=True, _nrt=False)
 def sample_key(st, p, d):
     """The stream of sample ``d`` of seat ``p``'s decision at this turn: a function of the
     game's own stream state (seed, game, draws so far), the turn and the seat."""
-    return stream_key(st[G_RNG] ^ (st[G_TURNS] * 1000003 + p * 7919), d)
+    return stream_key(st[L.G_RNG] ^ (st[L.G_TURNS] * 1000003 + p * 7919), d)
 
 
 @njit(sig(ST, I), cache=True, _nrt=False)
 def redeal(w, p):
     """Deal the cards seat ``p`` cannot see again, uniformly among the deals it cannot tell
     apart (module docstring).  Draws from ``w``'s stream; uses ``w``'s scratch."""
-    ntrav = w[G_NTRAV]
-    np_ = w[G_NP]
-    pos = w[G_ENT_POS]
-    below = w[G_ENT_N] - pos - 1
+    ntrav = w[L.G_NTRAV]
+    np_ = w[L.G_NP]
+    pos = w[L.G_ENT_POS]
+    below = w[L.G_ENT_N] - pos - 1
     if below < 0:
         below = 0
-    known_entrance = w[G_SEASON] > 1  # BI-E3: made of the Exit, which everyone saw
-    for q in range(2 * MAXP):
-        w[S_C + q] = 0  # travellers per hand (q) and per corpse pile (MAXP + q)
+    known_entrance = w[L.G_SEASON] > 1  # BI-E3: made of the Exit, which everyone saw
+    for q in range(2 * L.MAXP):
+        w[L.S_C + q] = 0  # travellers per hand (q) and per corpse pile (MAXP + q)
     n = 0
     ne = 0
     for c in range(ntrav):  # card order: the pool never depends on where cards lie
-        loc = w[C_LOC + c]
-        hidden = loc == LOC.box
-        if loc == LOC.entrance and w[C_SLOT + c] > pos:
+        loc = w[L.C_LOC + c]
+        hidden = loc == L.LOC.box
+        if loc == L.LOC.entrance and w[L.C_SLOT + c] > pos:
             if known_entrance:
-                w[S_B + ne] = c
+                w[L.S_B + ne] = c
                 ne += 1
             else:
                 hidden = True
-        elif LOC.hand <= loc < LOC.hand + np_ and loc - LOC.hand != p:
+        elif L.LOC.hand <= loc < L.LOC.hand + np_ and loc - L.LOC.hand != p:
             hidden = True
-            w[S_C + loc - LOC.hand] += 1
-        elif LOC.corpse <= loc < LOC.corpse + np_ and loc - LOC.corpse != p:
+            w[L.S_C + loc - L.LOC.hand] += 1
+        elif L.LOC.corpse <= loc < L.LOC.corpse + np_ and loc - L.LOC.corpse != p:
             hidden = True
-            w[S_C + MAXP + loc - LOC.corpse] += 1
+            w[L.S_C + L.MAXP + loc - L.LOC.corpse] += 1
         if hidden:
-            w[S_A + n] = c
+            w[L.S_A + n] = c
             n += 1
     for i in range(n - 1):  # Fisher-Yates
-        j = i + randint(w, G_RNG, n - i)
-        t = w[S_A + i]
-        w[S_A + i] = w[S_A + j]
-        w[S_A + j] = t
+        j = i + randint(w, L.G_RNG, n - i)
+        t = w[L.S_A + i]
+        w[L.S_A + i] = w[L.S_A + j]
+        w[L.S_A + j] = t
     for i in range(ne - 1):
-        j = i + randint(w, G_RNG, ne - i)
-        t = w[S_B + i]
-        w[S_B + i] = w[S_B + j]
-        w[S_B + j] = t
+        j = i + randint(w, L.G_RNG, ne - i)
+        t = w[L.S_B + i]
+        w[L.S_B + i] = w[L.S_B + j]
+        w[L.S_B + j] = t
     for i in range(n):
-        move_card(w, w[S_A + i], LOC.box, 0)
+        move_card(w, w[L.S_A + i], L.LOC.box, 0)
     k = 0
     for i in range(below):
         if known_entrance:
-            c = w[S_B + i]
+            c = w[L.S_B + i]
         else:
-            c = w[S_A + k]
+            c = w[L.S_A + k]
             k += 1
-        w[ENT + pos + 1 + i] = c
-        move_card(w, c, LOC.entrance, pos + 1 + i)
+        w[L.ENT + pos + 1 + i] = c
+        move_card(w, c, L.LOC.entrance, pos + 1 + i)
     for q in range(np_):
-        for _ in range(w[S_C + q]):
-            move_card(w, w[S_A + k], LOC.hand + q, 0)
+        for _ in range(w[L.S_C + q]):
+            move_card(w, w[L.S_A + k], L.LOC.hand + q, 0)
             k += 1
-        for _ in range(w[S_C + MAXP + q]):
-            move_card(w, w[S_A + k], LOC.corpse + q, 0)
+        for _ in range(w[L.S_C + L.MAXP + q]):
+            move_card(w, w[L.S_A + k], L.LOC.corpse + q, 0)
             k += 1
 
 
@@ -232,14 +183,14 @@ def determinize(det, st, p, d, sid):
     played by strategy ``sid`` with the rollout parameters, no log, no checks; rollouts
     never search."""
     copy_game(det, st)
-    det[G_LOG] = 0
-    det[G_CHECK] = 0
-    det[G_REC] = 0
-    det[G_SEARCH_AT] = 0
-    for q in range(st[G_NP]):
-        det[P_STRAT + q] = sid
-        det[P_LINEUP + q] = MAXP  # the rollout parameters (second half of pr)
-    det[G_RNG] = sample_key(st, p, d)
+    det[L.G_LOG] = 0
+    det[L.G_CHECK] = 0
+    det[L.G_REC] = 0
+    det[L.G_SEARCH_AT] = 0
+    for q in range(st[L.G_NP]):
+        det[L.P_STRAT + q] = sid
+        det[L.P_LINEUP + q] = L.MAXP  # the rollout parameters (second half of pr)
+    det[L.G_RNG] = sample_key(st, p, d)
     redeal(det, p)
 
 
@@ -259,26 +210,26 @@ def candidates(st, pr, p, kmax, gap):
     """The heuristic's own choice (its full decision, multi-target included), then its next
     best candidates (one target each) within ``gap`` francs of it, best first, at most
     ``kmax`` in all.  Returns how many (table at ``C_TAB``)."""
-    st[D_NT] = 0
-    st[D_PEASANTS] = 0
-    st[D_LAUNDER] = 0
-    st[G_REC] = 1
+    st[L.D_NT] = 0
+    st[L.D_PEASANTS] = 0
+    st[L.D_LAUNDER] = 0
+    st[L.G_REC] = 1
     heur.action(st, pr, p)
-    st[G_REC] = 0
-    a0 = st[D_ACTION]
-    nt0 = st[D_NT]
+    st[L.G_REC] = 0
+    a0 = st[L.D_ACTION]
+    nt0 = st[L.D_NT]
     if nt0 > TMAX:
         nt0 = TMAX
     for i in range(nt0):
-        st[C_FIRST_T + i] = st[D_T + i]
-        st[C_FIRST_D + i] = st[D_DEST + i]
-    _add(st, 0, a0, nt0, st[D_PEASANTS], st[D_LAUNDER], -1, 0)
-    if a0 == ACTION.passing:
+        st[C_FIRST_T + i] = st[L.D_T + i]
+        st[C_FIRST_D + i] = st[L.D_DEST + i]
+    _add(st, 0, a0, nt0, st[L.D_PEASANTS], st[L.D_LAUNDER], -1, 0)
+    if a0 == L.ACTION.passing:
         t0 = -1
-    elif st[D_PEASANTS] != 0:
+    elif st[L.D_PEASANTS] != 0:
         t0 = -2
     else:
-        t0 = st[D_T]
+        t0 = st[L.D_T]
     n_rec = st[REC_N]
     if n_rec > 62:
         n_rec = 62
@@ -306,12 +257,12 @@ def candidates(st, pr, p, kmax, gap):
         a = st[o + 1]
         t = st[o + 2]
         d = st[o + 3]
-        if a == ACTION.passing:
+        if a == L.ACTION.passing:
             _add(st, k, a, 0, 0, d, -1, 0)
         elif t == -2:  # Bistro peasants: d of them for a bribe, one for a kill
-            _add(st, k, a, d if a == ACTION.bribe else 1, 1, 0, -1, 0)
+            _add(st, k, a, d if a == L.ACTION.bribe else 1, 1, 0, -1, 0)
         else:
-            _add(st, k, a, 1, 0, 0, t, d if a == ACTION.bury else 0)
+            _add(st, k, a, 1, 0, 0, t, d if a == L.ACTION.bury else 0)
         k += 1
     return k
 
@@ -323,49 +274,49 @@ def _set_candidate(w, st, p, k):
     nt = st[o + 1]
     if k == 0:
         for i in range(nt):
-            w[D_T + i] = st[C_FIRST_T + i]
-            w[D_DEST + i] = st[C_FIRST_D + i]
+            w[L.D_T + i] = st[C_FIRST_T + i]
+            w[L.D_DEST + i] = st[C_FIRST_D + i]
     elif nt > 0 and st[o + 2] == 0:
-        w[D_T] = st[o + 4]
-        w[D_DEST] = st[o + 5]
-    w[G_STASH] = w[G_TURNS] + 1
-    w[G_STASH_SEAT] = p
-    w[G_STASH_ACTION] = st[o]
-    w[G_STASH_NT] = nt
-    w[G_STASH_PEAS] = st[o + 2]
-    w[G_STASH_LAUNDER] = st[o + 3]
+        w[L.D_T] = st[o + 4]
+        w[L.D_DEST] = st[o + 5]
+    w[L.G_STASH] = w[L.G_TURNS] + 1
+    w[L.G_STASH_SEAT] = p
+    w[L.G_STASH_ACTION] = st[o]
+    w[L.G_STASH_NT] = nt
+    w[L.G_STASH_PEAS] = st[o + 2]
+    w[L.G_STASH_LAUNDER] = st[o + 3]
 
 
 @njit(sig(ST, I, F), cache=True, _nrt=False)
 def outcome(w, p, margin_w):
     """What a finished rollout is worth to seat ``p``: the score in solo (0 if lost,
     BI-X2); else the win share (ties split) + ``margin_w`` x margin over the best other / 100."""
-    np_ = w[G_NP]
+    np_ = w[L.G_NP]
     if np_ == 1:
-        return 0.0 if w[P_SOLO_LOST + p] != 0 else float(w[P_SCORE + p])
+        return 0.0 if w[L.P_SOLO_LOST + p] != 0 else float(w[L.P_SCORE + p])
     n_win = 0
     other = -(1 << 40)
     for q in range(np_):
-        if w[P_WINNER + q] != 0:
+        if w[L.P_WINNER + q] != 0:
             n_win += 1
-        if q != p and w[P_SCORE + q] > other:
-            other = w[P_SCORE + q]
-    share = 1.0 / n_win if w[P_WINNER + p] != 0 else 0.0
-    return share + margin_w * (w[P_SCORE + p] - other) / 100.0
+        if q != p and w[L.P_SCORE + q] > other:
+            other = w[L.P_SCORE + q]
+    share = 1.0 / n_win if w[L.P_WINNER + p] != 0 else 0.0
+    return share + margin_w * (w[L.P_SCORE + p] - other) / 100.0
 
 
 @njit(sig(PR, I, I), cache=True, _nrt=False)
 def _rollout_params(pr, base, policy):
     """The rollout policy's parameters in every block of the second half of ``pr``."""
-    off = MAXP * MAXPARAM
-    for e in range(MAXP):
-        for j in range(MAXPARAM):
+    off = L.MAXP * L.MAXPARAM
+    for e in range(L.MAXP):
+        for j in range(L.MAXPARAM):
             v = 0.0
             if policy == 2 and j < NHEUR:
                 v = pr[base + j]
             elif policy == 1 and j < GREEDY_PR.shape[0]:
                 v = GREEDY_PR[j]
-            pr[off + e * MAXPARAM + j] = v
+            pr[off + e * L.MAXPARAM + j] = v
 
 
 @njit(sig(ST, PR, I, I, I, I, I, I, F, I), cache=True, _nrt=False)
@@ -373,24 +324,24 @@ def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w, card):
     """Play every candidate on ``n_det`` samples x ``n_roll`` streams; leave the index
     of the best mean in ``C_CHOSEN``.  ``card`` -1: the candidates are night actions; else
     they are rooms for the drawn traveller ``card`` (placement, BI-E1)."""
-    at = st[G_SEARCH_AT]
-    det = st[at : at + STATE_END]
-    work = st[at + STATE_END : at + 2 * STATE_END]
-    for i in range(TABLES_END):
+    at = st[L.G_SEARCH_AT]
+    det = st[at : at + L.STATE_END]
+    work = st[at + L.STATE_END : at + 2 * L.STATE_END]
+    for i in range(L.TABLES_END):
         det[i] = st[i]
         work[i] = st[i]
-    stop = st[G_ROUND] + horizon if horizon > 0 else NO_STOP
+    stop = st[L.G_ROUND] + horizon if horizon > 0 else NO_STOP
     sid = POLICY_ID[policy if 0 <= policy <= 2 else 2]
-    salt = 0 if card < 0 else PLACE_SALT * (st[G_ENT_POS] + 1)
+    salt = 0 if card < 0 else PLACE_SALT * (st[L.G_ENT_POS] + 1)
     for k in range(nc):
         st[C_SUM + k] = 0
     for d in range(n_det):
         determinize(det, st, p, d + salt, sid)
         for r in range(n_roll):
-            key = stream_key(det[G_RNG], r)
+            key = stream_key(det[L.G_RNG], r)
             for k in range(nc):
                 copy_game(work, det)
-                work[G_RNG] = key
+                work[L.G_RNG] = key
                 work[STAMP] = -1
                 if card < 0:
                     _set_candidate(work, st, p, k)
@@ -416,18 +367,18 @@ def _signature(src, k, dst, o):
     a = src[c]
     nt = src[c + 1]
     x = 0
-    if a == ACTION.passing:
+    if a == L.ACTION.passing:
         t = -1
         x = src[c + 3]
     elif src[c + 2] != 0:
         t = -2
     elif k == 0:
         t = src[C_FIRST_T] if nt > 0 else -1
-        if nt == 1 and a == ACTION.bury:
+        if nt == 1 and a == L.ACTION.bury:
             x = src[C_FIRST_D]
         elif nt > 1:
             for j in range(nt):
-                dest = src[C_FIRST_D + j] if a == ACTION.bury else 0
+                dest = src[C_FIRST_D + j] if a == L.ACTION.bury else 0
                 x = stream_key(x, src[C_FIRST_T + j] * 4096 + dest + 64)
     else:
         t = src[c + 4]
@@ -442,11 +393,11 @@ def _signature(src, k, dst, o):
 def _new_node(st, t0):
     """A fresh tree node (no visits, no children); -1 if the tree is full."""
     v = st[C_NODES]
-    if v >= TREE_NODES:
+    if v >= L.TREE_NODES:
         return -1
     st[C_NODES] = v + 1
-    o = t0 + v * NODE_W
-    for j in range(NODE_W):
+    o = t0 + v * L.NODE_W
+    for j in range(L.NODE_W):
         st[o + j] = 0
     st[o + N_CHILD] = -1
     st[o + N_NEXT] = -1
@@ -457,9 +408,9 @@ def _new_node(st, t0):
 def _child_of(st, t0, v):
     """The child of node ``v`` whose action signature is the one at ``C_SIG``, or -1 (the
     signatures under one parent are distinct)."""
-    ch = st[t0 + v * NODE_W + N_CHILD]
+    ch = st[t0 + v * L.NODE_W + N_CHILD]
     while ch >= 0:
-        oc = t0 + ch * NODE_W
+        oc = t0 + ch * L.NODE_W
         if (
             st[oc + N_A] == st[C_SIG]
             and st[oc + N_T] == st[C_SIG + 1]
@@ -479,18 +430,18 @@ def _select(st, t0, v, src, m, c_ucb, vscale):
     order) is expanded; else UCB1 over availability, mean + c sqrt(ln(availability) /
     visits) (the subset-armed bandit of SO-ISMCTS).  Returns the candidate; its child in
     ``C_PICK`` (-1 if the tree is full) and ``C_EXPANDED`` 1 if it was created now."""
-    ov = t0 + v * NODE_W
+    ov = t0 + v * L.NODE_W
     for k in range(m):
         _signature(src, k, st, C_SIG)
         found = _child_of(st, t0, v)
         st[C_MATCH + k] = found
         if found >= 0:
-            st[t0 + found * NODE_W + N_AVAIL] += 1
+            st[t0 + found * L.NODE_W + N_AVAIL] += 1
     for k in range(m):
         if st[C_MATCH + k] < 0:
             c = _new_node(st, t0)
             if c >= 0:
-                oc = t0 + c * NODE_W
+                oc = t0 + c * L.NODE_W
                 _signature(src, k, st, oc + N_A)
                 st[oc + N_AVAIL] = 1
                 st[oc + N_NEXT] = st[ov + N_CHILD]
@@ -501,7 +452,7 @@ def _select(st, t0, v, src, m, c_ucb, vscale):
     best = 0
     bu = -1e300
     for k in range(m):
-        oc = t0 + st[C_MATCH + k] * NODE_W
+        oc = t0 + st[C_MATCH + k] * L.NODE_W
         n = float(st[oc + N_VISITS])
         u = st[oc + N_SUM] / OUT_SCALE * vscale / n + c_ucb * math.sqrt(math.log(st[oc + N_AVAIL]) / n)
         if u > bu:
@@ -523,7 +474,7 @@ def _most_visited(st, t0, nc):
         _signature(st, k, st, C_SIG)
         ch = _child_of(st, t0, 0)  # the root is node 0
         if ch >= 0:
-            oc = t0 + ch * NODE_W
+            oc = t0 + ch * L.NODE_W
             n = st[oc + N_VISITS]
             mean = st[oc + N_SUM] / n if n > 0 else -1e300
             if n > bn or (n == bn and mean > bm):
@@ -546,14 +497,14 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
     The first node not yet in the tree is expanded, the game played to its end (or the
     horizon) with the rollout policy, and the outcome added to every node of the path.
     """
-    at = st[G_SEARCH_AT]
-    det = st[at : at + STATE_END]
-    t0 = at + 2 * STATE_END
-    for i in range(TABLES_END):
+    at = st[L.G_SEARCH_AT]
+    det = st[at : at + L.STATE_END]
+    t0 = at + 2 * L.STATE_END
+    for i in range(L.TABLES_END):
         det[i] = st[i]
-    np_ = st[G_NP]
-    own = st[P_LINEUP + p]
-    stop = st[G_ROUND] + horizon if horizon > 0 else NO_STOP
+    np_ = st[L.G_NP]
+    own = st[L.P_LINEUP + p]
+    stop = st[L.G_ROUND] + horizon if horizon > 0 else NO_STOP
     sid = POLICY_ID[policy if 0 <= policy <= 2 else 2]
     # UCB sees solo scores / 40: their spread over rollouts is then about that of a
     # heads-up outcome, and one ``exploration`` is best in both (docs/strategies.md)
@@ -574,9 +525,9 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
                 k = _select(st, t0, v, st, nc, c_ucb, vscale)
                 _set_candidate(det, st, p, k)
             else:
-                det[P_LINEUP + p] = own  # the seat's own candidates, whatever the rollout policy
+                det[L.P_LINEUP + p] = own  # the seat's own candidates, whatever the rollout policy
                 m = candidates(det, pr, p, kmax, gap)
-                det[P_LINEUP + p] = MAXP
+                det[L.P_LINEUP + p] = L.MAXP
                 det[STAMP] = -1
                 k = _select(st, t0, v, det, m, c_ucb, vscale)
                 _set_candidate(det, det, p, k)
@@ -593,7 +544,7 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
                 break
         value = int(outcome(det, p, margin_w) * OUT_SCALE)
         for j in range(npath):
-            o = t0 + st[C_PATH + j] * NODE_W
+            o = t0 + st[C_PATH + j] * L.NODE_W
             st[o + N_VISITS] += 1
             st[o + N_SUM] += value
     st[C_CHOSEN] = _most_visited(st, t0, nc)
@@ -622,13 +573,13 @@ def _samples(pr, base, nc):
 def search_action(st, pr, p):
     """Decide seat ``p``'s night action ahead of ``take_action``, which plays it (module
     docstring).  Without work states (``G_SEARCH_AT`` = 0) it is the heuristic's choice."""
-    base = st[P_LINEUP + p] * MAXPARAM
+    base = st[L.P_LINEUP + p] * L.MAXPARAM
     kmax = _kmax(pr, base)
     n_roll = max(1, int(pr[base + SP_ROLLOUTS]))
     horizon = int(pr[base + SP_ROLLOUT_ROUNDS])
     policy = int(pr[base + SP_ROLLOUT_POLICY])
     gap = pr[base + SP_GAP]
-    nc = candidates(st, pr, p, kmax if st[G_SEARCH_AT] > 0 else 1, gap)
+    nc = candidates(st, pr, p, kmax if st[L.G_SEARCH_AT] > 0 else 1, gap)
     st[STAMP] = -1  # the payment sorts the hand again
     st[C_CHOSEN] = 0
     if nc > 1:
@@ -654,7 +605,7 @@ def search_action(st, pr, p):
         else:
             _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[base + SP_MARGIN_WEIGHT], -1)
     _set_candidate(st, st, p, st[C_CHOSEN])
-    st[D_ACTION] = st[G_STASH_ACTION]
+    st[L.D_ACTION] = st[L.G_STASH_ACTION]
 
 
 @njit(sig(ST, PR, I, I, I, F), cache=True, _nrt=False)
@@ -662,16 +613,16 @@ def place_candidates(st, pr, p, card, kmax, gap):
     """Rooms for the drawn ``card``: the heuristic's own (the first of the best value), then
     the first room of each next lower value within ``gap`` francs, at most ``kmax``; rooms
     of equal value are one candidate.  Returns how many (rooms at ``C_TAB``)."""
-    share = pr[st[P_LINEUP + p] * MAXPARAM + 14]
-    rank = st[C_RANK + card]
+    share = pr[st[L.P_LINEUP + p] * L.MAXPARAM + 14]
+    rank = st[L.C_RANK + card]
     k = 0
     last = 1e300
     top = 0.0
     while k < kmax:
         best = -1
         bv = -1e300
-        for r in range(NROOMS):
-            if st[R_KEY + r] < 0 or st[R_CARD + r] >= 0:
+        for r in range(L.NROOMS):
+            if st[L.R_KEY + r] < 0 or st[L.R_CARD + r] >= 0:
                 continue
             v = heur.room_value(st, p, share, rank, r)
             if v < last and v > bv:
@@ -693,8 +644,8 @@ def search_placement(st, pr, p, card):
     -1 to leave it to the heuristic (``placement`` 0, or no work states).  Rooms the
     heuristic values alike are one candidate; each is played forward like a night action
     (same samples of the hidden cards for every room, common random numbers)."""
-    base = st[P_LINEUP + p] * MAXPARAM
-    if pr[base + SP_PLACEMENT] < 0.5 or st[G_SEARCH_AT] == 0:
+    base = st[L.P_LINEUP + p] * L.MAXPARAM
+    if pr[base + SP_PLACEMENT] < 0.5 or st[L.G_SEARCH_AT] == 0:
         return -1
     nc = place_candidates(st, pr, p, card, _kmax(pr, base), pr[base + SP_GAP])
     if nc == 1:

@@ -9,19 +9,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from .layout import (
-    G_ENT_N,
-    G_ENT_POS,
-    G_EXIT_N,
-    G_INN_N,
-    G_INN_POLICE,
-    G_LAST_ROUND,
-    G_NP,
-    G_OPEN_ROOMS,
-    G_SEASON,
-    G_SEASONS,
-    G_TURNS,
-)
+from . import layout as L
 
 #: share of the cards still to come in season 1 expected back in the season-2 Entrance
 #: (travellers that leave alive plus discarded accomplices); a rough public estimate.
@@ -67,19 +55,19 @@ def _turn_of_round(turns, np_):
 def clock(st):
     """(rounds left incl. this one, travellers in the inn, police among them, actions the
     acting player has left after this one, no round after this one), all public."""
-    n = st[G_INN_N]  # counted by the rules as travellers enter and leave the rooms
-    police = st[G_INN_POLICE]
-    np_ = st[G_NP]
-    my_left = 1 if _turn_of_round(st[G_TURNS], np_) < np_ else 0  # BI-N1: two passes a round
-    ent_left = st[G_ENT_N] - st[G_ENT_POS]
-    final_season = st[G_SEASON] >= st[G_SEASONS]
+    n = st[L.G_INN_N]  # counted by the rules as travellers enter and leave the rooms
+    police = st[L.G_INN_POLICE]
+    np_ = st[L.G_NP]
+    my_left = 1 if _turn_of_round(st[L.G_TURNS], np_) < np_ else 0  # BI-N1: two passes a round
+    ent_left = st[L.G_ENT_N] - st[L.G_ENT_POS]
+    final_season = st[L.G_SEASON] >= st[L.G_SEASONS]
     # BI-E4: in the last season an Entrance with fewer cards than players ends the game
-    last = st[G_LAST_ROUND] != 0 or (final_season and ent_left < np_)
-    if st[G_LAST_ROUND] != 0:
+    last = st[L.G_LAST_ROUND] != 0 or (final_season and ent_left < np_)
+    if st[L.G_LAST_ROUND] != 0:
         rl = 1.0
     else:
-        rooms = st[G_OPEN_ROOMS] if st[G_OPEN_ROOMS] > 0 else 1
+        rooms = st[L.G_OPEN_ROOMS] if st[L.G_OPEN_ROOMS] > 0 else 1
         rl = 1.0 + ent_left / rooms
         if not final_season:
-            rl += (st[G_EXIT_N] + SEASON2_SHARE * (ent_left + n)) / rooms
+            rl += (st[L.G_EXIT_N] + SEASON2_SHARE * (ent_left + n)) / rooms
     return rl, n, police, my_left, last

@@ -13,22 +13,9 @@ compiles three policies whatever the number of names.
 import numpy as np
 from numba import njit
 
+from . import layout as L
 from . import strat_greedy, strat_random
 from . import strat_heuristic as heur
-from .layout import (
-    D_ACTION,
-    D_LAUNDER,
-    D_NT,
-    D_PEASANTS,
-    G_STASH,
-    G_STASH_ACTION,
-    G_STASH_LAUNDER,
-    G_STASH_NT,
-    G_STASH_PEAS,
-    G_STASH_SEAT,
-    G_TURNS,
-    P_STRAT,
-)
 from .search_params import SEARCH_BOUNDS, SEARCH_PARAMS, SEARCH_WHOLE
 
 RANDOM = 0
@@ -91,7 +78,7 @@ def lineup_strategies(lineup):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def decide_placement(st, pr, p, card, with_heur=ON, with_greedy=ON, with_random=ON):
     """BI-E1: the room (empty, open) where the first player puts ``card``."""
-    s = st[P_STRAT + p]
+    s = st[L.P_STRAT + p]
     if with_heur is not None:
         if s >= HEURISTIC:
             return heur.place(st, pr, p, card)
@@ -112,14 +99,14 @@ def decide_action(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
     A decision taken ahead of its turn (``G_STASH``, see layout) is played as it is: the
     search seat's choice in a real game, or the candidate a rollout tests.
     """
-    if st[G_STASH] == st[G_TURNS] + 1 and st[G_STASH_SEAT] == p:
-        st[G_STASH] = 0
-        st[D_ACTION] = st[G_STASH_ACTION]
-        st[D_NT] = st[G_STASH_NT]
-        st[D_PEASANTS] = st[G_STASH_PEAS]
-        st[D_LAUNDER] = st[G_STASH_LAUNDER]
+    if st[L.G_STASH] == st[L.G_TURNS] + 1 and st[L.G_STASH_SEAT] == p:
+        st[L.G_STASH] = 0
+        st[L.D_ACTION] = st[L.G_STASH_ACTION]
+        st[L.D_NT] = st[L.G_STASH_NT]
+        st[L.D_PEASANTS] = st[L.G_STASH_PEAS]
+        st[L.D_LAUNDER] = st[L.G_STASH_LAUNDER]
         return
-    s = st[P_STRAT + p]
+    s = st[L.P_STRAT + p]
     if with_heur is not None:
         if s >= HEURISTIC:  # a search seat without a decision ahead (tests) acts as heuristic
             heur.action(st, pr, p)
@@ -135,7 +122,7 @@ def decide_action(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def decide_payment(st, pr, p, action, cost, exclude, with_heur=ON, with_greedy=ON, with_random=ON):
     """BI-N2: ``cost`` cards of the hand (not ``exclude``) into ``D_PAY``."""
-    s = st[P_STRAT + p]
+    s = st[L.P_STRAT + p]
     if with_heur is not None:
         if s >= HEURISTIC:
             heur.payment(st, pr, p, action, cost, exclude)
@@ -151,7 +138,7 @@ def decide_payment(st, pr, p, action, cost, exclude, with_heur=ON, with_greedy=O
 @njit(cache=True, error_model="numpy", _nrt=False)
 def decide_token_room(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
     """Concierge (Room Service): the open room whose key gets the token."""
-    s = st[P_STRAT + p]
+    s = st[L.P_STRAT + p]
     if with_heur is not None:
         if s >= HEURISTIC:
             return heur.token_room(st, pr, p)
@@ -166,7 +153,7 @@ def decide_token_room(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def decide_monk_room(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
     """Monk (Room): the white-keyed room that takes the player's key."""
-    s = st[P_STRAT + p]
+    s = st[L.P_STRAT + p]
     if with_heur is not None:
         if s >= HEURISTIC:
             return heur.monk_room(st, pr, p)
@@ -181,7 +168,7 @@ def decide_monk_room(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def decide_wages(st, pr, p, max_keep, with_heur=ON, with_greedy=ON, with_random=ON):
     """BI-M3/BI-V5: cards to dismiss into ``D_T`` (at most ``max_keep`` may stay)."""
-    s = st[P_STRAT + p]
+    s = st[L.P_STRAT + p]
     if with_heur is not None:
         if s >= HEURISTIC:
             heur.wages(st, pr, p, max_keep)
@@ -198,7 +185,7 @@ def decide_wages(st, pr, p, max_keep, with_heur=ON, with_greedy=ON, with_random=
 def decide_fine(st, pr, p, tens, lo, hi, final, with_heur=ON, with_greedy=ON, with_random=ON):
     """BI-M1: how many cheques (``lo``..``hi``) pay part of ``p``'s fine of ``tens`` times
     10 F (one ten per corpse printed); cash pays the rest.  ``final`` is 1 at the investigation of the game end (BI-G1)."""
-    s = st[P_STRAT + p]
+    s = st[L.P_STRAT + p]
     if with_heur is not None:
         if s >= HEURISTIC:  # the heuristic and every policy built on it
             return heur.fine(st, pr, p, tens, lo, hi, final)

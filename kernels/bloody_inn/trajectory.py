@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .layout import G_NP, G_ROUND, P_ANNEX_N, P_CASH, P_CHEQUES, P_HAND_N
+from . import layout as L
 
 
 class TrajCols(NamedTuple):
@@ -32,17 +32,17 @@ def record_round(st, traj, g, row0):
     """Rows ``row0 + (round - 1) * players + seat`` of ``traj`` for the round just played in
     game ``g``; rows past the arrays' end are not written (the caller sees the game's rows
     do not fit and retries with larger arrays)."""
-    np_ = st[G_NP]
-    at = row0 + (st[G_ROUND] - 1) * np_
+    np_ = st[L.G_NP]
+    at = row0 + (st[L.G_ROUND] - 1) * np_
     if at + np_ > len(traj.cash):
         return
     for p in range(np_):
         r = at + p
         traj.game[r] = g
-        traj.round[r] = st[G_ROUND]
+        traj.round[r] = st[L.G_ROUND]
         traj.seat[r] = p
-        traj.cash[r] = st[P_CASH + p]
-        traj.cheques[r] = st[P_CHEQUES + p]
-        traj.score[r] = st[P_CASH + p] + 10 * st[P_CHEQUES + p]  # BI-G3, before BI-G1/G2
-        traj.annexes[r] = st[P_ANNEX_N + p]
-        traj.hand[r] = st[P_HAND_N + p]
+        traj.cash[r] = st[L.P_CASH + p]
+        traj.cheques[r] = st[L.P_CHEQUES + p]
+        traj.score[r] = st[L.P_CASH + p] + 10 * st[L.P_CHEQUES + p]  # BI-G3, before BI-G1/G2
+        traj.annexes[r] = st[L.P_ANNEX_N + p]
+        traj.hand[r] = st[L.P_HAND_N + p]

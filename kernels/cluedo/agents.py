@@ -27,6 +27,7 @@ from numba import njit
 from kernels.rng import randint
 from kernels.sigs import ST, I, sig
 
+from . import layout as L
 from . import search
 from .board import exact_end, reach_exact, reached_steps
 from .knowledge import (
@@ -42,54 +43,6 @@ from .knowledge import (
     sample_deal,
     solve,
     wrongly_accused,
-)
-from .layout import (
-    AGENT,
-    ALL_CARDS,
-    CAT_ROOM,
-    CAT_SUSPECT,
-    CAT_WEAPON,
-    ENVELOPE,
-    FIRST_ROOM,
-    K_DIRTY,
-    K_EXRES,
-    K_EXVER,
-    K_HAS,
-    K_NOT,
-    K_VER,
-    MAX_NODES,
-    N_HOLDERS,
-    N_PARAMS,
-    PARAM_SCALE,
-    R_CLUE,
-    R_GAMBLE,
-    R_OWN,
-    R_PASSAGE,
-    S_ACTIVE,
-    S_AGENT,
-    S_CHAR,
-    S_FORBID,
-    S_HSIZE,
-    S_LOOKED,
-    S_MOVE_STEPS,
-    S_N,
-    S_PARAM,
-    S_PASS,
-    S_POS,
-    S_PROB,
-    S_PUBLIC,
-    S_RNG,
-    S_ROOMCARD,
-    S_SHOWN,
-    S_STALE,
-    S_TRUE,
-    S_XK,
-    T_EXACT,
-    T_SDIST,
-    X_A,
-    X_CAND,
-    X_DIST,
-    X_QUEUE,
 )
 
 # parameter slots
@@ -111,12 +64,12 @@ PR_VER = 21  # S_PROB slots: 0..20 envelope ppm per card, 21 knowledge version, 
 @njit(cache=True, inline="always")
 def _forbids(st, seat, bit):
     """Restricted play (sim power): the seat never makes the choice ``bit`` (layout.R_*)."""
-    return (st[S_FORBID + seat] & bit) != 0
+    return (st[L.S_FORBID + seat] & bit) != 0
 
 
 @njit(cache=True, inline="always")
 def param(st, seat, k):
-    return st[S_PARAM + seat * N_PARAMS + k]
+    return st[L.S_PARAM + seat * L.N_PARAMS + k]
 
 
 @njit(cache=True, inline="always")
@@ -131,7 +84,7 @@ def unpack_weapon(t):
 
 @njit(cache=True, inline="always")
 def unpack_room(t):
-    return FIRST_ROOM + t // 36
+    return L.FIRST_ROOM + t // 36
 
 
 # --- what the agent believes ---------------------------------------------------------
@@ -141,31 +94,31 @@ def unpack_room(t):
 def candidates(st, seat):
     """Cards that may be in the envelope, as this agent sees it."""
     kb = kbase(seat)
-    if st[S_AGENT + seat] == AGENT.NAIVE:
+    if st[L.S_AGENT + seat] == L.AGENT.NAIVE:
         seen = 0
-        for h in range(N_HOLDERS):
-            if h != ENVELOPE:
-                seen |= st[kb + K_HAS + h]
-        env = st[kb + K_HAS + ENVELOPE]
+        for h in range(L.N_HOLDERS):
+            if h != L.ENVELOPE:
+                seen |= st[kb + L.K_HAS + h]
+        env = st[kb + L.K_HAS + L.ENVELOPE]
         out = 0
         for k in range(3):
-            cat = CAT_SUSPECT if k == 0 else (CAT_WEAPON if k == 1 else CAT_ROOM)
+            cat = L.CAT_SUSPECT if k == 0 else (L.CAT_WEAPON if k == 1 else L.CAT_ROOM)
             if env & cat:
                 out |= env & cat
             else:
                 out |= cat & ~seen
         return out
-    return ALL_CARDS & ~st[kb + K_NOT + ENVELOPE]
+    return L.ALL_CARDS & ~st[kb + L.K_NOT + L.ENVELOPE]
 
 
 @njit(cache=True)
 def _single_triple(st, seat, cand):
-    s = cand & CAT_SUSPECT
-    w = cand & CAT_WEAPON
-    r = cand & CAT_ROOM
+    s = cand & L.CAT_SUSPECT
+    w = cand & L.CAT_WEAPON
+    r = cand & L.CAT_ROOM
     if popc(s) == 1 and popc(w) == 1 and popc(r) == 1:
         return pack(low_card(s), low_card(w), low_card(r))
-    if st[S_AGENT + seat] == AGENT.NAIVE or popc(s) * popc(w) * popc(r) > 12:
+    if st[L.S_AGENT + seat] == L.AGENT.NAIVE or popc(s) * popc(w) * popc(r) > 12:
         return -1
     # a wrong accusation is public: it rules its triple out (logic and prob)
     found = -1
@@ -191,10 +144,10 @@ def _exact_envelope(st, seat, limit):
     search for a consistent deal (a search out of budget counts as consistent: never a false
     certainty)."""
     kb = kbase(seat)
-    cand = ALL_CARDS & ~st[kb + K_NOT + ENVELOPE]
-    s = cand & CAT_SUSPECT
-    w = cand & CAT_WEAPON
-    r = cand & CAT_ROOM
+    cand = L.ALL_CARDS & ~st[kb + L.K_NOT + L.ENVELOPE]
+    s = cand & L.CAT_SUSPECT
+    w = cand & L.CAT_WEAPON
+    r = cand & L.CAT_ROOM
     if popc(s) * popc(w) * popc(r) > limit:
         return -1
     found = -1
@@ -207,9 +160,9 @@ def _exact_envelope(st, seat, limit):
                             t = pack(a, b, c)
                             if wrongly_accused(st, t):
                                 continue
-                            copy_block(st, kb, S_XK)
-                            st[S_XK + K_HAS + ENVELOPE] |= (1 << a) | (1 << b) | (1 << c)
-                            if solve(st, S_XK, SOLVER_BUDGET) != 0:
+                            copy_block(st, kb, L.S_XK)
+                            st[L.S_XK + L.K_HAS + L.ENVELOPE] |= (1 << a) | (1 << b) | (1 << c)
+                            if solve(st, L.S_XK, SOLVER_BUDGET) != 0:
                                 if found >= 0:
                                     return -1
                                 found = t
@@ -220,8 +173,8 @@ def _exact_envelope(st, seat, limit):
 def _estimate(st, seat):
     """prob: envelope probabilities from importance-weighted consistent deals (S_PROB)."""
     kb = kbase(seat)
-    pb = S_PROB + seat * 24
-    n = max(1, param(st, seat, P_SAMPLES) // PARAM_SCALE)
+    pb = L.S_PROB + seat * 24
+    n = max(1, param(st, seat, P_SAMPLES) // L.PARAM_SCALE)
     logw = np.empty(n)
     trip = np.empty(n, np.int64)
     k = 0
@@ -229,8 +182,8 @@ def _estimate(st, seat):
         lw = sample_deal(st, kb)
         if lw == -math.inf:
             continue
-        env = st[kb + K_HAS + ENVELOPE] | st[X_A + ENVELOPE]
-        t = pack(low_card(env & CAT_SUSPECT), low_card(env & CAT_WEAPON), low_card(env & CAT_ROOM))
+        env = st[kb + L.K_HAS + L.ENVELOPE] | st[L.X_A + L.ENVELOPE]
+        t = pack(low_card(env & L.CAT_SUSPECT), low_card(env & L.CAT_WEAPON), low_card(env & L.CAT_ROOM))
         if wrongly_accused(st, t):
             continue
         logw[k] = lw
@@ -270,29 +223,29 @@ def _estimate(st, seat):
 def prepare(st, seat):
     """Bring the agent's beliefs up to date before it decides (lazy: only when facts changed)."""
     kb = kbase(seat)
-    agent = st[S_AGENT + seat]
-    if agent == AGENT.NAIVE:
+    agent = st[L.S_AGENT + seat]
+    if agent == L.AGENT.NAIVE:
         return
-    if st[kb + K_DIRTY]:
+    if st[kb + L.K_DIRTY]:
         propagate(st, kb)
-    limit = param(st, seat, P_EXACT) // PARAM_SCALE
-    if limit > 0 and st[kb + K_EXVER] != st[kb + K_VER]:
+    limit = param(st, seat, P_EXACT) // L.PARAM_SCALE
+    if limit > 0 and st[kb + L.K_EXVER] != st[kb + L.K_VER]:
         t = _exact_envelope(st, seat, limit)
         if t >= 0:
             # entailed: record it so that propagation uses it
             add_has(
-                st, kb, ENVELOPE, (1 << unpack_suspect(t)) | (1 << unpack_weapon(t)) | (1 << unpack_room(t))
+                st, kb, L.ENVELOPE, (1 << unpack_suspect(t)) | (1 << unpack_weapon(t)) | (1 << unpack_room(t))
             )
             propagate(st, kb)
-        st[kb + K_EXVER] = st[kb + K_VER]
-        st[kb + K_EXRES] = t
-    if agent == AGENT.PROB:
-        pb = S_PROB + seat * 24
-        if st[pb + PR_VER] != st[kb + K_VER] + 1:
-            st[pb + PR_VER] = st[kb + K_VER] + 1
+        st[kb + L.K_EXVER] = st[kb + L.K_VER]
+        st[kb + L.K_EXRES] = t
+    if agent == L.AGENT.PROB:
+        pb = L.S_PROB + seat * 24
+        if st[pb + PR_VER] != st[kb + L.K_VER] + 1:
+            st[pb + PR_VER] = st[kb + L.K_VER] + 1
             if _single_triple(st, seat, candidates(st, seat)) < 0:
                 _estimate(st, seat)
-    elif agent == AGENT.SEARCH:
+    elif agent == L.AGENT.SEARCH:
         search.refresh(st, seat)
 
 
@@ -308,20 +261,20 @@ def wants_accuse(st, seat):
     t = certain_triple(st, seat)
     if t >= 0:
         return t
-    if _forbids(st, seat, R_GAMBLE):
+    if _forbids(st, seat, L.R_GAMBLE):
         return -1  # restricted: accuses at its first certainty, never on a probability
-    if st[S_AGENT + seat] == AGENT.PROB:
-        pb = S_PROB + seat * 24
+    if st[L.S_AGENT + seat] == L.AGENT.PROB:
+        pb = L.S_PROB + seat * 24
         if st[pb + 22] >= 0 and st[pb + 23] >= param(st, seat, P_RISK):
             return st[pb + 22]
-    if st[S_AGENT + seat] == AGENT.SEARCH:
+    if st[L.S_AGENT + seat] == L.AGENT.SEARCH:
         return search.wants_gamble(st, seat)
     return -1
 
 
 @njit(cache=True)
 def _env_prob(st, seat, c):
-    return st[S_PROB + seat * 24 + c]
+    return st[L.S_PROB + seat * 24 + c]
 
 
 # --- movement ------------------------------------------------------------------------
@@ -333,19 +286,19 @@ def useful_rooms(st, seat):
     face-down card is still unseen (which rooms hold one is public, CL-2.1, not which card);
     then the rooms where a suggestion can still tell the agent about the room card; once the
     room is settled, the rooms whose card nobody else holds."""
-    cand = candidates(st, seat) & CAT_ROOM
+    cand = candidates(st, seat) & L.CAT_ROOM
     if cand & (cand - 1):
-        r = (_refutable(st, seat, cand) & CAT_ROOM) >> FIRST_ROOM
+        r = (_refutable(st, seat, cand) & L.CAT_ROOM) >> L.FIRST_ROOM
     elif _still_learning(st, seat):
         # room settled: rooms nobody else can refute (own or the envelope's) isolate the
         # suspect and the weapon
-        r = ((st[S_TRUE + seat] | cand) & CAT_ROOM) >> FIRST_ROOM
+        r = ((st[L.S_TRUE + seat] | cand) & L.CAT_ROOM) >> L.FIRST_ROOM
     else:
         r = 0
-    if st[S_N] == 2:  # CL-2.2: face-down cards not looked at yet come first
+    if st[L.S_N] == 2:  # CL-2.2: face-down cards not looked at yet come first
         fd = 0
         for q in range(9):
-            if st[S_ROOMCARD + q] >= 0 and not (st[S_LOOKED + seat] >> q) & 1:
+            if st[L.S_ROOMCARD + q] >= 0 and not (st[L.S_LOOKED + seat] >> q) & 1:
                 fd |= 1 << q
         if fd:
             return fd
@@ -356,27 +309,27 @@ def useful_rooms(st, seat):
 def _refutable(st, seat, cards):
     """The cards of ``cards`` another player may still hold (a suggestion naming one can be
     refuted); a naive agent does not track has-nots, so for it that is all of them."""
-    if st[S_AGENT + seat] == AGENT.NAIVE:
+    if st[L.S_AGENT + seat] == L.AGENT.NAIVE:
         return cards
     kb = kbase(seat)
     out = 0
-    for h in range(st[S_N]):
+    for h in range(st[L.S_N]):
         if h != seat:
-            out |= cards & ~st[kb + K_NOT + h]
+            out |= cards & ~st[kb + L.K_NOT + h]
     return out
 
 
 @njit(cache=True)
 def _still_learning(st, seat):
     cand = candidates(st, seat)
-    s = cand & CAT_SUSPECT
-    w = cand & CAT_WEAPON
+    s = cand & L.CAT_SUSPECT
+    w = cand & L.CAT_WEAPON
     return (s & (s - 1)) != 0 or (w & (w - 1)) != 0
 
 
 @njit(cache=True, inline="always")
 def sdist(tb, room, node):
-    return tb[T_SDIST + room * MAX_NODES + node]
+    return tb[L.T_SDIST + room * L.MAX_NODES + node]
 
 
 @njit(sig(ST, ST, I, I, I), cache=True)
@@ -398,15 +351,15 @@ def start_action(st, tb, seat, pos, may_stay):
     """At the start of a turn in a room (CL-T3): STAY, ROLL or PASSAGE + room."""
     if pos >= 9:
         return ROLL
-    if st[S_AGENT + seat] == AGENT.SEARCH and search.moves(st, seat):
+    if st[L.S_AGENT + seat] == L.AGENT.SEARCH and search.moves(st, seat):
         return search.start_action(st, tb, seat, pos, may_stay)
     useful = useful_rooms(st, seat)
     learning = _still_learning(st, seat)
-    passages = st[S_PASS + pos]
-    if st[S_STALE + seat]:
+    passages = st[L.S_PASS + pos]
+    if st[L.S_STALE + seat]:
         may_stay = False  # the last suggestion taught nothing: go elsewhere,
         passages = 0  # on foot (no passage ping-pong)
-    if _forbids(st, seat, R_PASSAGE):
+    if _forbids(st, seat, L.R_PASSAGE):
         passages = 0
     if may_stay and (useful >> pos) & 1:
         return STAY
@@ -420,7 +373,7 @@ def start_action(st, tb, seat, pos, may_stay):
         return ROLL
     if may_stay and learning:
         near = _nearest_room(st, tb, seat, pos, useful)
-        if near < 0 or sdist(tb, near, pos) * PARAM_SCALE > param(st, seat, P_WALK):
+        if near < 0 or sdist(tb, near, pos) * L.PARAM_SCALE > param(st, seat, P_WALK):
             return STAY
     return ROLL
 
@@ -429,7 +382,7 @@ def start_action(st, tb, seat, pos, may_stay):
 def choose_target(st, tb, seat, pos):
     """The room the agent walks towards."""
     accusing = wants_accuse(st, seat) >= 0
-    if st[S_AGENT + seat] == AGENT.SEARCH and search.moves(st, seat) and not accusing:
+    if st[L.S_AGENT + seat] == L.AGENT.SEARCH and search.moves(st, seat) and not accusing:
         return search.choose_target(st, tb, seat, pos)
     useful = useful_rooms(st, seat)
     if useful == 0 or accusing:
@@ -443,7 +396,7 @@ def choose_target(st, tb, seat, pos):
 @njit(cache=True)
 def wants_clue(st, tb, seat, target, total):
     """Loupe (CL-T2): use it for a clue card unless that step is needed to reach the target."""
-    if param(st, seat, P_LOUPE) <= 0 or _forbids(st, seat, R_CLUE):
+    if param(st, seat, P_LOUPE) <= 0 or _forbids(st, seat, L.R_CLUE):
         return False
     d = reached_steps(st, target)
     return not (d == total)
@@ -453,7 +406,7 @@ def wants_clue(st, tb, seat, target, total):
 def wants_clue_staying(st, seat):
     """Loupe of a player who stays or takes a passage (``roll_every_turn``): no step is
     needed, so it draws a clue card whenever it uses loupes at all."""
-    return param(st, seat, P_LOUPE) > 0 and not _forbids(st, seat, R_CLUE)
+    return param(st, seat, P_LOUPE) > 0 and not _forbids(st, seat, L.R_CLUE)
 
 
 @njit(cache=True)
@@ -469,8 +422,8 @@ def choose_destination(st, tb, seat, pos, target, nq):
     bd = sdist(tb, target, pos)
     room = -1
     for i in range(1, nq):
-        v = st[X_QUEUE + i]
-        if st[X_DIST + v] <= 0:
+        v = st[L.X_QUEUE + i]
+        if st[L.X_DIST + v] <= 0:
             continue
         if v < 9:
             if v == target:
@@ -484,12 +437,12 @@ def choose_destination(st, tb, seat, pos, target, nq):
                 best = v
     if room >= 0:
         return room
-    if tb[T_EXACT]:
+    if tb[L.T_EXACT]:
         return _exact_square(st, tb, pos, target, nq)
     if best == pos and nq > 1:
         # blocked from getting closer (pawns jam a corridor): step aside at random so that
         # jams dissolve instead of repeating forever
-        v = st[X_QUEUE + 1 + randint(st, S_RNG, nq - 1)]
+        v = st[L.X_QUEUE + 1 + randint(st, L.S_RNG, nq - 1)]
         if v >= 9 or (useful >> v) & 1:
             return v
     return best
@@ -506,31 +459,31 @@ def _exact_square(st, tb, pos, target, nq):
     A square at blocked distance equal to the roll is an end at once (its shortest path);
     a nearer one needs a longer path (``board.exact_end``).  If none qualifies the pawn is
     boxed in: ``board.reach_exact`` gives the longest walks; else any room; else it stays."""
-    total = st[S_MOVE_STEPS]
+    total = st[L.S_MOVE_STEPS]
     m = 0
     for i in range(1, nq):
-        v = st[X_QUEUE + i]
-        d = st[X_DIST + v]
+        v = st[L.X_QUEUE + i]
+        d = st[L.X_DIST + v]
         # squares alternate colours, so from a square the parity of a walk is fixed (not from
         # a room: its doors may open onto squares of both colours)
         if v >= 9 and d > 0 and (pos < 9 or (total - d) % 2 == 0):
-            st[X_CAND + m] = v
+            st[L.X_CAND + m] = v
             m += 1
     while m > 0:
         k = 0
         for i in range(1, m):
-            if sdist(tb, target, st[X_CAND + i]) < sdist(tb, target, st[X_CAND + k]):
+            if sdist(tb, target, st[L.X_CAND + i]) < sdist(tb, target, st[L.X_CAND + k]):
                 k = i
-        v = st[X_CAND + k]
-        if st[X_DIST + v] == total or exact_end(st, tb, pos, total, v, EXACT_BUDGET) == 1:
+        v = st[L.X_CAND + k]
+        if st[L.X_DIST + v] == total or exact_end(st, tb, pos, total, v, EXACT_BUDGET) == 1:
             return v
         m -= 1
-        st[X_CAND + k] = st[X_CAND + m]
+        st[L.X_CAND + k] = st[L.X_CAND + m]
     n = reach_exact(st, tb, pos, total)
     best = -1
     room = -1
     for i in range(1, n):
-        v = st[X_QUEUE + i]
+        v = st[L.X_QUEUE + i]
         if v < 9:
             room = v if room < 0 else room
         elif best < 0 or sdist(tb, target, v) < sdist(tb, target, best):
@@ -547,7 +500,7 @@ def _exact_square(st, tb, pos, target, nq):
 def _pick_not_own(st, seat, cat):
     """Restricted (never names an own card, CL-T5): the card of ``cat`` as ``_pick`` would
     choose it among the cards the seat does not hold (a settled category: its envelope card)."""
-    mine = st[S_TRUE + seat] & cat
+    mine = st[L.S_TRUE + seat] & cat
     cand = candidates(st, seat) & cat & ~mine
     if cand == 0:
         cand = cat & ~mine
@@ -556,7 +509,7 @@ def _pick_not_own(st, seat, cat):
     info = _refutable(st, seat, cand)
     if info:
         cand = info
-    if st[S_AGENT + seat] >= AGENT.PROB and st[S_PROB + seat * 24 + 22] >= 0:
+    if st[L.S_AGENT + seat] >= L.AGENT.PROB and st[L.S_PROB + seat * 24 + 22] >= 0:
         best = -1
         bv = -1
         for c in range(21):
@@ -572,14 +525,14 @@ def _pick_not_own(st, seat, cat):
 
 @njit(sig(ST, I, I), cache=True)
 def _pick(st, seat, cat):
-    if _forbids(st, seat, R_OWN):
+    if _forbids(st, seat, L.R_OWN):
         return _pick_not_own(st, seat, cat)
     cand = candidates(st, seat) & cat
     if cand == 0:
         cand = cat
     if cand & (cand - 1) == 0:
         # category settled: name an own card of it if any (isolates the other two)
-        own = st[S_TRUE + seat] & cat
+        own = st[L.S_TRUE + seat] & cat
         if own:
             return random_card(st, own)
         return low_card(cand)
@@ -587,7 +540,7 @@ def _pick(st, seat, cat):
     if info == 0:
         return random_card(st, cand)  # nobody can refute any: the suggestion isolates
     cand = info
-    if st[S_AGENT + seat] >= AGENT.PROB and st[S_PROB + seat * 24 + 22] >= 0:
+    if st[L.S_AGENT + seat] >= L.AGENT.PROB and st[L.S_PROB + seat * 24 + 22] >= 0:
         best = -1
         bv = -1
         for c in range(21):
@@ -604,9 +557,9 @@ def _pick(st, seat, cat):
 @njit(cache=True)
 def choose_suggestion(st, seat):
     """Suspect and weapon to name (CL-T5); returns ``suspect * 64 + weapon``."""
-    if st[S_AGENT + seat] == AGENT.SEARCH:
+    if st[L.S_AGENT + seat] == L.AGENT.SEARCH:
         return search.choose_suggestion(st, seat)
-    return _pick(st, seat, CAT_SUSPECT) * 64 + _pick(st, seat, CAT_WEAPON)
+    return _pick(st, seat, L.CAT_SUSPECT) * 64 + _pick(st, seat, L.CAT_WEAPON)
 
 
 @njit(sig(ST, I, I, I), cache=True)
@@ -615,15 +568,15 @@ def choose_show(st, seat, to, matches):
     if matches & (matches - 1) == 0:
         return low_card(matches)
     if param(st, seat, P_SHOW) > 0:
-        n = st[S_N]
-        pref = st[S_PUBLIC + seat]
+        n = st[L.S_N]
+        pref = st[L.S_PUBLIC + seat]
         if to >= 0:
-            pref |= st[S_SHOWN + seat * 6 + to]
+            pref |= st[L.S_SHOWN + seat * 6 + to]
         if matches & pref:
             return random_card(st, matches & pref)
         anyone = 0
         for i in range(n):
-            anyone |= st[S_SHOWN + seat * 6 + i]
+            anyone |= st[L.S_SHOWN + seat * 6 + i]
         if matches & anyone:
             return random_card(st, matches & anyone)
     return random_card(st, matches)
@@ -633,13 +586,13 @@ def choose_show(st, seat, to, matches):
 def choose_named_card(st, seat, cat):
     """CL-K2: the card of ``cat`` the drawer asks to see."""
     kb = kbase(seat)
-    cand = candidates(st, seat) & cat & ~st[S_TRUE + seat]
+    cand = candidates(st, seat) & cat & ~st[L.S_TRUE + seat]
     if cand & (cand - 1):
-        return _pick(st, seat, cat) if st[S_AGENT + seat] >= AGENT.PROB else random_card(st, cand)
+        return _pick(st, seat, cat) if st[L.S_AGENT + seat] >= L.AGENT.PROB else random_card(st, cand)
     unknown = cat & ~known_cards(st, kb)
     if unknown:
         return random_card(st, unknown)
-    other = cat & ~st[S_TRUE + seat]
+    other = cat & ~st[L.S_TRUE + seat]
     return random_card(st, other if other else cat)
 
 
@@ -647,14 +600,14 @@ def choose_named_card(st, seat, cat):
 def choose_reveal_player(st, seat):
     """CL-K3: the player still in the game whose hand the drawer knows least (-1: none)."""
     kb = kbase(seat)
-    n = st[S_N]
+    n = st[L.S_N]
     best = -1
     bv = -1
     for k in range(1, n):
         p = (seat + k) % n
-        if not st[S_ACTIVE + p]:
+        if not st[L.S_ACTIVE + p]:
             continue  # CL-K8: a player out of the game is never chosen
-        v = st[S_HSIZE + p] - popc(st[kb + K_HAS + p])
+        v = st[L.S_HSIZE + p] - popc(st[kb + L.K_HAS + p])
         if v > bv:
             bv = v
             best = p
@@ -667,13 +620,13 @@ def choose_room_all_move(st, tb, seat, drawer):
     other than its own: it suggests in a room it moves to at once, but a drawer who rolled to
     walk does not suggest in the room it started in (CL-K9)."""
     useful = useful_rooms(st, seat)
-    ch_pos = st[S_POS + _char_of(st, seat)]
+    ch_pos = st[L.S_POS + _char_of(st, seat)]
     if drawer and ch_pos < 9 and useful & ~(1 << ch_pos):
         useful &= ~(1 << ch_pos)
     if useful:
         if ch_pos < 9 and (useful >> ch_pos) & 1:
             return ch_pos
-        return low_card(useful) if popc(useful) == 1 else nth_room(useful, randint(st, S_RNG, popc(useful)))
+        return low_card(useful) if popc(useful) == 1 else nth_room(useful, randint(st, L.S_RNG, popc(useful)))
     if ch_pos < 9:
         return ch_pos
     return _nearest_room(st, tb, seat, ch_pos, 0x1FF)
@@ -692,7 +645,7 @@ def nth_room(mask, k):
 
 @njit(cache=True)
 def _char_of(st, seat):
-    return st[S_CHAR + seat]
+    return st[L.S_CHAR + seat]
 
 
 @njit(cache=True)
@@ -700,11 +653,11 @@ def choose_new_passage(st, seat):
     """CL-K7: the room the drawer joins to the secret passages (-1: every room has one)."""
     free = 0
     for r in range(9):
-        if st[S_PASS + r] == 0:
+        if st[L.S_PASS + r] == 0:
             free |= 1 << r
     if free == 0:
         return -1
     pick = free & useful_rooms(st, seat)
     if pick == 0:
         pick = free
-    return nth_room(pick, randint(st, S_RNG, popc(pick)))
+    return nth_room(pick, randint(st, L.S_RNG, popc(pick)))

@@ -26,25 +26,7 @@ ends of the search and the room a pawn starts in is already visited (no re-enter
 import numpy as np
 from numba import njit
 
-from .layout import (
-    FAR,
-    MAX_DEGREE,
-    MAX_NODES,
-    S_GEN,
-    S_GEN2,
-    S_POS,
-    T_ADJ,
-    X_BEST,
-    X_DIST,
-    X_DV,
-    X_DVQ,
-    X_DVSTAMP,
-    X_NXT,
-    X_QUEUE,
-    X_STAMP,
-    X_STK,
-    X_VIS,
-)
+from . import layout as L
 
 
 @njit(cache=True)
@@ -56,34 +38,34 @@ def reach(st, tb, start, limit):
     first) and X_DIST[node] with their step counts (valid while X_STAMP[node] == st[S_GEN]);
     returns ``n``.
     """
-    gen = st[S_GEN] + 1
-    st[S_GEN] = gen
+    gen = st[L.S_GEN] + 1
+    st[L.S_GEN] = gen
     for ch in range(6):
-        p = st[S_POS + ch]
+        p = st[L.S_POS + ch]
         if p >= 9 and p != start:
-            st[X_STAMP + p] = gen
-            st[X_DIST + p] = -1
-    st[X_STAMP + start] = gen
-    st[X_DIST + start] = 0
-    st[X_QUEUE] = start
+            st[L.X_STAMP + p] = gen
+            st[L.X_DIST + p] = -1
+    st[L.X_STAMP + start] = gen
+    st[L.X_DIST + start] = 0
+    st[L.X_QUEUE] = start
     head = 0
     tail = 1
     while head < tail:
-        u = st[X_QUEUE + head]
+        u = st[L.X_QUEUE + head]
         head += 1
-        d = st[X_DIST + u]
+        d = st[L.X_DIST + u]
         if d >= limit or (u < 9 and u != start):
             continue
-        base = T_ADJ + u * MAX_DEGREE
-        for k in range(MAX_DEGREE):
+        base = L.T_ADJ + u * L.MAX_DEGREE
+        for k in range(L.MAX_DEGREE):
             v = tb[base + k]
             if v < 0:
                 break
-            if st[X_STAMP + v] == gen:
+            if st[L.X_STAMP + v] == gen:
                 continue
-            st[X_STAMP + v] = gen
-            st[X_DIST + v] = d + 1
-            st[X_QUEUE + tail] = v
+            st[L.X_STAMP + v] = gen
+            st[L.X_DIST + v] = d + 1
+            st[L.X_QUEUE + tail] = v
             tail += 1
     return tail
 
@@ -101,58 +83,58 @@ def reach_exact(st, tb, start, total):
     (-1 for squares within reach that are not legal ends); returns ``n``.
     """
     nq = reach(st, tb, start, total)
-    gen = st[S_GEN]
+    gen = st[L.S_GEN]
     for ch in range(6):
-        p = st[S_POS + ch]
+        p = st[L.S_POS + ch]
         if p >= 9:
-            st[X_VIS + p] = 1  # pawns are neither crossed nor entered
-    st[X_VIS + start] = 1
+            st[L.X_VIS + p] = 1  # pawns are neither crossed nor entered
+    st[L.X_VIS + start] = 1
     for i in range(nq):
-        st[X_BEST + st[X_QUEUE + i]] = 0
+        st[L.X_BEST + st[L.X_QUEUE + i]] = 0
     longest = 0
     sp = 0
-    st[X_STK] = start
-    st[X_NXT] = 0
+    st[L.X_STK] = start
+    st[L.X_NXT] = 0
     while sp >= 0:
-        u = st[X_STK + sp]
-        k = st[X_NXT + sp]
+        u = st[L.X_STK + sp]
+        k = st[L.X_NXT + sp]
         v = -1
-        if sp < total and k < MAX_DEGREE:
-            v = tb[T_ADJ + u * MAX_DEGREE + k]
+        if sp < total and k < L.MAX_DEGREE:
+            v = tb[L.T_ADJ + u * L.MAX_DEGREE + k]
         if v < 0:
             if sp > 0:
-                st[X_VIS + u] = 0
+                st[L.X_VIS + u] = 0
             sp -= 1
             continue
-        st[X_NXT + sp] = k + 1
-        if v < 9 or st[X_VIS + v]:
+        st[L.X_NXT + sp] = k + 1
+        if v < 9 or st[L.X_VIS + v]:
             continue  # rooms are ends of the BFS part; no square twice, no pawn crossed
         sp += 1
-        st[X_STK + sp] = v
-        st[X_NXT + sp] = 0
-        st[X_VIS + v] = 1
-        if st[X_BEST + v] < sp:
-            st[X_BEST + v] = sp
+        st[L.X_STK + sp] = v
+        st[L.X_NXT + sp] = 0
+        st[L.X_VIS + v] = 1
+        if st[L.X_BEST + v] < sp:
+            st[L.X_BEST + v] = sp
             if sp > longest:
                 longest = sp
     for ch in range(6):
-        p = st[S_POS + ch]
+        p = st[L.S_POS + ch]
         if p >= 9:
-            st[X_VIS + p] = 0
-    st[X_VIS + start] = 0
+            st[L.X_VIS + p] = 0
+    st[L.X_VIS + start] = 0
     out = 1
     for i in range(1, nq):
-        v = st[X_QUEUE + i]
+        v = st[L.X_QUEUE + i]
         if v < 9:
-            st[X_QUEUE + out] = v
+            st[L.X_QUEUE + out] = v
             out += 1
-        elif st[X_BEST + v] == longest:
-            st[X_DIST + v] = longest
-            st[X_QUEUE + out] = v
+        elif st[L.X_BEST + v] == longest:
+            st[L.X_DIST + v] = longest
+            st[L.X_QUEUE + out] = v
             out += 1
         else:
-            st[X_DIST + v] = -1
-    st[X_STAMP + start] = gen
+            st[L.X_DIST + v] = -1
+    st[L.X_STAMP + start] = gen
     return out
 
 
@@ -165,58 +147,58 @@ def exact_end(st, tb, start, total, end, budget):
     must be within ``r`` of it).  1 found, 0 none, -1 the search ran out of ``budget`` nodes
     (undecided).  Leaves ``reach``'s outputs (X_QUEUE, X_DIST, X_STAMP) untouched.
     """
-    gen = st[S_GEN2] + 1
-    st[S_GEN2] = gen
+    gen = st[L.S_GEN2] + 1
+    st[L.S_GEN2] = gen
     for ch in range(6):
-        p = st[S_POS + ch]
+        p = st[L.S_POS + ch]
         if p >= 9 and p != end:
-            st[X_DVSTAMP + p] = gen
-            st[X_DV + p] = FAR  # pawns block the distance too
-    st[X_DVSTAMP + end] = gen
-    st[X_DV + end] = 0
-    st[X_DVQ] = end
+            st[L.X_DVSTAMP + p] = gen
+            st[L.X_DV + p] = L.FAR  # pawns block the distance too
+    st[L.X_DVSTAMP + end] = gen
+    st[L.X_DV + end] = 0
+    st[L.X_DVQ] = end
     head = 0
     tail = 1
     while head < tail:
-        u = st[X_DVQ + head]
+        u = st[L.X_DVQ + head]
         head += 1
-        d = st[X_DV + u]
-        for k in range(MAX_DEGREE):
-            v = tb[T_ADJ + u * MAX_DEGREE + k]
+        d = st[L.X_DV + u]
+        for k in range(L.MAX_DEGREE):
+            v = tb[L.T_ADJ + u * L.MAX_DEGREE + k]
             if v < 0:
                 break
-            if v < 9 or st[X_DVSTAMP + v] == gen:
+            if v < 9 or st[L.X_DVSTAMP + v] == gen:
                 continue
-            st[X_DVSTAMP + v] = gen
-            st[X_DV + v] = d + 1
-            st[X_DVQ + tail] = v
+            st[L.X_DVSTAMP + v] = gen
+            st[L.X_DV + v] = d + 1
+            st[L.X_DVQ + tail] = v
             tail += 1
     for ch in range(6):
-        p = st[S_POS + ch]
+        p = st[L.S_POS + ch]
         if p >= 9:
-            st[X_VIS + p] = 1
-    st[X_VIS + start] = 1
+            st[L.X_VIS + p] = 1
+    st[L.X_VIS + start] = 1
     found = 0
     nodes = 0
     sp = 0
-    st[X_STK] = start
-    st[X_NXT] = 0
+    st[L.X_STK] = start
+    st[L.X_NXT] = 0
     while sp >= 0:
-        u = st[X_STK + sp]
-        k = st[X_NXT + sp]
+        u = st[L.X_STK + sp]
+        k = st[L.X_NXT + sp]
         v = -1
-        if sp < total and k < MAX_DEGREE:
-            v = tb[T_ADJ + u * MAX_DEGREE + k]
+        if sp < total and k < L.MAX_DEGREE:
+            v = tb[L.T_ADJ + u * L.MAX_DEGREE + k]
         if v < 0:
             if sp > 0:
-                st[X_VIS + u] = 0
+                st[L.X_VIS + u] = 0
             sp -= 1
             continue
-        st[X_NXT + sp] = k + 1
-        if v < 9 or st[X_VIS + v] or st[X_DVSTAMP + v] != gen:
+        st[L.X_NXT + sp] = k + 1
+        if v < 9 or st[L.X_VIS + v] or st[L.X_DVSTAMP + v] != gen:
             continue
         left = total - sp - 1
-        if st[X_DV + v] > left or (v == end) != (left == 0):
+        if st[L.X_DV + v] > left or (v == end) != (left == 0):
             continue  # cannot reach the end in time; the end only as the last step
         if left == 0:
             found = 1
@@ -226,26 +208,26 @@ def exact_end(st, tb, start, total, end, budget):
             found = -1
             break
         sp += 1
-        st[X_STK + sp] = v
-        st[X_NXT + sp] = 0
-        st[X_VIS + v] = 1
+        st[L.X_STK + sp] = v
+        st[L.X_NXT + sp] = 0
+        st[L.X_VIS + v] = 1
     while sp > 0:  # unwind the path left marked by an early exit
-        st[X_VIS + st[X_STK + sp]] = 0
+        st[L.X_VIS + st[L.X_STK + sp]] = 0
         sp -= 1
     for ch in range(6):
-        p = st[S_POS + ch]
+        p = st[L.S_POS + ch]
         if p >= 9:
-            st[X_VIS + p] = 0
-    st[X_VIS + start] = 0
+            st[L.X_VIS + p] = 0
+    st[L.X_VIS + start] = 0
     return found
 
 
 @njit(cache=True)
 def reached_steps(st, node):
     """Steps to ``node`` in the last ``reach`` (-1 if not reached or occupied)."""
-    if st[X_STAMP + node] != st[S_GEN]:
+    if st[L.X_STAMP + node] != st[L.S_GEN]:
         return -1
-    return st[X_DIST + node]
+    return st[L.X_DIST + node]
 
 
 @njit(cache=True)
@@ -257,10 +239,10 @@ def walking_distances(adj, n_nodes, out):
     the door, so ``out[r, q]`` for a room ``q`` is the room-to-room distance.
     Unreachable nodes get ``FAR``.
     """
-    queue = np.empty(MAX_NODES, np.int64)
+    queue = np.empty(L.MAX_NODES, np.int64)
     for r in range(9):
-        for v in range(MAX_NODES):
-            out[r, v] = FAR
+        for v in range(L.MAX_NODES):
+            out[r, v] = L.FAR
         out[r, r] = 0
         queue[0] = r
         head = 0
@@ -270,11 +252,11 @@ def walking_distances(adj, n_nodes, out):
             head += 1
             if u < 9 and u != r:
                 continue
-            for k in range(MAX_DEGREE):
+            for k in range(L.MAX_DEGREE):
                 v = adj[u, k]
                 if v < 0:
                     break
-                if out[r, v] == FAR:
+                if out[r, v] == L.FAR:
                     out[r, v] = out[r, u] + 1
                     queue[tail] = v
                     tail += 1

@@ -7,7 +7,7 @@ hands are exactly those the game was played with; no turn is played.
 from numba import njit, types
 
 from ..sigs import I, sig
-from .layout import S_CHAR, S_DEAL_START, S_TRUE
+from . import layout as L
 from .rules import setup
 
 _ARR = types.int64[::1]
@@ -21,6 +21,6 @@ def seat_deals(st, tb, first_game, n, out):
     for g in range(out.shape[0]):
         setup(st, tb, first_game + g, n, 0)
         for p in range(n):
-            out[g, p, 0] = st[S_CHAR + p]
-            out[g, p, 1] = st[S_TRUE + p]
-            out[g, p, 2] = st[S_DEAL_START]
+            out[g, p, 0] = st[L.S_CHAR + p]
+            out[g, p, 1] = st[L.S_TRUE + p]
+            out[g, p, 2] = st[L.S_DEAL_START]

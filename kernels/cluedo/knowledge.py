@@ -29,39 +29,7 @@ from numba import njit
 from kernels.rng import randint
 from kernels.sigs import ST, I, sig
 
-from .layout import (
-    ALL_CARDS,
-    CAT_ROOM,
-    CAT_SUSPECT,
-    CAT_WEAPON,
-    ENVELOPE,
-    FIRST_ROOM,
-    K_CL,
-    K_DIRTY,
-    K_EXRES,
-    K_EXVER,
-    K_HAS,
-    K_NCL,
-    K_NOT,
-    K_SIZE,
-    K_VER,
-    MAX_CLAUSES,
-    N_CARDS,
-    N_HOLDERS,
-    S_CL_OVERFLOW,
-    S_HSIZE,
-    S_KN,
-    S_NWRONG,
-    S_RNG,
-    S_TRUE,
-    S_WRONG,
-    TABLE,
-    X_A,
-    X_ASG,
-    X_OPT,
-    X_ORDER,
-    X_REM,
-)
+from . import layout as L
 
 
 @njit(cache=True, inline="always")
@@ -85,14 +53,14 @@ def low_card(x):
 @njit(cache=True, inline="always")
 def pack(s, w, r):
     """The envelope triple (suspect, weapon, room cards) as one number 0..323."""
-    return s + 6 * (w - 6) + 36 * (r - FIRST_ROOM)
+    return s + 6 * (w - 6) + 36 * (r - L.FIRST_ROOM)
 
 
 @njit(cache=True)
 def wrongly_accused(st, t):
     """Was triple ``t`` already accused wrongly?  (Public: it is not the envelope, CL-T6.)"""
-    for i in range(st[S_NWRONG]):
-        if pack(st[S_WRONG + 3 * i], st[S_WRONG + 3 * i + 1], st[S_WRONG + 3 * i + 2]) == t:
+    for i in range(st[L.S_NWRONG]):
+        if pack(st[L.S_WRONG + 3 * i], st[L.S_WRONG + 3 * i + 1], st[L.S_WRONG + 3 * i + 2]) == t:
             return True
     return False
 
@@ -112,70 +80,70 @@ def nth_card(x, k):
 @njit(cache=True)
 def random_card(st, x):
     """A uniformly random set bit of the non-zero mask ``x`` (game stream)."""
-    return nth_card(x, randint(st, S_RNG, popc(x)))
+    return nth_card(x, randint(st, L.S_RNG, popc(x)))
 
 
 @njit(cache=True, inline="always")
 def kbase(seat):
-    return S_KN + seat * K_SIZE
+    return L.S_KN + seat * L.K_SIZE
 
 
 @njit(cache=True)
 def kn_init(st, kb, seat, n, two_player):
     """Knowledge at the deal: own hand (CL-S2); absent seats and (outside CL-2) the table hold nothing."""
-    for h in range(N_HOLDERS):
-        st[kb + K_HAS + h] = 0
-        st[kb + K_NOT + h] = 0
-        if (h < 6 and h >= n) or (h == TABLE and not two_player):
-            st[kb + K_NOT + h] = ALL_CARDS
-    hand = st[S_TRUE + seat]
-    st[kb + K_HAS + seat] = hand
-    st[kb + K_NOT + seat] = ALL_CARDS & ~hand
-    st[kb + K_NCL] = 0
-    st[kb + K_DIRTY] = 1
-    st[kb + K_VER] = 0
-    st[kb + K_EXVER] = -1
-    st[kb + K_EXRES] = -1
+    for h in range(L.N_HOLDERS):
+        st[kb + L.K_HAS + h] = 0
+        st[kb + L.K_NOT + h] = 0
+        if (h < 6 and h >= n) or (h == L.TABLE and not two_player):
+            st[kb + L.K_NOT + h] = L.ALL_CARDS
+    hand = st[L.S_TRUE + seat]
+    st[kb + L.K_HAS + seat] = hand
+    st[kb + L.K_NOT + seat] = L.ALL_CARDS & ~hand
+    st[kb + L.K_NCL] = 0
+    st[kb + L.K_DIRTY] = 1
+    st[kb + L.K_VER] = 0
+    st[kb + L.K_EXVER] = -1
+    st[kb + L.K_EXRES] = -1
 
 
 @njit(cache=True, inline="always")
 def add_has(st, kb, h, mask):
-    if st[kb + K_HAS + h] | mask != st[kb + K_HAS + h]:
-        st[kb + K_HAS + h] |= mask
-        st[kb + K_DIRTY] = 1
-        st[kb + K_VER] += 1
+    if st[kb + L.K_HAS + h] | mask != st[kb + L.K_HAS + h]:
+        st[kb + L.K_HAS + h] |= mask
+        st[kb + L.K_DIRTY] = 1
+        st[kb + L.K_VER] += 1
 
 
 @njit(cache=True, inline="always")
 def add_not(st, kb, h, mask):
-    if st[kb + K_NOT + h] | mask != st[kb + K_NOT + h]:
-        st[kb + K_NOT + h] |= mask
-        st[kb + K_DIRTY] = 1
-        st[kb + K_VER] += 1
+    if st[kb + L.K_NOT + h] | mask != st[kb + L.K_NOT + h]:
+        st[kb + L.K_NOT + h] |= mask
+        st[kb + L.K_DIRTY] = 1
+        st[kb + L.K_VER] += 1
 
 
 @njit(cache=True)
 def add_clause(st, kb, h, mask):
     """Record "holder ``h`` has at least one card of ``mask``"."""
-    if st[kb + K_HAS + h] & mask:
+    if st[kb + L.K_HAS + h] & mask:
         return
-    n = st[kb + K_NCL]
+    n = st[kb + L.K_NCL]
     for i in range(n):  # already implied by a clause on the same holder
-        e = st[kb + K_CL + i]
-        if (e >> N_CARDS) == h and (e & ALL_CARDS & ~mask) == 0:
+        e = st[kb + L.K_CL + i]
+        if (e >> L.N_CARDS) == h and (e & L.ALL_CARDS & ~mask) == 0:
             return
-    if n == MAX_CLAUSES:
+    if n == L.MAX_CLAUSES:
         propagate(st, kb)  # drops satisfied clauses
-        n = st[kb + K_NCL]
-        if n == MAX_CLAUSES:  # still full: forget the oldest (sound, loses information)
+        n = st[kb + L.K_NCL]
+        if n == L.MAX_CLAUSES:  # still full: forget the oldest (sound, loses information)
             for i in range(n - 1):
-                st[kb + K_CL + i] = st[kb + K_CL + i + 1]
+                st[kb + L.K_CL + i] = st[kb + L.K_CL + i + 1]
             n -= 1
-            st[S_CL_OVERFLOW] += 1
-    st[kb + K_CL + n] = (h << N_CARDS) | mask
-    st[kb + K_NCL] = n + 1
-    st[kb + K_DIRTY] = 1
-    st[kb + K_VER] += 1
+            st[L.S_CL_OVERFLOW] += 1
+    st[kb + L.K_CL + n] = (h << L.N_CARDS) | mask
+    st[kb + L.K_NCL] = n + 1
+    st[kb + L.K_DIRTY] = 1
+    st[kb + L.K_VER] += 1
 
 
 @njit(sig(ST, I), cache=True)
@@ -187,37 +155,37 @@ def propagate(st, kb):
         owned = 0
         seen1 = 0
         seen2 = 0
-        for h in range(N_HOLDERS):
-            owned |= st[kb + K_HAS + h]
-            p = ALL_CARDS & ~st[kb + K_NOT + h]
+        for h in range(L.N_HOLDERS):
+            owned |= st[kb + L.K_HAS + h]
+            p = L.ALL_CARDS & ~st[kb + L.K_NOT + h]
             seen2 |= seen1 & p
             seen1 |= p
-        if seen1 != ALL_CARDS:
+        if seen1 != L.ALL_CARDS:
             return 1  # a card nobody may hold
         only = seen1 & ~seen2  # cards with exactly one possible holder
-        for h in range(N_HOLDERS):
-            hs = st[kb + K_HAS + h]
-            nt = st[kb + K_NOT + h]
+        for h in range(L.N_HOLDERS):
+            hs = st[kb + L.K_HAS + h]
+            nt = st[kb + L.K_NOT + h]
             nt2 = nt | (owned & ~hs)
-            p = ALL_CARDS & ~nt2
+            p = L.ALL_CARDS & ~nt2
             hs2 = hs | (p & only)
             if hs2 & nt2:
                 return 1
-            size = st[S_HSIZE + h]
+            size = st[L.S_HSIZE + h]
             c = popc(hs2)
             if c > size:
                 return 1
             if c == size:
-                nt2 = ALL_CARDS & ~hs2
+                nt2 = L.ALL_CARDS & ~hs2
             else:
                 pc = popc(p)
                 if pc < size:
                     return 1
                 if pc == size:
                     hs2 = p
-            if h == ENVELOPE:  # exactly one card of each category (CL-S2)
+            if h == L.ENVELOPE:  # exactly one card of each category (CL-S2)
                 for k in range(3):
-                    cat = CAT_SUSPECT if k == 0 else (CAT_WEAPON if k == 1 else CAT_ROOM)
+                    cat = L.CAT_SUSPECT if k == 0 else (L.CAT_WEAPON if k == 1 else L.CAT_ROOM)
                     hc = hs2 & cat
                     if hc:
                         if hc & (hc - 1):
@@ -232,76 +200,76 @@ def propagate(st, kb):
                 if hs2 & nt2:
                     return 1
             if hs2 != hs or nt2 != nt:
-                st[kb + K_HAS + h] = hs2
-                st[kb + K_NOT + h] = nt2
+                st[kb + L.K_HAS + h] = hs2
+                st[kb + L.K_NOT + h] = nt2
                 changed = True
-        n = st[kb + K_NCL]
+        n = st[kb + L.K_NCL]
         i = 0
         while i < n:
-            e = st[kb + K_CL + i]
-            h = e >> N_CARDS
-            m = e & ALL_CARDS
-            if st[kb + K_HAS + h] & m:
+            e = st[kb + L.K_CL + i]
+            h = e >> L.N_CARDS
+            m = e & L.ALL_CARDS
+            if st[kb + L.K_HAS + h] & m:
                 n -= 1
-                st[kb + K_CL + i] = st[kb + K_CL + n]
+                st[kb + L.K_CL + i] = st[kb + L.K_CL + n]
                 continue
-            q = m & ~st[kb + K_NOT + h]
+            q = m & ~st[kb + L.K_NOT + h]
             if q == 0:
                 return 1
             if q & (q - 1) == 0:
-                st[kb + K_HAS + h] |= q
+                st[kb + L.K_HAS + h] |= q
                 n -= 1
-                st[kb + K_CL + i] = st[kb + K_CL + n]
+                st[kb + L.K_CL + i] = st[kb + L.K_CL + n]
                 changed = True
                 continue
             if q != m:
-                st[kb + K_CL + i] = (h << N_CARDS) | q
+                st[kb + L.K_CL + i] = (h << L.N_CARDS) | q
             i += 1
-        st[kb + K_NCL] = n
-    st[kb + K_DIRTY] = 0
+        st[kb + L.K_NCL] = n
+    st[kb + L.K_DIRTY] = 0
     return 0
 
 
 @njit(sig(ST, I, I), cache=True)
 def copy_block(st, src, dst):
-    for i in range(K_SIZE):
+    for i in range(L.K_SIZE):
         st[dst + i] = st[src + i]
 
 
 @njit(cache=True, inline="always")
 def _cat_of(c):
-    return CAT_SUSPECT if c < 6 else (CAT_WEAPON if c < 12 else CAT_ROOM)
+    return L.CAT_SUSPECT if c < 6 else (L.CAT_WEAPON if c < 12 else L.CAT_ROOM)
 
 
 @njit(sig(ST, I, I), cache=True)
 def _feasible(st, kb, rest):
     """Can the unassigned cards ``rest`` still complete the partial deal in X_A / X_REM?"""
-    for h in range(N_HOLDERS):
-        r = st[X_REM + h]
-        if r > 0 and popc(rest & ~st[kb + K_NOT + h]) < r:
+    for h in range(L.N_HOLDERS):
+        r = st[L.X_REM + h]
+        if r > 0 and popc(rest & ~st[kb + L.K_NOT + h]) < r:
             return False
-    env = st[kb + K_HAS + ENVELOPE] | st[X_A + ENVELOPE]
-    envp = rest & ~st[kb + K_NOT + ENVELOPE]
-    if (env & CAT_SUSPECT) == 0 and (envp & CAT_SUSPECT) == 0:
+    env = st[kb + L.K_HAS + L.ENVELOPE] | st[L.X_A + L.ENVELOPE]
+    envp = rest & ~st[kb + L.K_NOT + L.ENVELOPE]
+    if (env & L.CAT_SUSPECT) == 0 and (envp & L.CAT_SUSPECT) == 0:
         return False
-    if (env & CAT_WEAPON) == 0 and (envp & CAT_WEAPON) == 0:
+    if (env & L.CAT_WEAPON) == 0 and (envp & L.CAT_WEAPON) == 0:
         return False
-    if (env & CAT_ROOM) == 0 and (envp & CAT_ROOM) == 0:
+    if (env & L.CAT_ROOM) == 0 and (envp & L.CAT_ROOM) == 0:
         return False
-    for i in range(st[kb + K_NCL]):
-        e = st[kb + K_CL + i]
-        h = e >> N_CARDS
-        m = e & ALL_CARDS
-        if (st[X_A + h] & m) == 0 and ((rest & m & ~st[kb + K_NOT + h]) == 0 or st[X_REM + h] == 0):
+    for i in range(st[kb + L.K_NCL]):
+        e = st[kb + L.K_CL + i]
+        h = e >> L.N_CARDS
+        m = e & L.ALL_CARDS
+        if (st[L.X_A + h] & m) == 0 and ((rest & m & ~st[kb + L.K_NOT + h]) == 0 or st[L.X_REM + h] == 0):
             return False
     return True
 
 
 @njit(cache=True, inline="always")
 def _can_take(st, kb, h, c):
-    if (st[kb + K_NOT + h] >> c) & 1 or st[X_REM + h] <= 0:
+    if (st[kb + L.K_NOT + h] >> c) & 1 or st[L.X_REM + h] <= 0:
         return False
-    if h == ENVELOPE and ((st[kb + K_HAS + ENVELOPE] | st[X_A + ENVELOPE]) & _cat_of(c)):
+    if h == L.ENVELOPE and ((st[kb + L.K_HAS + L.ENVELOPE] | st[L.X_A + L.ENVELOPE]) & _cat_of(c)):
         return False
     return True
 
@@ -312,30 +280,30 @@ def _prepare(st, kb):
     free places in X_REM.
     Returns the number of unknown cards."""
     known = 0
-    for h in range(N_HOLDERS):
-        known |= st[kb + K_HAS + h]
-        st[X_REM + h] = st[S_HSIZE + h] - popc(st[kb + K_HAS + h])
-        st[X_A + h] = 0
+    for h in range(L.N_HOLDERS):
+        known |= st[kb + L.K_HAS + h]
+        st[L.X_REM + h] = st[L.S_HSIZE + h] - popc(st[kb + L.K_HAS + h])
+        st[L.X_A + h] = 0
     inclause = 0
-    for i in range(st[kb + K_NCL]):
-        inclause |= st[kb + K_CL + i]
+    for i in range(st[kb + L.K_NCL]):
+        inclause |= st[kb + L.K_CL + i]
     nu = 0
-    for c in range(N_CARDS):
+    for c in range(L.N_CARDS):
         if not (known >> c) & 1:
             opts = 0
-            for h in range(N_HOLDERS):
-                if not (st[kb + K_NOT + h] >> c) & 1:
+            for h in range(L.N_HOLDERS):
+                if not (st[kb + L.K_NOT + h] >> c) & 1:
                     opts += 1
             if not (inclause >> c) & 1:
-                opts += N_HOLDERS  # cards of clauses first: conflicts show early
+                opts += L.N_HOLDERS  # cards of clauses first: conflicts show early
             # insertion by option count (stable: ties keep card order)
             j = nu
-            while j > 0 and st[X_OPT + j - 1] > opts:
-                st[X_ORDER + j] = st[X_ORDER + j - 1]
-                st[X_OPT + j] = st[X_OPT + j - 1]
+            while j > 0 and st[L.X_OPT + j - 1] > opts:
+                st[L.X_ORDER + j] = st[L.X_ORDER + j - 1]
+                st[L.X_OPT + j] = st[L.X_OPT + j - 1]
                 j -= 1
-            st[X_ORDER + j] = c
-            st[X_OPT + j] = opts
+            st[L.X_ORDER + j] = c
+            st[L.X_OPT + j] = opts
             nu += 1
     return nu
 
@@ -352,47 +320,47 @@ def solve(st, kb, budget):
     nu = _prepare(st, kb)
     rest = 0
     for d in range(nu):
-        rest |= 1 << st[X_ORDER + d]
+        rest |= 1 << st[L.X_ORDER + d]
     if not _feasible(st, kb, rest):
         return 0
     depth = 0
-    st[X_OPT] = 0
+    st[L.X_OPT] = 0
     nodes = 0
     while True:
         if depth == nu:
             return 1
-        c = st[X_ORDER + depth]
+        c = st[L.X_ORDER + depth]
         bit = 1 << c
-        h = st[X_OPT + depth]
+        h = st[L.X_OPT + depth]
         placed = False
-        while h < N_HOLDERS:
+        while h < L.N_HOLDERS:
             if _can_take(st, kb, h, c):
                 nodes += 1
                 if nodes > budget:
                     return -1
-                st[X_A + h] |= bit
-                st[X_REM + h] -= 1
+                st[L.X_A + h] |= bit
+                st[L.X_REM + h] -= 1
                 if _feasible(st, kb, rest & ~bit):
-                    st[X_ASG + depth] = h
-                    st[X_OPT + depth] = h + 1
+                    st[L.X_ASG + depth] = h
+                    st[L.X_OPT + depth] = h + 1
                     rest &= ~bit
                     depth += 1
-                    if depth < N_CARDS:
-                        st[X_OPT + depth] = 0
+                    if depth < L.N_CARDS:
+                        st[L.X_OPT + depth] = 0
                     placed = True
                     break
-                st[X_A + h] &= ~bit
-                st[X_REM + h] += 1
+                st[L.X_A + h] &= ~bit
+                st[L.X_REM + h] += 1
             h += 1
         if not placed:
             if depth == 0:
                 return 0
             depth -= 1
-            c = st[X_ORDER + depth]
+            c = st[L.X_ORDER + depth]
             bit = 1 << c
-            h = st[X_ASG + depth]
-            st[X_A + h] &= ~bit
-            st[X_REM + h] += 1
+            h = st[L.X_ASG + depth]
+            st[L.X_A + h] &= ~bit
+            st[L.X_REM + h] += 1
             rest |= bit
 
 
@@ -408,33 +376,33 @@ def sample_deal(st, kb):
     nu = _prepare(st, kb)
     rest = 0
     for d in range(nu):
-        rest |= 1 << st[X_ORDER + d]
+        rest |= 1 << st[L.X_ORDER + d]
     logw = 0.0
     for d in range(nu):
-        c = st[X_ORDER + d]
+        c = st[L.X_ORDER + d]
         bit = 1 << c
         total = 0
-        for h in range(N_HOLDERS):
-            st[X_OPT + h] = 0
+        for h in range(L.N_HOLDERS):
+            st[L.X_OPT + h] = 0
             if _can_take(st, kb, h, c):
-                st[X_A + h] |= bit
-                st[X_REM + h] -= 1
+                st[L.X_A + h] |= bit
+                st[L.X_REM + h] -= 1
                 if _feasible(st, kb, rest & ~bit):
-                    w = 1 if h == ENVELOPE else st[X_REM + h] + 1
-                    st[X_OPT + h] = w
+                    w = 1 if h == L.ENVELOPE else st[L.X_REM + h] + 1
+                    st[L.X_OPT + h] = w
                     total += w
-                st[X_A + h] &= ~bit
-                st[X_REM + h] += 1
+                st[L.X_A + h] &= ~bit
+                st[L.X_REM + h] += 1
         if total == 0:
             return -math.inf
-        r = randint(st, S_RNG, total)
+        r = randint(st, L.S_RNG, total)
         h = 0
-        while r >= st[X_OPT + h]:
-            r -= st[X_OPT + h]
+        while r >= st[L.X_OPT + h]:
+            r -= st[L.X_OPT + h]
             h += 1
-        logw += math.log(total / st[X_OPT + h])
-        st[X_A + h] |= bit
-        st[X_REM + h] -= 1
+        logw += math.log(total / st[L.X_OPT + h])
+        st[L.X_A + h] |= bit
+        st[L.X_REM + h] -= 1
         rest &= ~bit
     return logw
 
@@ -442,13 +410,13 @@ def sample_deal(st, kb):
 @njit(cache=True)
 def envelope_candidates(st, kb):
     """Cards the envelope may still hold (after propagation)."""
-    return ALL_CARDS & ~st[kb + K_NOT + ENVELOPE]
+    return L.ALL_CARDS & ~st[kb + L.K_NOT + L.ENVELOPE]
 
 
 @njit(cache=True)
 def known_cards(st, kb):
     """Cards whose holder this knowledge determines."""
     k = 0
-    for h in range(N_HOLDERS):
-        k |= st[kb + K_HAS + h]
+    for h in range(L.N_HOLDERS):
+        k |= st[kb + L.K_HAS + h]
     return k

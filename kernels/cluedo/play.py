@@ -11,43 +11,8 @@ the game also writes its rows of the trajectory columns (``trajectory.TrajCols``
 import numpy as np
 from numba import njit, prange
 
+from . import layout as L
 from .knowledge import kbase, known_cards, low_card, popc, propagate
-from .layout import (
-    AGENT,
-    CAT_ROOM,
-    CAT_SUSPECT,
-    CAT_WEAPON,
-    ENVELOPE,
-    EV_COLS,
-    FIRST_ROOM,
-    K_DIRTY,
-    S_ACCUSED,
-    S_ACTIVE,
-    S_AGENT,
-    S_CHAR,
-    S_CHECK,
-    S_CL_OVERFLOW,
-    S_CLUE_DRAWN,
-    S_CUR,
-    S_EVB,
-    S_EVSEQ,
-    S_FIRST_ROOM,
-    S_LINEUP,
-    S_NEV,
-    S_NSUGG,
-    S_OVER,
-    S_REC,
-    S_ROUNDS,
-    S_TRUE,
-    S_TRUNC,
-    S_TTAKEN,
-    S_TURNS,
-    S_VIOL,
-    S_WINNER,
-    STATE_SIZE,
-    T_MAX_TURNS,
-    T_NPLAYERS,
-)
 from .rules import check_invariants, setup, take_turn
 from .trajectory import record_round
 
@@ -60,15 +25,15 @@ MODE_TRAJECTORY = 8
 @njit(cache=True)
 def _flush(st, ev, at):
     """Move the buffered events to the output rows from ``at`` (write mode) and count them."""
-    k = st[S_NEV]
-    if st[S_REC] == MODE_EVENTS_WRITE:
-        base = at + st[S_EVSEQ]
+    k = st[L.S_NEV]
+    if st[L.S_REC] == MODE_EVENTS_WRITE:
+        base = at + st[L.S_EVSEQ]
         for i in range(k):
-            o = S_EVB + i * EV_COLS
-            for c in range(EV_COLS):
+            o = L.S_EVB + i * L.EV_COLS
+            for c in range(L.EV_COLS):
                 ev[base + i, c] = st[o + c]
-    st[S_EVSEQ] += k
-    st[S_NEV] = 0
+    st[L.S_EVSEQ] += k
+    st[L.S_NEV] = 0
 
 
 @njit(cache=True)
@@ -76,32 +41,32 @@ def play_one(st, tb, game_id, mode, ev, ev_at, traj, tr_at):
     """Play one game to its end (or the CL-V7 cap) in ``st``; with ``MODE_TRAJECTORY`` each
     round's rows of ``traj`` from row ``tr_at`` on."""
     record = mode & MODE_TRAJECTORY
-    n = tb[T_NPLAYERS]
+    n = tb[L.T_NPLAYERS]
     setup(st, tb, game_id, n, mode & 3)  # clears st
-    st[S_CHECK] = 1 if mode & MODE_CHECK else 0
+    st[L.S_CHECK] = 1 if mode & MODE_CHECK else 0
     _flush(st, ev, ev_at)
-    if st[S_CHECK]:
-        st[S_VIOL] += check_invariants(st, tb)
-    max_turns = tb[T_MAX_TURNS]
+    if st[L.S_CHECK]:
+        st[L.S_VIOL] += check_invariants(st, tb)
+    max_turns = tb[L.T_MAX_TURNS]
     while True:
-        seat = st[S_CUR]
-        if st[S_ACTIVE + seat]:
+        seat = st[L.S_CUR]
+        if st[L.S_ACTIVE + seat]:
             take_turn(st, tb, seat)
-            st[S_TURNS] += 1
+            st[L.S_TURNS] += 1
             _flush(st, ev, ev_at)
-            if st[S_CHECK]:
-                st[S_VIOL] += check_invariants(st, tb)
-        if st[S_OVER]:
+            if st[L.S_CHECK]:
+                st[L.S_VIOL] += check_invariants(st, tb)
+        if st[L.S_OVER]:
             break
-        if st[S_TURNS] >= max_turns:
-            st[S_TRUNC] = 1  # CL-V7
+        if st[L.S_TURNS] >= max_turns:
+            st[L.S_TRUNC] = 1  # CL-V7
             break
         seat = (seat + 1) % n
         if seat == 0:
             if record:
                 record_round(st, tb, traj, tr_at)
-            st[S_ROUNDS] += 1
-        st[S_CUR] = seat
+            st[L.S_ROUNDS] += 1
+        st[L.S_CUR] = seat
     if record:
         record_round(st, tb, traj, tr_at)  # the round the game ended in
 
@@ -111,35 +76,35 @@ def _write_rows(st, n, i, games, seats):
     """Row ``i`` of the game columns and rows ``i * n + seat`` of the seat columns from the
     finished game in ``st``.  A function of its own: Numba loses stores made through a named
     tuple's field in a ``prange`` body itself (kernels/layout_tools.py)."""
-    games.rounds[i] = st[S_ROUNDS]
-    games.turns[i] = st[S_TURNS]
-    w = st[S_WINNER]
+    games.rounds[i] = st[L.S_ROUNDS]
+    games.turns[i] = st[L.S_TURNS]
+    w = st[L.S_WINNER]
     games.winner[i] = w
     games.n_winners[i] = 1 if w >= 0 else 0
-    games.truncated[i] = st[S_TRUNC]
-    env = st[S_TRUE + ENVELOPE]
-    games.solution_suspect[i] = low_card(env & CAT_SUSPECT)
-    games.solution_weapon[i] = low_card(env & CAT_WEAPON) - 6
-    games.solution_room[i] = low_card(env & CAT_ROOM) - FIRST_ROOM
-    games.clue_cards_drawn[i] = st[S_CLUE_DRAWN]
-    games.n_events[i] = st[S_EVSEQ]
-    games.violations[i] = st[S_VIOL]
-    games.clause_overflow[i] = st[S_CL_OVERFLOW]
+    games.truncated[i] = st[L.S_TRUNC]
+    env = st[L.S_TRUE + L.ENVELOPE]
+    games.solution_suspect[i] = low_card(env & L.CAT_SUSPECT)
+    games.solution_weapon[i] = low_card(env & L.CAT_WEAPON) - 6
+    games.solution_room[i] = low_card(env & L.CAT_ROOM) - L.FIRST_ROOM
+    games.clue_cards_drawn[i] = st[L.S_CLUE_DRAWN]
+    games.n_events[i] = st[L.S_EVSEQ]
+    games.violations[i] = st[L.S_VIOL]
+    games.clause_overflow[i] = st[L.S_CL_OVERFLOW]
     still = 0
     for s in range(n):
-        if st[S_ACTIVE + s] and s != w:
+        if st[L.S_ACTIVE + s] and s != w:
             still += 1
     nw = 1 if w >= 0 else 0
     for s in range(n):
         r = i * n + s
-        seats.character[r] = st[S_CHAR + s]
-        seats.lineup[r] = st[S_LINEUP + s]
-        seats.turns_taken[r] = st[S_TTAKEN + s]
-        seats.suggestions[r] = st[S_NSUGG + s]
-        seats.first_room_turn[r] = st[S_FIRST_ROOM + s]
-        seats.accused[r] = st[S_ACCUSED + s]
+        seats.character[r] = st[L.S_CHAR + s]
+        seats.lineup[r] = st[L.S_LINEUP + s]
+        seats.turns_taken[r] = st[L.S_TTAKEN + s]
+        seats.suggestions[r] = st[L.S_NSUGG + s]
+        seats.first_room_turn[r] = st[L.S_FIRST_ROOM + s]
+        seats.accused[r] = st[L.S_ACCUSED + s]
         kb = kbase(s)
-        if st[S_AGENT + s] != AGENT.NAIVE and st[kb + K_DIRTY]:
+        if st[L.S_AGENT + s] != L.AGENT.NAIVE and st[kb + L.K_DIRTY]:
             propagate(st, kb)  # what a reasoning player knows at the end
         seats.known_cards[r] = popc(known_cards(st, kb))
         if s == w:
@@ -148,7 +113,7 @@ def _write_rows(st, n, i, games, seats):
             seats.win[r] = 1.0
         else:
             seats.score[r] = 0
-            seats.place[r] = 1 + nw if st[S_ACTIVE + s] else 1 + nw + still
+            seats.place[r] = 1 + nw if st[L.S_ACTIVE + s] else 1 + nw + still
             seats.win[r] = 0.0
 
 
@@ -163,14 +128,14 @@ def play(tb, start, count, nblocks, mode, ev_at, ev, games, seats, tr_at, traj):
     (``MODE_TRAJECTORY``) the trajectory rows of game ``i`` into ``traj`` from row ``tr_at[i]``
     (``rounds * players`` rows: the caller knows them from a first pass).
     """
-    n = tb[T_NPLAYERS]
+    n = tb[L.T_NPLAYERS]
     per = (count + nblocks - 1) // nblocks
     for b in prange(nblocks):
         lo = b * per
         hi = min(count, lo + per)
         if lo >= hi:
             continue
-        st = np.zeros(STATE_SIZE, np.int64)
+        st = np.zeros(L.STATE_SIZE, np.int64)
         tbl = tb.copy()
         for i in range(lo, hi):
             at = ev_at[i] if mode & 3 == MODE_EVENTS_WRITE else 0

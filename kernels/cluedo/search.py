@@ -37,43 +37,8 @@ from numba import njit, types
 from kernels.rng import stream_key
 from kernels.sigs import ST, I, sig
 
+from . import layout as L
 from .knowledge import kbase, low_card, pack, popc, sample_deal, wrongly_accused
-from .layout import (
-    ALL_CARDS,
-    CAT_ROOM,
-    CAT_SUSPECT,
-    CAT_WEAPON,
-    ENVELOPE,
-    FIRST_ROOM,
-    K_HAS,
-    K_NOT,
-    K_VER,
-    MAX_NODES,
-    N_HOLDERS,
-    N_PARAMS,
-    PARAM_SCALE,
-    R_OWN,
-    R_PASSAGE,
-    S_ACTIVE,
-    S_CHAR,
-    S_FORBID,
-    S_LOOKED,
-    S_N,
-    S_PARAM,
-    S_PASS,
-    S_POS,
-    S_PROB,
-    S_PUBLIC,
-    S_RNG,
-    S_ROOMCARD,
-    S_SDEC,
-    S_SHOWN,
-    S_SKEY,
-    S_TRUE,
-    T_SDIST,
-    TABLE,
-    X_A,
-)
 
 # parameter slots (kernels.cluedo.agents.P_*: 0-5 are shared with prob)
 P_SAMPLES = 5  # deals sampled per decision
@@ -90,7 +55,7 @@ PASSAGE = 2
 
 @njit(cache=True, inline="always")
 def _param(st, seat, k):
-    return st[S_PARAM + seat * N_PARAMS + k]
+    return st[L.S_PARAM + seat * L.N_PARAMS + k]
 
 
 @njit(cache=True)
@@ -102,24 +67,24 @@ def _sample(st, seat, hands, trip, wts):
     Draws from the seat's own decision stream (module docstring); the game's stream is
     restored afterwards."""
     kb = kbase(seat)
-    saved = st[S_RNG]
-    st[S_RNG] = stream_key(st[S_SKEY], seat * STREAM_STRIDE + st[S_SDEC + seat])
-    st[S_SDEC + seat] += 1
+    saved = st[L.S_RNG]
+    st[L.S_RNG] = stream_key(st[L.S_SKEY], seat * STREAM_STRIDE + st[L.S_SDEC + seat])
+    st[L.S_SDEC + seat] += 1
     k = 0
     for _ in range(trip.shape[0]):
         lw = sample_deal(st, kb)
         if lw == -math.inf:
             continue
-        env = st[kb + K_HAS + ENVELOPE] | st[X_A + ENVELOPE]
-        t = pack(low_card(env & CAT_SUSPECT), low_card(env & CAT_WEAPON), low_card(env & CAT_ROOM))
+        env = st[kb + L.K_HAS + L.ENVELOPE] | st[L.X_A + L.ENVELOPE]
+        t = pack(low_card(env & L.CAT_SUSPECT), low_card(env & L.CAT_WEAPON), low_card(env & L.CAT_ROOM))
         if wrongly_accused(st, t):
             continue
-        for h in range(N_HOLDERS):
-            hands[k, h] = st[kb + K_HAS + h] | st[X_A + h]
+        for h in range(L.N_HOLDERS):
+            hands[k, h] = st[kb + L.K_HAS + h] | st[L.X_A + h]
         trip[k] = t
         wts[k] = lw
         k += 1
-    st[S_RNG] = saved
+    st[L.S_RNG] = saved
     if k == 0:
         return 0
     top = wts[0]
@@ -136,7 +101,7 @@ def _sample(st, seat, hands, trip, wts):
 
 @njit(cache=True)
 def _n_samples(st, seat):
-    return max(1, _param(st, seat, P_SAMPLES) // PARAM_SCALE)
+    return max(1, _param(st, seat, P_SAMPLES) // L.PARAM_SCALE)
 
 
 @njit(cache=True)
@@ -144,17 +109,17 @@ def refresh(st, seat):
     """Envelope probabilities per card, the likeliest triple and its probability into the
     seat's ``S_PROB`` slots (as ``prob`` keeps them), once per knowledge version."""
     kb = kbase(seat)
-    pb = S_PROB + seat * 24
-    if st[pb + PR_VER] == st[kb + K_VER] + 1:
+    pb = L.S_PROB + seat * 24
+    if st[pb + PR_VER] == st[kb + L.K_VER] + 1:
         return
-    st[pb + PR_VER] = st[kb + K_VER] + 1
-    cand = ALL_CARDS & ~st[kb + K_NOT + ENVELOPE]
+    st[pb + PR_VER] = st[kb + L.K_VER] + 1
+    cand = L.ALL_CARDS & ~st[kb + L.K_NOT + L.ENVELOPE]
     n = _n_samples(st, seat)
-    hands = np.empty((n, N_HOLDERS), np.int64)
+    hands = np.empty((n, L.N_HOLDERS), np.int64)
     trip = np.empty(n, np.int64)
     wts = np.empty(n)
     k = 0
-    if popc(cand & CAT_SUSPECT) * popc(cand & CAT_WEAPON) * popc(cand & CAT_ROOM) > 1:
+    if popc(cand & L.CAT_SUSPECT) * popc(cand & L.CAT_WEAPON) * popc(cand & L.CAT_ROOM) > 1:
         k = _sample(st, seat, hands, trip, wts)
     for c in range(21):
         st[pb + c] = 0
@@ -170,7 +135,7 @@ def refresh(st, seat):
         if wt[t] > 0.0:
             st[pb + t % 6] += int(wt[t] * 1e6)
             st[pb + 6 + (t // 6) % 6] += int(wt[t] * 1e6)
-            st[pb + FIRST_ROOM + t // 36] += int(wt[t] * 1e6)
+            st[pb + L.FIRST_ROOM + t // 36] += int(wt[t] * 1e6)
             if wt[t] > wt[best]:
                 best = t
     st[pb + 22] = best
@@ -186,14 +151,14 @@ def wants_gamble(st, seat):
     for the next turn (by then most likely certain) wins only if none of the ``m``
     opponents still in the game accuses right first, each failing to with probability
     ``threshold``.  So the seat accuses once ``p >= threshold ** m``."""
-    pb = S_PROB + seat * 24
+    pb = L.S_PROB + seat * 24
     if st[pb + 22] < 0:
         return -1
     m = 0
-    for j in range(st[S_N]):
-        if j != seat and st[S_ACTIVE + j]:
+    for j in range(st[L.S_N]):
+        if j != seat and st[L.S_ACTIVE + j]:
             m += 1
-    bar = (_param(st, seat, P_THRESHOLD) / PARAM_SCALE) ** max(1, m)
+    bar = (_param(st, seat, P_THRESHOLD) / L.PARAM_SCALE) ** max(1, m)
     if st[pb + 23] >= bar * 1e6:
         return st[pb + 22]
     return -1
@@ -201,7 +166,7 @@ def wants_gamble(st, seat):
 
 @njit(cache=True, inline="always")
 def _category(c):
-    return 0 if c < 6 else (1 if c < FIRST_ROOM else 2)
+    return 0 if c < 6 else (1 if c < L.FIRST_ROOM else 2)
 
 
 @njit(cache=True, inline="always")
@@ -210,7 +175,7 @@ def _add(wsum, wsq, marg, o, t, x):
     wsq[o] += x * x
     marg[o, t % 6] += x
     marg[o, 6 + (t // 6) % 6] += x
-    marg[o, FIRST_ROOM + t // 36] += x
+    marg[o, L.FIRST_ROOM + t // 36] += x
 
 
 @njit(sig(F1, F1, F2, I), cache=True)
@@ -226,8 +191,8 @@ def _expected_entropy(wsum, wsq, marg, n_out):
         neff = p * p / wsq[o]
         h = 0.0
         for cat in range(3):
-            lo = 0 if cat == 0 else (6 if cat == 1 else FIRST_ROOM)
-            hi = 6 if cat == 0 else (FIRST_ROOM if cat == 1 else 21)
+            lo = 0 if cat == 0 else (6 if cat == 1 else L.FIRST_ROOM)
+            hi = 6 if cat == 0 else (L.FIRST_ROOM if cat == 1 else 21)
             seen = 0
             for c in range(lo, hi):
                 q = marg[o, c] / p
@@ -243,13 +208,13 @@ def _expected_entropy(wsum, wsq, marg, n_out):
 def _pair_values(st, seat, room_card, hands, trip, wts, k, best):
     """Expected envelope entropy after suggesting each suspect and weapon in the room of
     ``room_card``: returns the least, its pair (``suspect * 64 + weapon``) in ``best[0]``."""
-    n = st[S_N]
-    barred = st[S_TRUE + seat] if st[S_FORBID + seat] & R_OWN else 0  # restricted play (R_OWN)
+    n = st[L.S_N]
+    barred = st[L.S_TRUE + seat] if st[L.S_FORBID + seat] & L.R_OWN else 0  # restricted play (R_OWN)
     # what the seat knows each player would rather show it: a card it already showed the
     # seat or everyone (the agents' least revealing card, agents.choose_show)
-    pref = np.zeros(N_HOLDERS, np.int64)
+    pref = np.zeros(L.N_HOLDERS, np.int64)
     for j in range(n):
-        pref[j] = st[S_PUBLIC + j] | st[S_SHOWN + j * 6 + seat]
+        pref[j] = st[L.S_PUBLIC + j] | st[L.S_SHOWN + j * 6 + seat]
     n_out = 1 + 3 * (n - 1)
     wsum = np.zeros(n_out)
     wsq = np.zeros(n_out)
@@ -312,13 +277,13 @@ def _look_value(st, seat, hands, trip, wts, k):
     (CL-2.2): in each sample it is any of the table's cards the seat has not looked at."""
     looked = 0
     for q in range(9):
-        if (st[S_LOOKED + seat] >> q) & 1 and st[S_ROOMCARD + q] >= 0:
-            looked |= 1 << st[S_ROOMCARD + q]  # the seat saw these itself
+        if (st[L.S_LOOKED + seat] >> q) & 1 and st[L.S_ROOMCARD + q] >= 0:
+            looked |= 1 << st[L.S_ROOMCARD + q]  # the seat saw these itself
     wsum = np.zeros(21)
     wsq = np.zeros(21)
     marg = np.zeros((21, 21))
     for i in range(k):
-        pool = hands[i, TABLE] & ~looked
+        pool = hands[i, L.TABLE] & ~looked
         if pool == 0:
             _add(wsum, wsq, marg, 0, trip[i], wts[i])
             continue
@@ -337,7 +302,7 @@ def room_values(st, seat, gain, rooms):
     suggestion, plus the look at its face-down card if the seat has not looked there yet
     (CL-2.2)."""
     k_max = _n_samples(st, seat)
-    hands = np.empty((k_max, N_HOLDERS), np.int64)
+    hands = np.empty((k_max, L.N_HOLDERS), np.int64)
     trip = np.empty(k_max, np.int64)
     wts = np.empty(k_max)
     k = _sample(st, seat, hands, trip, wts)
@@ -351,8 +316,8 @@ def room_values(st, seat, gain, rooms):
     for q in range(9):
         if not (rooms >> q) & 1:
             continue
-        gain[q] = max(0.0, h0 - _pair_values(st, seat, FIRST_ROOM + q, hands, trip, wts, k, best))
-        if st[S_N] == 2 and st[S_ROOMCARD + q] >= 0 and not (st[S_LOOKED + seat] >> q) & 1:
+        gain[q] = max(0.0, h0 - _pair_values(st, seat, L.FIRST_ROOM + q, hands, trip, wts, k, best))
+        if st[L.S_N] == 2 and st[L.S_ROOMCARD + q] >= 0 and not (st[L.S_LOOKED + seat] >> q) & 1:
             if hl < 0.0:
                 hl = max(0.0, h0 - _look_value(st, seat, hands, trip, wts, k))
             gain[q] += hl
@@ -363,7 +328,7 @@ def _turns_to(tb, q, node):
     """Turns a walk from ``node`` into room ``q`` takes: about half a turn more than the
     static walking distance over the mean roll of 7 (CL-T1), and at least the one turn
     that a stay or a passage takes too."""
-    d = tb[T_SDIST + q * MAX_NODES + node]
+    d = tb[L.T_SDIST + q * L.MAX_NODES + node]
     return max(1.0, 0.5 + d / 7.0)
 
 
@@ -371,7 +336,7 @@ def _turns_to(tb, q, node):
 def moves(st, seat):
     """Does the seat choose its stay, passage and walk target by information per turn
     (``start_action``, ``choose_target``)?  With at most ``move`` players; else as ``prob``."""
-    return st[S_N] * PARAM_SCALE <= _param(st, seat, P_MOVE)
+    return st[L.S_N] * L.PARAM_SCALE <= _param(st, seat, P_MOVE)
 
 
 @njit(cache=True)
@@ -387,7 +352,7 @@ def start_action(st, tb, seat, pos, may_stay):
     if may_stay:
         best_rate = gain[pos]
         act = STAY
-    passages = 0 if st[S_FORBID + seat] & R_PASSAGE else st[S_PASS + pos]
+    passages = 0 if st[L.S_FORBID + seat] & L.R_PASSAGE else st[L.S_PASS + pos]
     for q in range(9):
         if (passages >> q) & 1 and gain[q] > best_rate + 1e-12:
             best_rate = gain[q]
@@ -410,7 +375,8 @@ def choose_target(st, tb, seat, pos):
             continue
         r = gain[q] / _turns_to(tb, q, pos)
         if r > best_rate + 1e-12 or (
-            r > best_rate - 1e-12 and tb[T_SDIST + q * MAX_NODES + pos] < tb[T_SDIST + best * MAX_NODES + pos]
+            r > best_rate - 1e-12
+            and tb[L.T_SDIST + q * L.MAX_NODES + pos] < tb[L.T_SDIST + best * L.MAX_NODES + pos]
         ):
             best_rate = r
             best = q
@@ -421,16 +387,16 @@ def choose_target(st, tb, seat, pos):
 def choose_suggestion(st, seat):
     """Suspect and weapon to name in the room the seat's pawn is in (CL-T5), by one-ply
     expected information gain over sampled deals; returns ``suspect * 64 + weapon``."""
-    room_card = FIRST_ROOM + st[S_POS + st[S_CHAR + seat]]
+    room_card = L.FIRST_ROOM + st[L.S_POS + st[L.S_CHAR + seat]]
     k_max = _n_samples(st, seat)
-    hands = np.empty((k_max, N_HOLDERS), np.int64)
+    hands = np.empty((k_max, L.N_HOLDERS), np.int64)
     trip = np.empty(k_max, np.int64)
     wts = np.empty(k_max)
     k = _sample(st, seat, hands, trip, wts)
     best = np.empty(1, np.int64)
     if k == 0:  # no consistent deal (cannot happen with sound knowledge): any legal pair
         best[0] = -1
-        barred = st[S_TRUE + seat] if st[S_FORBID + seat] & R_OWN else 0
+        barred = st[L.S_TRUE + seat] if st[L.S_FORBID + seat] & L.R_OWN else 0
         for s in range(6):
             for w in range(6, 12):
                 if best[0] < 0 and not (barred >> s) & 1 and not (barred >> w) & 1:

@@ -13,20 +13,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from . import layout as L
 from .knowledge import copy_block, envelope_candidates, kbase, known_cards, popc, propagate
-from .layout import (
-    AGENT,
-    CAT_ROOM,
-    CAT_SUSPECT,
-    CAT_WEAPON,
-    ENVELOPE,
-    K_HAS,
-    S_ACTIVE,
-    S_AGENT,
-    S_ROUNDS,
-    S_XK,
-    T_NPLAYERS,
-)
 
 
 class TrajCols(NamedTuple):
@@ -40,19 +28,19 @@ class TrajCols(NamedTuple):
 @njit(cache=True)
 def record_round(st, tb, traj, row0):
     """Rows ``row0 + (round - 1) * players + seat`` of ``traj`` for the round in progress."""
-    n = tb[T_NPLAYERS]
-    at = row0 + (st[S_ROUNDS] - 1) * n
+    n = tb[L.T_NPLAYERS]
+    at = row0 + (st[L.S_ROUNDS] - 1) * n
     for s in range(n):
         r = at + s
-        copy_block(st, kbase(s), S_XK)
-        if st[S_AGENT + s] != AGENT.NAIVE:
-            propagate(st, S_XK)  # what a reasoning player can deduce now (CL-T5)
-        known = known_cards(st, S_XK)
+        copy_block(st, kbase(s), L.S_XK)
+        if st[L.S_AGENT + s] != L.AGENT.NAIVE:
+            propagate(st, L.S_XK)  # what a reasoning player can deduce now (CL-T5)
+        known = known_cards(st, L.S_XK)
         # a card seen in a hand is not in the envelope, deduced or not (a naive seat's facts)
-        cand = envelope_candidates(st, S_XK) & ~(known & ~st[S_XK + K_HAS + ENVELOPE])
-        traj.round[r] = st[S_ROUNDS]
+        cand = envelope_candidates(st, L.S_XK) & ~(known & ~st[L.S_XK + L.K_HAS + L.ENVELOPE])
+        traj.round[r] = st[L.S_ROUNDS]
         traj.seat[r] = s
         traj.known[r] = popc(known)
         # envelope triples the seat has not ruled out (CL-S2: one card of each category)
-        traj.candidates[r] = popc(cand & CAT_SUSPECT) * popc(cand & CAT_WEAPON) * popc(cand & CAT_ROOM)
-        traj.active[r] = st[S_ACTIVE + s]
+        traj.candidates[r] = popc(cand & L.CAT_SUSPECT) * popc(cand & L.CAT_WEAPON) * popc(cand & L.CAT_ROOM)
+        traj.active[r] = st[L.S_ACTIVE + s]
