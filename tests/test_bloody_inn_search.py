@@ -335,7 +335,7 @@ def test_a_search_parameter_outside_its_limits_is_refused(param, value, allowed)
 
 
 def test_the_heuristic_weights_have_no_limits_but_the_config_range():
-    """Tuning ranges are not limits: a negative weight is a real choice (issue 13)."""
+    """Tuning ranges are not limits: a negative weight is a real choice."""
     cfg = {
         "game": "bloody_inn",
         "players": 2,

@@ -1,4 +1,4 @@
-"""Fault injection at scale (issue 12): real `sim run` processes killed at random moments by
+"""Fault injection at scale: real `sim run` processes killed at random moments by
 random signals, then resumed; and killed between a file's write and its rename.
 
 The processes are forked from a forkserver that has already imported the simulator, so each

@@ -1,4 +1,4 @@
-"""Datasets that cannot lie (issue 12), every case through the CLI (the fake game).
+"""Datasets that cannot lie, every case through the CLI (the fake game).
 
 A read verifies the dataset against its manifest; one writer per folder; every operating-system
 or encoding problem is one line and exit status 2; a manifest reruns its dataset; the state a

@@ -281,7 +281,7 @@ def test_a_run_loads_only_its_own_games_kernels_and_no_referee():
 
 
 def test_a_bloody_inn_run_compiles_no_search_or_checks_it_does_not_use():
-    """Cold start (issue 17): without a search seat the run does not import the search
+    """Cold start: without a search seat the run does not import the search
     (its typed functions compile at import), and without ``check_invariants`` the block
     kernel is compiled with the search hook and the checks pruned (None-typed arguments)."""
     code = (
@@ -357,7 +357,7 @@ def test_the_analyses_import_no_kernel():
     assert not [m for m in mods if m.startswith("kernels.")]
 
 
-# --- nothing outside the games names a game (issue 13) -------------------------------------
+# --- nothing outside the games names a game -------------------------------------
 
 #: where a game may be named: the games' own homes (adapters, data, referees), the registry's
 #: table of them, and the synthetic-data maker of the analysis tests (it makes Bloody Inn tables)

@@ -1,4 +1,4 @@
-"""Causal power (issue 15): the ``power`` question on synthetic data with a planted effect
+"""Causal power: the ``power`` question on synthetic data with a planted effect
 and a null one, the ranking rule, and ``sim power`` end to end."""
 
 from __future__ import annotations

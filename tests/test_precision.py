@@ -1,4 +1,4 @@
-"""Runs that stop when precise enough (``--precision``, issue 15): the run stops at the first
+"""Runs that stop when precise enough (``--precision``): the run stops at the first
 chunk boundary where the 95% half-width of the key estimate is at most H (recomputed here
 from the rows), the same whatever the thread count; a sweep stops each point on its own."""
 

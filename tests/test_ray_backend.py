@@ -306,7 +306,7 @@ def test_a_task_failing_for_good_stops_the_sweep_and_resume_completes_it(cluster
     assert len(lines) == 1 and "WorkerCrashedError" in lines[0] and "--resume" in lines[0]
     assert "Traceback" not in err
     first = point_dirs(work / "failed")[0]
-    assert dataset.read_manifest(first)["status"] == "interrupted"  # stopped, its chunks kept (issue 12)
+    assert dataset.read_manifest(first)["status"] == "interrupted"  # stopped, its chunks kept
     code, out, err = sim(*args, "--resume", cwd=work, env=ray_env(cluster))
     assert code == 0, err
     assert_same_sweep(local_sweep, work / "failed")

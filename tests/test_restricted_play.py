@@ -1,4 +1,4 @@
-"""Restricted play and duplicate deals (issue 15).
+"""Restricted play and duplicate deals.
 
 A restricted lineup entry is offered only the remaining legal choices, by every strategy:
 over large random batches it never takes a forbidden action (the kernel's invariant checks

@@ -278,7 +278,7 @@ def test_progress_slices_give_the_same_files(tmp_path, monkeypatch):
 
 
 def test_next_chunk_plays_while_the_last_is_written(tmp_path, monkeypatch):
-    """The local backend writes chunk k while chunk k+1 plays (issue 17): each chunk's write
+    """The local backend writes chunk k while chunk k+1 plays: each chunk's write
     waits until the next chunk has started playing in another thread, which a serial
     runner never does (the wait would time out).  The files are those of a serial run."""
     import threading
