@@ -32,13 +32,13 @@ CONFIG = "config: players >= 1 and a lineup has >= 1 seat"
 GUARDED = {
     ("bloody_inn/strat_heuristic", "_slot_value"): {"2.0 + spare": "if spare < 0:"},
     ("bloody_inn/strat_heuristic", "_fade"): {"hz": "hz = horizon if horizon > 1e-6 else 1e-6"},
-    ("bloody_inn/strat_tools", "clock"): {"rooms": "if st[G_OPEN_ROOMS] > 0 else 1"},
+    ("bloody_inn/strat_tools", "clock"): {"rooms": "if st[L.G_OPEN_ROOMS] > 0 else 1"},
     ("bloody_inn/strat_tools", "_turn_of_round"): {"2 * np_": CONFIG},
-    ("bloody_inn/setup", "setup_game"): {"st[G_NLINEUP]": CONFIG},
-    ("bloody_inn/play", "_write_rows"): {"n_win": "if st[P_WINNER + p] != 0 else 0.0"},
-    ("bloody_inn/play", "_play_block"): {"st[G_NLINEUP]": CONFIG},
+    ("bloody_inn/setup", "setup_game"): {"st[L.G_NLINEUP]": CONFIG},
+    ("bloody_inn/play", "_write_rows"): {"n_win": "if st[L.P_WINNER + p] != 0 else 0.0"},
+    ("bloody_inn/play", "_play_block"): {"st[L.G_NLINEUP]": CONFIG},
     ("bloody_inn/loop", "advance"): {"2 * np_": CONFIG},
-    ("bloody_inn/deal_features", "entrance_kinds"): {"st[G_NLINEUP]": CONFIG},
+    ("bloody_inn/deal_features", "entrance_kinds"): {"st[L.G_NLINEUP]": CONFIG},
 }
 
 
