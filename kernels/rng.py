@@ -12,6 +12,8 @@ two threads never share a cache line.
 import numpy as np
 from numba import njit
 
+from .index import nowrap
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -44,8 +46,8 @@ def stream_key(seed, game_id):
 @njit(cache=True, inline="always")
 def next_u64(st, slot):
     """Advance the stream stored in ``st[slot]``; return 64 random bits (uint64)."""
-    u = np.uint64(st[slot]) + _GOLDEN
-    st[slot] = np.int64(u)
+    u = np.uint64(st[nowrap(slot)]) + _GOLDEN
+    st[nowrap(slot)] = np.int64(u)
     return _mix64(u)
 
 

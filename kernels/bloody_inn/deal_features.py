@@ -8,6 +8,7 @@ with, at a tiny fraction of the cost of a game.
 
 from numba import njit, types
 
+from ..index import nowrap
 from ..rng import stream_key
 from ..sigs import ST, I, sig
 from . import layout as L
@@ -30,4 +31,4 @@ def entrance_kinds(st, seed, first_game, out):
         st[L.G_RNG] = stream_key(seed, deal)
         setup_game(st)
         for i in range(deck):
-            out[g, i] = st[L.C_KIND + st[L.ENT + i]]
+            out[g, i] = st[nowrap(L.C_KIND + st[nowrap(L.ENT + i)])]

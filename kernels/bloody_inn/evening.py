@@ -2,6 +2,7 @@
 
 from numba import njit
 
+from ..index import nowrap
 from . import layout as L
 from .legal import copy_list
 from .policy_tools import shuffle_prefix
@@ -16,8 +17,8 @@ def season_change(st):
     n = copy_list(st, L.L_EXIT, L.S_A)
     shuffle_prefix(st, L.S_A, n, n)
     for i in range(n):
-        c = st[L.S_A + i]
-        st[L.ENT + i] = c
+        c = st[nowrap(L.S_A + i)]
+        st[nowrap(L.ENT + i)] = c
         move_card(st, c, L.LOC.entrance, i)
         log_event(st, L.EVENT.season, -1, c, i, 0, 0)
     st[L.G_ENT_POS] = 0
@@ -29,7 +30,7 @@ def season_change(st):
 def travellers_in_inn(st):
     n = 0
     for r in range(L.NROOMS):
-        if st[L.R_CARD + r] >= 0:
+        if st[nowrap(L.R_CARD + r)] >= 0:
             n += 1
     return n
 
@@ -37,16 +38,16 @@ def travellers_in_inn(st):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def place_traveller(st, c, r):
     """Put ``c`` in room ``r``; BI-E2 Room Service pays each token's owner the rank."""
-    st[L.R_CARD + r] = c
+    st[nowrap(L.R_CARD + r)] = c
     st[L.G_INN] |= 1 << r
     st[L.G_INN_N] += 1
-    if st[L.C_TYPE + c] == L.CTYPE.police:
+    if st[nowrap(L.C_TYPE + c)] == L.CTYPE.police:
         st[L.G_INN_POLICE] += 1
     move_card(st, c, L.LOC.room, r)
     log_event(st, L.EVENT.place, st[L.G_FIRST], c, r, 0, 0)
-    income = st[L.C_RANK + c] * st[L.G_ROOM_SERVICE]  # BI-E2: the rank (1 F per rank printed)
+    income = st[nowrap(L.C_RANK + c)] * st[L.G_ROOM_SERVICE]  # BI-E2: the rank (1 F per rank printed)
     for q in range(st[L.G_NP]):
-        t = st[L.R_TOKENS + r * L.MAXP + q]
+        t = st[nowrap(L.R_TOKENS + r * L.MAXP + q)]
         if t > 0 and income > 0:
             got = gain_cash(st, q, income * t)
             log_event(st, L.EVENT.room_service, q, c, got, r, t)
@@ -57,8 +58,8 @@ def open_empty_rooms(st):
     """The open rooms that are empty at nightfall (BI-E1), in ``R_EMPTY``."""
     n_empty = 0
     for r in range(L.NROOMS):
-        if st[L.R_KEY + r] != L.CLOSED and st[L.R_CARD + r] < 0:
-            st[L.R_EMPTY + n_empty] = r
+        if st[nowrap(L.R_KEY + r)] != L.CLOSED and st[nowrap(L.R_CARD + r)] < 0:
+            st[nowrap(L.R_EMPTY + n_empty)] = r
             n_empty += 1
     st[L.G_N_EMPTY] = n_empty
 
@@ -69,7 +70,7 @@ def put_traveller(st, c, r):
     BI-E3: the Exit becomes the Entrance right after the last card is placed."""
     k = -1
     for i in range(st[L.G_N_EMPTY]):
-        if st[L.R_EMPTY + i] == r:
+        if st[nowrap(L.R_EMPTY + i)] == r:
             k = i
     if k < 0:  # not an empty open room: a strategy bug
         if st[L.G_ERR] == 0:
@@ -78,7 +79,7 @@ def put_traveller(st, c, r):
         k = 0  # keep the game going
         r = st[L.R_EMPTY]
     st[L.G_N_EMPTY] -= 1
-    st[L.R_EMPTY + k] = st[L.R_EMPTY + st[L.G_N_EMPTY]]
+    st[nowrap(L.R_EMPTY + k)] = st[nowrap(L.R_EMPTY + st[L.G_N_EMPTY])]
     place_traveller(st, c, r)
     if st[L.G_ENT_POS] == st[L.G_ENT_N] and st[L.G_SEASON] < st[L.G_SEASONS] and st[L.G_SEASON_ON_DRAW] == 0:
         season_change(st)  # BI-E3: the last card is drawn
@@ -101,11 +102,11 @@ def fill_inn(st, pr, search=None, strats=ALL):
             if st[L.G_ENT_POS] == st[L.G_ENT_N]:
                 st[L.G_LAST_ROUND] = 1
                 break
-        c = st[L.ENT + st[L.G_ENT_POS]]
+        c = st[nowrap(L.ENT + st[L.G_ENT_POS])]
         st[L.G_ENT_POS] += 1
         r = -1
         if search is not None:
-            if st[L.P_STRAT + fp] == SEARCH:
+            if st[nowrap(L.P_STRAT + fp)] == SEARCH:
                 r = search_placement(st, pr, fp, c)
         if r < 0:
             r = decide_placement(st, pr, fp, c, *strats)

@@ -10,6 +10,7 @@ a None-typed argument before typing, so what a caller does not use is never comp
 
 from numba import njit
 
+from ..index import nowrap
 from . import layout as L
 from .evening import evening
 from .invariants import check_now
@@ -98,7 +99,7 @@ def advance(
                     return AT_SEAT
             skip = False
             if search is not None:
-                if st[L.P_STRAT + seat] == SEARCH:
+                if st[nowrap(L.P_STRAT + seat)] == SEARCH:
                     search_action(st, pr, seat)  # decided ahead: take_action plays it
             take_action(st, pr, seat, with_heur, with_greedy, with_random)
             check(st, checks)

@@ -2,6 +2,7 @@
 
 from numba import njit
 
+from ..index import nowrap
 from . import layout as L
 from .legal import police_in_inn
 from .state import (
@@ -23,11 +24,11 @@ def investigate(st, pr, p, kind, strats=ALL):
     ``G_FINAL_FINE`` at the end, BI-G1) and box the corpses.  BI-M1: cash or cheques is
     the player's choice (``decide_fine``; a short player pays what they can).
     Solo (BI-X2): an unburied corpse at an investigation loses the game at once."""
-    n = st[L.P_CORPSE_N + p]
+    n = st[nowrap(L.P_CORPSE_N + p)]
     if n == 0:
         return
     if st[L.G_NP] == 1:
-        st[L.P_SOLO_LOST + p] = 1
+        st[nowrap(L.P_SOLO_LOST + p)] = 1
         st[L.G_OVER] = 1
         log_event(st, L.EVENT.solo_lost, p, -1, n, 0, 0)
         return
@@ -43,10 +44,10 @@ def investigate(st, pr, p, kind, strats=ALL):
                 st[L.G_ERR_ROUND] = st[L.G_ROUND]
             k = lo
     cash_paid, cheques_paid = pay_fine(st, p, tens, k)
-    st[L.P_FINES + p] += cash_paid + 10 * cheques_paid
+    st[nowrap(L.P_FINES + p)] += cash_paid + 10 * cheques_paid
     log_event(st, kind, p, -1, n, cash_paid, cheques_paid)
-    while st[L.P_CORPSE_N + p] > 0:
-        c = list_card(st, L.L_CORPSE + p, st[L.P_CORPSE_N + p] - 1)
+    while st[nowrap(L.P_CORPSE_N + p)] > 0:
+        c = list_card(st, L.L_CORPSE + p, st[nowrap(L.P_CORPSE_N + p)] - 1)
         move_card(st, c, L.LOC.box, 0)
         log_event(st, L.EVENT.corpse_boxed, p, c, 0, 0, 0)
 
@@ -57,22 +58,22 @@ def travellers_leave(st):
     inn empties."""
     np_ = st[L.G_NP]
     for q in range(np_):
-        st[L.S_A + q] = 0
+        st[nowrap(L.S_A + q)] = 0
     for r in range(L.NROOMS):  # one pass: occupied rooms per key owner
-        owner = st[L.R_KEY + r]
-        if 0 <= owner < np_ and st[L.R_CARD + r] >= 0:
-            st[L.S_A + owner] += 1
+        owner = st[nowrap(L.R_KEY + r)]
+        if 0 <= owner < np_ and st[nowrap(L.R_CARD + r)] >= 0:
+            st[nowrap(L.S_A + owner)] += 1
     for i in range(np_):
         p = seat_from_first(st, i)
-        rooms = st[L.S_A + p]
-        income = rooms * st[L.G_LEAVE] + st[L.P_LEAVE_INCOME + p]
+        rooms = st[nowrap(L.S_A + p)]
+        income = rooms * st[L.G_LEAVE] + st[nowrap(L.P_LEAVE_INCOME + p)]
         if income > 0:
             got = gain_cash(st, p, income)
-            log_event(st, L.EVENT.leave_income, p, -1, got, rooms, st[L.P_LEAVE_INCOME + p])
+            log_event(st, L.EVENT.leave_income, p, -1, got, rooms, st[nowrap(L.P_LEAVE_INCOME + p)])
     for r in range(L.NROOMS):
-        c = st[L.R_CARD + r]
+        c = st[nowrap(L.R_CARD + r)]
         if c >= 0:
-            st[L.R_CARD + r] = -1
+            st[nowrap(L.R_CARD + r)] = -1
             move_card(st, c, L.LOC.exit, 0)
             log_event(st, L.EVENT.to_exit, -1, c, r, 0, 0)
     st[L.G_INN] = 0
@@ -84,12 +85,12 @@ def travellers_leave(st):
 def pay_wages(st, pr, p, strats=ALL):
     """BI-M3: 1 F (``G_WAGE``) cash per accomplice (never cheques; Distillery: some free).
     Unpaid accomplices leave; with BI-V5 the player may also dismiss ones they could pay."""
-    h = st[L.P_HAND_N + p]
+    h = st[nowrap(L.P_HAND_N + p)]
     if h == 0:
         return
-    free = st[L.P_WAGE_FREE + p]
+    free = st[nowrap(L.P_WAGE_FREE + p)]
     wage = st[L.G_WAGE]
-    cash = st[L.P_CASH + p]
+    cash = st[nowrap(L.P_CASH + p)]
     max_keep = free
     paid = wage
     while max_keep < h and paid <= cash:  # as many as the cash pays (no division)
@@ -104,12 +105,12 @@ def pay_wages(st, pr, p, strats=ALL):
     ok = n >= must and (st[L.G_VOLUNTARY] != 0 or n == must) and n <= h
     if ok:
         for i in range(n):
-            c = st[L.D_T + i]
-            if c < 0 or c >= st[L.G_NCARDS] or st[L.C_LOC + c] != L.LOC.hand + p:
+            c = st[nowrap(L.D_T + i)]
+            if c < 0 or c >= st[L.G_NCARDS] or st[nowrap(L.C_LOC + c)] != L.LOC.hand + p:
                 ok = False
                 break
             for j in range(i):
-                if st[L.D_T + j] == c:
+                if st[nowrap(L.D_T + j)] == c:
                     ok = False
     if not ok:
         if st[L.G_ERR] == 0:
@@ -120,11 +121,11 @@ def pay_wages(st, pr, p, strats=ALL):
         for c in range(st[L.G_NCARDS] - 1, -1, -1):
             if n == must:
                 break
-            if st[L.C_LOC + c] == L.LOC.hand + p:
-                st[L.D_T + n] = c
+            if st[nowrap(L.C_LOC + c)] == L.LOC.hand + p:
+                st[nowrap(L.D_T + n)] = c
                 n += 1
     for i in range(n):
-        c = st[L.D_T + i]
+        c = st[nowrap(L.D_T + i)]
         discard_card(st, c)
         log_event(st, L.EVENT.dismiss, p, c, 0, 0, 0)
     kept = h - n
@@ -132,8 +133,8 @@ def pay_wages(st, pr, p, strats=ALL):
     if cost < 0:
         cost = 0
     cost *= wage
-    st[L.P_CASH + p] -= cost
-    st[L.P_WAGES + p] += cost
+    st[nowrap(L.P_CASH + p)] -= cost
+    st[nowrap(L.P_WAGES + p)] += cost
     log_event(st, L.EVENT.wages, p, -1, cost, kept, min(free, kept))
 
 

@@ -10,6 +10,7 @@ from numba import njit
 
 from kernels.sigs import ST, I, sig
 
+from ..index import nowrap
 from . import layout as L
 from .legal import can_build, dest_owner, discounted, launder_range, list_token_rooms, may, token_room_ok
 from .state import discard_card, gain_cash, list_card, log_event, move_card
@@ -32,9 +33,9 @@ def _illegal(st, code):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _room_of(st, c):
     """Room index of a traveller in the inn, or -1."""
-    if st[L.C_LOC + c] != L.LOC.room:
+    if st[nowrap(L.C_LOC + c)] != L.LOC.room:
         return -1
-    return st[L.C_SLOT + c]
+    return st[nowrap(L.C_SLOT + c)]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -43,25 +44,25 @@ def _targets_cost(st, p, action):
     nt = st[L.D_NT]
     if nt < 1:
         return -1
-    if nt > 1 and st[L.P_MULTI + p * L.NACT + action] == 0:
+    if nt > 1 and st[nowrap(L.P_MULTI + p * L.NACT + action)] == 0:
         return -1  # BI-N3/N5/N6: several targets need Store/Butcher/Crypt
     raw = 0
     for i in range(nt):
-        c = st[L.D_T + i]
+        c = st[nowrap(L.D_T + i)]
         if c < 0 or c >= st[L.G_NCARDS]:
             return -1
         for j in range(i):
-            if st[L.D_T + j] == c:
+            if st[nowrap(L.D_T + j)] == c:
                 return -1
         if action == L.ACTION.bury:
-            if st[L.C_LOC + c] != L.LOC.corpse + p:
+            if st[nowrap(L.C_LOC + c)] != L.LOC.corpse + p:
                 return -1
-            if st[L.C_TYPE + c] != L.CTYPE.peasant:
-                raw += st[L.C_RANK + c]  # BI-N6: a peasant corpse costs 0
+            if st[nowrap(L.C_TYPE + c)] != L.CTYPE.peasant:
+                raw += st[nowrap(L.C_RANK + c)]  # BI-N6: a peasant corpse costs 0
         else:
-            if st[L.C_LOC + c] != L.LOC.room:  # BI-N9: hands and annexes are safe
+            if st[nowrap(L.C_LOC + c)] != L.LOC.room:  # BI-N9: hands and annexes are safe
                 return -1
-            raw += st[L.C_RANK + c]
+            raw += st[nowrap(L.C_RANK + c)]
     return discounted(st, p, action, raw)
 
 
@@ -81,17 +82,17 @@ def _pay(st, pr, p, action, cost, exclude, nt, strats):
     if st[L.D_NPAY] != cost:
         return False
     for i in range(cost):
-        c = st[L.D_PAY + i]
-        if c < 0 or c >= st[L.G_NCARDS] or c == exclude or st[L.C_LOC + c] != L.LOC.hand + p:
+        c = st[nowrap(L.D_PAY + i)]
+        if c < 0 or c >= st[L.G_NCARDS] or c == exclude or st[nowrap(L.C_LOC + c)] != L.LOC.hand + p:
             return False
         for j in range(i):
-            if st[L.D_PAY + j] == c:
+            if st[nowrap(L.D_PAY + j)] == c:
                 return False
     log_event(st, L.EVENT.action, p, exclude, action, nt, cost)
-    chapel = action == L.ACTION.bury and st[L.P_CHAPEL + p] != 0
+    chapel = action == L.ACTION.bury and st[nowrap(L.P_CHAPEL + p)] != 0
     for i in range(cost):
-        c = st[L.D_PAY + i]
-        back = chapel or st[L.C_AFF + c] == action
+        c = st[nowrap(L.D_PAY + i)]
+        back = chapel or st[nowrap(L.C_AFF + c)] == action
         log_event(st, L.EVENT.pay, p, c, 1 if back else 0, action, 0)
         if not back:
             discard_card(st, c)
@@ -103,29 +104,29 @@ def _take_from_inn(st, pr, p, action, strats):
     """Bribe (BI-N3) or kill (BI-N5) the travellers ``D_T``: check, pay, then each leaves
     its room for the player's hand (bribe) or the player's unburied corpses (kill)."""
     cost = _targets_cost(st, p, action)
-    if cost < 0 or cost > st[L.P_HAND_N + p]:
+    if cost < 0 or cost > st[nowrap(L.P_HAND_N + p)]:
         return False
     if not _pay(st, pr, p, action, cost, NO_CARD, st[L.D_NT], strats):
         return False
     bribing = action == L.ACTION.bribe
     for i in range(st[L.D_NT]):
-        c = st[L.D_T + i]
-        r = st[L.C_SLOT + c]
-        st[L.R_CARD + r] = -1
+        c = st[nowrap(L.D_T + i)]
+        r = st[nowrap(L.C_SLOT + c)]
+        st[nowrap(L.R_CARD + r)] = -1
         st[L.G_INN] &= ~(1 << r)
         st[L.G_INN_N] -= 1
-        if st[L.C_TYPE + c] == L.CTYPE.police:
+        if st[nowrap(L.C_TYPE + c)] == L.CTYPE.police:
             st[L.G_INN_POLICE] -= 1
-        rank = st[L.C_RANK + c]
+        rank = st[nowrap(L.C_RANK + c)]
         if bribing:
             move_card(st, c, L.LOC.hand + p, 0)
-            st[L.P_BRIBES + p] += 1
-            st[L.P_BRIBED_R + p * 4 + rank] += 1
+            st[nowrap(L.P_BRIBES + p)] += 1
+            st[nowrap(L.P_BRIBED_R + p * 4 + rank)] += 1
             log_event(st, L.EVENT.bribe, p, c, r, cost, 0)
         else:
             move_card(st, c, L.LOC.corpse + p, 0)
-            st[L.P_KILLS + p] += 1
-            st[L.P_KILLED_R + p * 4 + rank] += 1
+            st[nowrap(L.P_KILLS + p)] += 1
+            st[nowrap(L.P_KILLED_R + p * 4 + rank)] += 1
             log_event(st, L.EVENT.kill, p, c, r, cost, 0)
     return True
 
@@ -140,13 +141,13 @@ def _take_from_bistro(st, p, action, n):
         c = list_card(st, L.L_BISTRO, st[L.G_BISTRO_N] - 1)
         if bribing:
             move_card(st, c, L.LOC.hand + p, 0)
-            st[L.P_PEAS_BRIBED + p] += 1
-            st[L.P_BRIBES + p] += 1
+            st[nowrap(L.P_PEAS_BRIBED + p)] += 1
+            st[nowrap(L.P_BRIBES + p)] += 1
             log_event(st, L.EVENT.bribe, p, c, -1, 0, 0)
         else:
             move_card(st, c, L.LOC.corpse + p, 0)
-            st[L.P_KILLS + p] += 1
-            st[L.P_PEAS_KILLED + p] += 1
+            st[nowrap(L.P_KILLS + p)] += 1
+            st[nowrap(L.P_PEAS_KILLED + p)] += 1
             log_event(st, L.EVENT.kill, p, c, -1, 0, 0)
 
 
@@ -156,7 +157,7 @@ def bribe(st, pr, p, strats=ALL):
     Brewery's limit) from the Bistro for free."""
     if st[L.D_PEASANTS] != 0:
         n = st[L.D_NT]
-        if n < 1 or n > st[L.P_PEAS_LIMIT + p] or n > st[L.G_BISTRO_N]:
+        if n < 1 or n > st[nowrap(L.P_PEAS_LIMIT + p)] or n > st[L.G_BISTRO_N]:
             return False
         _take_from_bistro(st, p, L.ACTION.bribe, n)
         return True
@@ -181,61 +182,61 @@ def bury(st, pr, p, strats=ALL):
     another player's; pocket money to the burier, or split with the annex's owner."""
     nt = st[L.D_NT]
     cost = _targets_cost(st, p, L.ACTION.bury)
-    if cost < 0 or cost > st[L.P_HAND_N + p]:
+    if cost < 0 or cost > st[nowrap(L.P_HAND_N + p)]:
         return False
     # capacity check over all destinations of this action at once
     for i in range(nt):
-        d = st[L.D_DEST + i]
+        d = st[nowrap(L.D_DEST + i)]
         if d >= 0:
             if d >= st[L.G_NCARDS]:
                 return False
-            loc = st[L.C_LOC + d]
+            loc = st[nowrap(L.C_LOC + d)]
             if loc < L.LOC.annex or loc >= L.LOC.annex + L.MAXP:
                 return False
-            st[L.S_CAP + d] = st[L.C_RANK + d] - st[L.C_FILL + d]
+            st[nowrap(L.S_CAP + d)] = st[nowrap(L.C_RANK + d)] - st[nowrap(L.C_FILL + d)]
         else:
             q = L.BARN_SLOT - d
             if q < 0 or q >= st[L.G_NP]:
                 return False
-            st[L.S_BARNCAP + q] = 1 - st[L.P_BARN_FILL + q]
+            st[nowrap(L.S_BARNCAP + q)] = 1 - st[nowrap(L.P_BARN_FILL + q)]
     for i in range(nt):
-        d = st[L.D_DEST + i]
+        d = st[nowrap(L.D_DEST + i)]
         if d >= 0:
-            st[L.S_CAP + d] -= 1
-            if st[L.S_CAP + d] < 0:
+            st[nowrap(L.S_CAP + d)] -= 1
+            if st[nowrap(L.S_CAP + d)] < 0:
                 return False
         else:
             q = L.BARN_SLOT - d
-            st[L.S_BARNCAP + q] -= 1
-            if st[L.S_BARNCAP + q] < 0:
+            st[nowrap(L.S_BARNCAP + q)] -= 1
+            if st[nowrap(L.S_BARNCAP + q)] < 0:
                 return False
     if not _pay(st, pr, p, L.ACTION.bury, cost, NO_CARD, nt, strats):
         return False
     for i in range(nt):
-        c = st[L.D_T + i]
-        d = st[L.D_DEST + i]
+        c = st[nowrap(L.D_T + i)]
+        d = st[nowrap(L.D_DEST + i)]
         owner = dest_owner(st, d)
         if d >= 0:
-            st[L.C_FILL + d] += 1
+            st[nowrap(L.C_FILL + d)] += 1
         else:
-            st[L.P_BARN_FILL + owner] += 1
+            st[nowrap(L.P_BARN_FILL + owner)] += 1
         st[L.G_FREE_SPACE] -= 1
-        st[L.P_FREE_SPACE + owner] -= 1
+        st[nowrap(L.P_FREE_SPACE + owner)] -= 1
         move_card(st, c, L.LOC.buried + owner, d)
-        pocket = st[L.C_POCKET + c]
-        st[L.P_BURIED + p] += 1
-        st[L.P_BURIED_OWN + owner] += 1
-        if st[L.C_TYPE + c] != L.CTYPE.peasant:
-            st[L.P_BURIED_R + p * 4 + st[L.C_RANK + c]] += 1
+        pocket = st[nowrap(L.C_POCKET + c)]
+        st[nowrap(L.P_BURIED + p)] += 1
+        st[nowrap(L.P_BURIED_OWN + owner)] += 1
+        if st[nowrap(L.C_TYPE + c)] != L.CTYPE.peasant:
+            st[nowrap(L.P_BURIED_R + p * 4 + st[nowrap(L.C_RANK + c)])] += 1
         if owner == p:
             got = gain_cash(st, p, pocket)
-            st[L.P_BURIED_MONEY + p] += got
+            st[nowrap(L.P_BURIED_MONEY + p)] += got
             log_event(st, L.EVENT.bury, p, c, d, owner, got)
         else:
             # split in half; with an odd (edited) value the burier takes the larger half
             mine = pocket - pocket // 2
             got = gain_cash(st, p, mine)
-            st[L.P_BURIED_MONEY + p] += got
+            st[nowrap(L.P_BURIED_MONEY + p)] += got
             log_event(st, L.EVENT.bury, p, c, d, owner, got)
             share = gain_cash(st, owner, pocket // 2)
             log_event(st, L.EVENT.bury_share, owner, c, share, p, 0)
@@ -251,66 +252,66 @@ def build(st, pr, p, strats=ALL):
     c = st[L.D_T]
     if c < 0 or c >= st[L.G_NCARDS] or not can_build(st, p, c):
         return False
-    cost = discounted(st, p, L.ACTION.build, st[L.C_RANK + c])
+    cost = discounted(st, p, L.ACTION.build, st[nowrap(L.C_RANK + c)])
     if not _pay(st, pr, p, L.ACTION.build, cost, c, ONE, strats):
         return False
     move_card(st, c, L.LOC.annex + p, 0)
-    st[L.C_FILL + c] = 0
-    st[L.G_FREE_SPACE] += st[L.C_RANK + c]  # BI-C3: capacity = rank
-    st[L.P_FREE_SPACE + p] += st[L.C_RANK + c]
-    k = st[L.C_KIND + c]
-    st[L.P_BUILDS + p] += 1
-    st[L.P_KINDS_OWNED + p] |= 1 << k
-    bit = st[L.K_ANNEX_BIT + k]
+    st[nowrap(L.C_FILL + c)] = 0
+    st[L.G_FREE_SPACE] += st[nowrap(L.C_RANK + c)]  # BI-C3: capacity = rank
+    st[nowrap(L.P_FREE_SPACE + p)] += st[nowrap(L.C_RANK + c)]
+    k = st[nowrap(L.C_KIND + c)]
+    st[nowrap(L.P_BUILDS + p)] += 1
+    st[nowrap(L.P_KINDS_OWNED + p)] |= 1 << k
+    bit = st[nowrap(L.K_ANNEX_BIT + k)]
     if bit >= 0:
-        st[L.P_ANNEX_MASK + p] |= 1 << bit
-    colour = st[L.C_COLOUR + c]
-    st[L.P_COL_ANNEX + p * L.NCOL + colour] += 1
+        st[nowrap(L.P_ANNEX_MASK + p)] |= 1 << bit
+    colour = st[nowrap(L.C_COLOUR + c)]
+    st[nowrap(L.P_COL_ANNEX + p * L.NCOL + colour)] += 1
     log_event(st, L.EVENT.build, p, c, cost, 0, 0)
     # "from now on" effects
-    act = st[L.K_DISCOUNT_ACT + k]
+    act = st[nowrap(L.K_DISCOUNT_ACT + k)]
     if act >= 0:
-        st[L.P_DISCOUNT + p * L.NACT + act] += st[L.K_DISCOUNT_AMT + k]
-    act = st[L.K_MULTI + k]
+        st[nowrap(L.P_DISCOUNT + p * L.NACT + act)] += st[nowrap(L.K_DISCOUNT_AMT + k)]
+    act = st[nowrap(L.K_MULTI + k)]
     if act >= 0:
-        st[L.P_MULTI + p * L.NACT + act] = 1
-    st[L.P_WAGE_FREE + p] += st[L.K_WAGE_FREE + k]
-    st[L.P_LEAVE_INCOME + p] += st[L.K_LEAVE_INCOME + k]
-    if st[L.K_PEASANT_LIMIT + k] > st[L.P_PEAS_LIMIT + p]:
-        st[L.P_PEAS_LIMIT + p] = st[L.K_PEASANT_LIMIT + k]
-    if st[L.K_CHAPEL + k] != 0:
-        st[L.P_CHAPEL + p] = 1
-    st[L.P_END_CHEQUE + p] += st[L.K_END_CHEQUE + k]
-    col = st[L.K_END_COLOUR + k]
+        st[nowrap(L.P_MULTI + p * L.NACT + act)] = 1
+    st[nowrap(L.P_WAGE_FREE + p)] += st[nowrap(L.K_WAGE_FREE + k)]
+    st[nowrap(L.P_LEAVE_INCOME + p)] += st[nowrap(L.K_LEAVE_INCOME + k)]
+    if st[nowrap(L.K_PEASANT_LIMIT + k)] > st[nowrap(L.P_PEAS_LIMIT + p)]:
+        st[nowrap(L.P_PEAS_LIMIT + p)] = st[nowrap(L.K_PEASANT_LIMIT + k)]
+    if st[nowrap(L.K_CHAPEL + k)] != 0:
+        st[nowrap(L.P_CHAPEL + p)] = 1
+    st[nowrap(L.P_END_CHEQUE + p)] += st[nowrap(L.K_END_CHEQUE + k)]
+    col = st[nowrap(L.K_END_COLOUR + k)]
     if col >= 0:
-        st[L.P_END_COLOUR + p * L.NCOL + col] += st[L.K_END_COLOUR_AMT + k]
+        st[nowrap(L.P_END_COLOUR + p * L.NCOL + col)] += st[nowrap(L.K_END_COLOUR_AMT + k)]
     # "immediately" effects
-    amount = st[L.K_BUILD_CASH + k]
-    col = st[L.K_PER_COLOUR + k]
+    amount = st[nowrap(L.K_BUILD_CASH + k)]
+    col = st[nowrap(L.K_PER_COLOUR + k)]
     if col >= 0:
-        amount += st[L.K_PER_COLOUR_AMT + k] * st[L.P_COL_ANNEX + p * L.NCOL + col]
+        amount += st[nowrap(L.K_PER_COLOUR_AMT + k)] * st[nowrap(L.P_COL_ANNEX + p * L.NCOL + col)]
     if amount > 0:
         got = gain_cash(st, p, amount)
         log_event(st, L.EVENT.effect_cash, p, c, got, amount, 0)
-    if st[L.K_ROOM_SERVICE + k] != 0 and list_token_rooms(st, L.S_A) > 0:
+    if st[nowrap(L.K_ROOM_SERVICE + k)] != 0 and list_token_rooms(st, L.S_A) > 0:
         # BI-V12: with one token per room and every open room taken, the token is lost
         r = decide_token_room(st, pr, p, *strats)
         if not token_room_ok(st, r):
             _illegal(st, 21)
         else:
-            st[L.R_TOKENS + r * L.MAXP + p] += 1
+            st[nowrap(L.R_TOKENS + r * L.MAXP + p)] += 1
             log_event(st, L.EVENT.token, p, c, r, 0, 0)
-    if st[L.K_MONK + k] != 0:
+    if st[nowrap(L.K_MONK + k)] != 0:
         any_white = False
         for r in range(L.NROOMS):
-            if st[L.R_KEY + r] == L.WHITE:
+            if st[nowrap(L.R_KEY + r)] == L.WHITE:
                 any_white = True
         if any_white:
             r = decide_monk_room(st, pr, p, *strats)
-            if r < 0 or r >= L.NROOMS or st[L.R_KEY + r] != L.WHITE:
+            if r < 0 or r >= L.NROOMS or st[nowrap(L.R_KEY + r)] != L.WHITE:
                 _illegal(st, 22)
             else:
-                st[L.R_KEY + r] = p
+                st[nowrap(L.R_KEY + r)] = p
                 log_event(st, L.EVENT.monk_key, p, c, r, 0, 0)
     return True
 
@@ -323,8 +324,8 @@ def launder(st, pr, p):
     if k > cash_in or -k > cash_out:
         return False
     log_event(st, L.EVENT.action, p, -1, L.ACTION.passing, 0, 0)
-    st[L.P_CASH + p] -= 10 * k
-    st[L.P_CHEQUES + p] += k
+    st[nowrap(L.P_CASH + p)] -= 10 * k
+    st[nowrap(L.P_CHEQUES + p)] += k
     if k != 0:
         log_event(st, L.EVENT.launder, p, -1, k, 0, 0)
     else:

@@ -16,6 +16,7 @@ from numba import njit
 from kernels import compile_once
 from kernels.rng import stream_key
 
+from ..index import nowrap
 from . import CACHE_DIR
 from . import layout as L
 from .loop import advance, check
@@ -61,7 +62,7 @@ def _write_rows(st, g, games, seats):
     winner = -1
     mask = 0
     for p in range(np_):
-        if st[L.P_WINNER + p] != 0:
+        if st[nowrap(L.P_WINNER + p)] != 0:
             n_win += 1
             winner = p
             mask |= 1 << p
@@ -78,39 +79,39 @@ def _write_rows(st, g, games, seats):
     games.error_round[g] = st[L.G_ERR_ROUND]
     for p in range(np_):
         r = g * np_ + p
-        seats.score[r] = st[L.P_SCORE + p]
-        seats.place[r] = st[L.P_PLACE + p]
+        seats.score[r] = st[nowrap(L.P_SCORE + p)]
+        seats.place[r] = st[nowrap(L.P_PLACE + p)]
         # BI-G3: each of the k seats sharing the win gets 1/k (design.md)
-        seats.win[r] = 1.0 / n_win if st[L.P_WINNER + p] != 0 else 0.0
-        seats.lineup[r] = st[L.P_LINEUP + p]
-        seats.cash[r] = st[L.P_CASH + p]
-        seats.cheques[r] = st[L.P_CHEQUES + p]
-        seats.buried[r] = st[L.P_BURIED + p]
-        seats.buried_money[r] = st[L.P_BURIED_MONEY + p]
-        seats.kills[r] = st[L.P_KILLS + p]
-        seats.bribes[r] = st[L.P_BRIBES + p]
-        seats.builds[r] = st[L.P_BUILDS + p]
-        seats.fines[r] = st[L.P_FINES + p]
-        seats.wages[r] = st[L.P_WAGES + p]
-        seats.solo_lost[r] = st[L.P_SOLO_LOST + p]
-        seats.annex_mask[r] = st[L.P_ANNEX_MASK + p]
+        seats.win[r] = 1.0 / n_win if st[nowrap(L.P_WINNER + p)] != 0 else 0.0
+        seats.lineup[r] = st[nowrap(L.P_LINEUP + p)]
+        seats.cash[r] = st[nowrap(L.P_CASH + p)]
+        seats.cheques[r] = st[nowrap(L.P_CHEQUES + p)]
+        seats.buried[r] = st[nowrap(L.P_BURIED + p)]
+        seats.buried_money[r] = st[nowrap(L.P_BURIED_MONEY + p)]
+        seats.kills[r] = st[nowrap(L.P_KILLS + p)]
+        seats.bribes[r] = st[nowrap(L.P_BRIBES + p)]
+        seats.builds[r] = st[nowrap(L.P_BUILDS + p)]
+        seats.fines[r] = st[nowrap(L.P_FINES + p)]
+        seats.wages[r] = st[nowrap(L.P_WAGES + p)]
+        seats.solo_lost[r] = st[nowrap(L.P_SOLO_LOST + p)]
+        seats.annex_mask[r] = st[nowrap(L.P_ANNEX_MASK + p)]
         b = L.P_BRIBED_R + p * 4  # by rank 0..3
-        seats.bribed_r0[r] = st[b]
-        seats.bribed_r1[r] = st[b + 1]
-        seats.bribed_r2[r] = st[b + 2]
-        seats.bribed_r3[r] = st[b + 3]
+        seats.bribed_r0[r] = st[nowrap(b)]
+        seats.bribed_r1[r] = st[nowrap(b + 1)]
+        seats.bribed_r2[r] = st[nowrap(b + 2)]
+        seats.bribed_r3[r] = st[nowrap(b + 3)]
         k = L.P_KILLED_R + p * 4
-        seats.killed_r0[r] = st[k]
-        seats.killed_r1[r] = st[k + 1]
-        seats.killed_r2[r] = st[k + 2]
-        seats.killed_r3[r] = st[k + 3]
+        seats.killed_r0[r] = st[nowrap(k)]
+        seats.killed_r1[r] = st[nowrap(k + 1)]
+        seats.killed_r2[r] = st[nowrap(k + 2)]
+        seats.killed_r3[r] = st[nowrap(k + 3)]
         u = L.P_BURIED_R + p * 4
-        seats.buried_r0[r] = st[u]
-        seats.buried_r1[r] = st[u + 1]
-        seats.buried_r2[r] = st[u + 2]
-        seats.buried_r3[r] = st[u + 3]
-        seats.peasants_bribed[r] = st[L.P_PEAS_BRIBED + p]
-        seats.peasants_killed[r] = st[L.P_PEAS_KILLED + p]
+        seats.buried_r0[r] = st[nowrap(u)]
+        seats.buried_r1[r] = st[nowrap(u + 1)]
+        seats.buried_r2[r] = st[nowrap(u + 2)]
+        seats.buried_r3[r] = st[nowrap(u + 3)]
+        seats.peasants_bribed[r] = st[nowrap(L.P_PEAS_BRIBED + p)]
+        seats.peasants_killed[r] = st[nowrap(L.P_PEAS_KILLED + p)]
 
 
 def play_games(
@@ -308,7 +309,7 @@ def _play_block(
                 o = L.EV_BASE + i * L.EV_FIELDS
                 ev_out[base + used + i, 0] = g
                 for f in range(L.EV_FIELDS):
-                    ev_out[base + used + i, 1 + f] = st[o + f]
+                    ev_out[base + used + i, 1 + f] = st[nowrap(o + f)]
             used += n
     ev_count[b] = used
     tr_count[b] = tr_used

@@ -10,6 +10,7 @@ from numba import njit
 from kernels.rng import randint
 from kernels.sigs import ST, I, sig
 
+from ..index import nowrap
 from . import layout as L
 from .legal import discounted, free_space
 
@@ -25,9 +26,9 @@ def shuffle_prefix(st, off, n, k):
     """Partial Fisher-Yates: a uniform random ``k``-subset of ``st[off:off+n]`` moved to the front."""
     for i in range(k):
         j = i + rand(st, n - i)
-        t = st[off + i]
-        st[off + i] = st[off + j]
-        st[off + j] = t
+        t = st[nowrap(off + i)]
+        st[nowrap(off + i)] = st[nowrap(off + j)]
+        st[nowrap(off + j)] = t
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -35,9 +36,9 @@ def room_candidates(st, p, action, budget, off):
     """Travellers in the inn whose discounted single cost is within ``budget``."""
     n = 0
     for r in range(L.NROOMS):
-        c = st[L.R_CARD + r]
-        if c >= 0 and discounted(st, p, action, st[L.C_RANK + c]) <= budget:
-            st[off + n] = c
+        c = st[nowrap(L.R_CARD + r)]
+        if c >= 0 and discounted(st, p, action, st[nowrap(L.C_RANK + c)]) <= budget:
+            st[nowrap(off + n)] = c
             n += 1
     return n
 
@@ -46,7 +47,7 @@ def room_candidates(st, p, action, budget, off):
 def targets_raw_cost(st):
     raw = 0
     for i in range(st[L.D_NT]):
-        raw += st[L.C_RANK + st[L.D_T + i]]
+        raw += st[nowrap(L.C_RANK + st[nowrap(L.D_T + i)])]
     return raw
 
 
@@ -54,9 +55,9 @@ def targets_raw_cost(st):
 def bury_raw_cost(st):
     raw = 0
     for i in range(st[L.D_NT]):
-        c = st[L.D_T + i]
-        if st[L.C_TYPE + c] != L.CTYPE.peasant:
-            raw += st[L.C_RANK + c]
+        c = st[nowrap(L.D_T + i)]
+        if st[nowrap(L.C_TYPE + c)] != L.CTYPE.peasant:
+            raw += st[nowrap(L.C_RANK + c)]
     return raw
 
 
@@ -65,7 +66,7 @@ def dest_room_left(st, d, upto):
     """Free places of destination ``d`` after the first ``upto`` choices of this action."""
     left = free_space(st, d)
     for i in range(upto):
-        if st[L.D_DEST + i] == d:
+        if st[nowrap(L.D_DEST + i)] == d:
             left -= 1
     return left
 
@@ -75,7 +76,7 @@ def empty_open_rooms(st, off):
     """The open rooms still empty during the evening's placement (BI-E1)."""
     n = st[L.G_N_EMPTY]
     for i in range(n):
-        st[off + i] = st[L.R_EMPTY + i]
+        st[nowrap(off + i)] = st[nowrap(L.R_EMPTY + i)]
     return n
 
 
@@ -83,8 +84,8 @@ def empty_open_rooms(st, off):
 def open_rooms(st, off):
     n = 0
     for r in range(L.NROOMS):
-        if st[L.R_KEY + r] != L.CLOSED:
-            st[off + n] = r
+        if st[nowrap(L.R_KEY + r)] != L.CLOSED:
+            st[nowrap(off + n)] = r
             n += 1
     return n
 
@@ -93,12 +94,12 @@ def open_rooms(st, off):
 def white_rooms(st, off):
     n = 0
     for r in range(L.NROOMS):
-        if st[L.R_KEY + r] == L.WHITE:
-            st[off + n] = r
+        if st[nowrap(L.R_KEY + r)] == L.WHITE:
+            st[nowrap(off + n)] = r
             n += 1
     return n
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def has_multi(st, p, action):
-    return st[L.P_MULTI + p * L.NACT + action] != 0
+    return st[nowrap(L.P_MULTI + p * L.NACT + action)] != 0

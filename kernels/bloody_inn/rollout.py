@@ -17,6 +17,7 @@ from numba import njit
 
 from kernels.sigs import PR, ST, I, sig
 
+from ..index import nowrap
 from . import layout as L
 from .evening import fill_inn, put_traveller
 from .loop import AT_SEAT, ENDED, advance, check
@@ -30,18 +31,18 @@ NO_STOP = 1 << 40
 def copy_game(dst, src):
     """Copy the game state of ``src`` into ``dst`` (same tables, scratch not copied)."""
     for i in range(L.TABLES_END, L.LISTS):  # counters, lineup, players, rooms, list lengths
-        dst[i] = src[i]
+        dst[nowrap(i)] = src[nowrap(i)]
     for lst in range(L.NLISTS):
         o = L.LISTS + lst * L.MAXC
-        for i in range(src[L.LIST_N + lst]):
-            dst[o + i] = src[o + i]
+        for i in range(src[nowrap(L.LIST_N + lst)]):
+            dst[nowrap(o + i)] = src[nowrap(o + i)]
     n = src[L.G_NCARDS]
     for i in range(n):
-        dst[L.C_POS + i] = src[L.C_POS + i]
-        dst[L.C_LOC + i] = src[L.C_LOC + i]
-        dst[L.C_SLOT + i] = src[L.C_SLOT + i]
-        dst[L.C_FILL + i] = src[L.C_FILL + i]
-        dst[L.ENT + i] = src[L.ENT + i]
+        dst[nowrap(L.C_POS + i)] = src[nowrap(L.C_POS + i)]
+        dst[nowrap(L.C_LOC + i)] = src[nowrap(L.C_LOC + i)]
+        dst[nowrap(L.C_SLOT + i)] = src[nowrap(L.C_SLOT + i)]
+        dst[nowrap(L.C_FILL + i)] = src[nowrap(L.C_FILL + i)]
+        dst[nowrap(L.ENT + i)] = src[nowrap(L.ENT + i)]
 
 
 @njit(sig(ST, PR, I, I), cache=True, _nrt=False)

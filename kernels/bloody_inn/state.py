@@ -8,6 +8,7 @@ from numba import njit
 
 from kernels.sigs import ST, I, sig
 
+from ..index import nowrap
 from . import layout as L
 
 
@@ -21,20 +22,20 @@ def log_event(st, kind, seat, card, a, b, c):
         st[L.G_EV_OVERFLOW] = 1
         return
     o = L.EV_BASE + n * L.EV_FIELDS
-    st[o + L.EV_ROUND] = st[L.G_ROUND]
-    st[o + L.EV_KIND] = kind
-    st[o + L.EV_SEAT] = seat
-    st[o + L.EV_CARD] = card
-    st[o + L.EV_A] = a
-    st[o + L.EV_B] = b
-    st[o + L.EV_C] = c
+    st[nowrap(o + L.EV_ROUND)] = st[L.G_ROUND]
+    st[nowrap(o + L.EV_KIND)] = kind
+    st[nowrap(o + L.EV_SEAT)] = seat
+    st[nowrap(o + L.EV_CARD)] = card
+    st[nowrap(o + L.EV_A)] = a
+    st[nowrap(o + L.EV_B)] = b
+    st[nowrap(o + L.EV_C)] = c
     if 0 <= seat < L.MAXP:
-        st[o + L.EV_CASH] = st[L.P_CASH + seat]
-        st[o + L.EV_CHEQUES] = st[L.P_CHEQUES + seat]
+        st[nowrap(o + L.EV_CASH)] = st[nowrap(L.P_CASH + seat)]
+        st[nowrap(o + L.EV_CHEQUES)] = st[nowrap(L.P_CHEQUES + seat)]
     else:
-        st[o + L.EV_CASH] = -1
-        st[o + L.EV_CHEQUES] = -1
-    st[o + L.EV_PHASE] = st[L.G_PHASE]
+        st[nowrap(o + L.EV_CASH)] = -1
+        st[nowrap(o + L.EV_CHEQUES)] = -1
+    st[nowrap(o + L.EV_PHASE)] = st[L.G_PHASE]
     st[L.G_EV_N] = n + 1
 
 
@@ -68,29 +69,29 @@ def seat_from_first(st, i):
 @njit(sig(ST, I, I, I), cache=True, error_model="numpy", _nrt=False)
 def move_card(st, c, loc, slot):
     """Move card ``c`` to location ``loc`` (with ``slot``), keeping the lists exact."""
-    old = list_id(st[L.C_LOC + c])
+    old = list_id(st[nowrap(L.C_LOC + c)])
     if old >= 0:  # swap-remove from the old list
         base = L.LISTS + old * L.MAXC
-        n = st[L.LIST_N + old] - 1
-        i = st[L.C_POS + c]
-        last = st[base + n]
-        st[base + i] = last
-        st[L.C_POS + last] = i
-        st[L.LIST_N + old] = n
-    st[L.C_LOC + c] = loc
-    st[L.C_SLOT + c] = slot
+        n = st[nowrap(L.LIST_N + old)] - 1
+        i = st[nowrap(L.C_POS + c)]
+        last = st[nowrap(base + n)]
+        st[nowrap(base + i)] = last
+        st[nowrap(L.C_POS + last)] = i
+        st[nowrap(L.LIST_N + old)] = n
+    st[nowrap(L.C_LOC + c)] = loc
+    st[nowrap(L.C_SLOT + c)] = slot
     new = list_id(loc)
     if new >= 0:
-        n = st[L.LIST_N + new]
-        st[L.LISTS + new * L.MAXC + n] = c
-        st[L.C_POS + c] = n
-        st[L.LIST_N + new] = n + 1
+        n = st[nowrap(L.LIST_N + new)]
+        st[nowrap(L.LISTS + new * L.MAXC + n)] = c
+        st[nowrap(L.C_POS + c)] = n
+        st[nowrap(L.LIST_N + new)] = n + 1
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def list_card(st, l, i):
     """The ``i``-th card of list ``l``."""
-    return st[L.LISTS + l * L.MAXC + i]
+    return st[nowrap(L.LISTS + l * L.MAXC + i)]
 
 
 @njit(
@@ -98,7 +99,7 @@ def list_card(st, l, i):
 )  # one move_card call, not two nested calls
 def discard_card(st, c):
     """BI-N2: a discarded peasant goes to the Bistro, any other card to the Exit (face up)."""
-    move_card(st, c, L.LOC.bistro if st[L.C_TYPE + c] == L.CTYPE.peasant else L.LOC.exit, 0)
+    move_card(st, c, L.LOC.bistro if st[nowrap(L.C_TYPE + c)] == L.CTYPE.peasant else L.LOC.exit, 0)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -111,17 +112,17 @@ def gain_cash(st, p, amount):
     if amount <= 0:
         return 0
     cap = st[L.G_CAP]
-    cash = st[L.P_CASH + p] + amount
+    cash = st[nowrap(L.P_CASH + p)] + amount
     if cash > cap:
         if st[L.G_UNLIMITED] != 0:
             tens = cap // 10
             while cash > cap:
                 cash -= tens * 10
-                st[L.P_CHEQUES + p] += tens
+                st[nowrap(L.P_CHEQUES + p)] += tens
         else:
             amount -= cash - cap
             cash = cap
-    st[L.P_CASH + p] = cash
+    st[nowrap(L.P_CASH + p)] = cash
     return amount
 
 
@@ -135,8 +136,8 @@ def fine_range(st, p, tens):
     cheques leave, so at least ``tens - cash // 10`` cheques); a player who is short pays
     what they can: every cheque and all their cash (then ``lo == hi``).
     """
-    cash = st[L.P_CASH + p]
-    hi = min(st[L.P_CHEQUES + p], tens)
+    cash = st[nowrap(L.P_CASH + p)]
+    hi = min(st[nowrap(L.P_CHEQUES + p)], tens)
     lo = tens - cash // 10
     if lo < 0:
         lo = 0
@@ -150,10 +151,10 @@ def pay_fine(st, p, tens, cheques):
     """BI-M1: pay a fine of ``tens`` times 10 F with ``cheques`` cheques (a split within
     ``fine_range``) and cash for the rest, as far as the cash goes.  Returns (cash paid,
     cheques paid)."""
-    cash = st[L.P_CASH + p]
+    cash = st[nowrap(L.P_CASH + p)]
     cash_paid = min(cash, 10 * tens - 10 * cheques)
     if cash_paid < 0:
         cash_paid = 0
-    st[L.P_CASH + p] = cash - cash_paid
-    st[L.P_CHEQUES + p] -= cheques
+    st[nowrap(L.P_CASH + p)] = cash - cash_paid
+    st[nowrap(L.P_CHEQUES + p)] -= cheques
     return cash_paid, cheques

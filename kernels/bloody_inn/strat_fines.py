@@ -14,6 +14,7 @@ from numba import njit
 
 from kernels.sigs import ST, I, sig
 
+from ..index import nowrap
 from . import layout as L
 from .state import list_card
 
@@ -27,9 +28,9 @@ def _leave_income(st, p):
     """BI-M2 income of ``p`` this morning: own keyed rooms holding a traveller + Gardens."""
     n = 0
     for r in range(L.NROOMS):
-        if st[L.R_KEY + r] == p and st[L.R_CARD + r] >= 0:
+        if st[nowrap(L.R_KEY + r)] == p and st[nowrap(L.R_CARD + r)] >= 0:
             n += 1
-    return n * st[L.G_LEAVE] + st[L.P_LEAVE_INCOME + p]
+    return n * st[L.G_LEAVE] + st[nowrap(L.P_LEAVE_INCOME + p)]
 
 
 @njit(sig(ST, I), cache=True, error_model="numpy", _nrt=False)
@@ -37,9 +38,9 @@ def _colour_bonus(st, p):
     """BI-G2 colour bonuses of ``p``'s annexes over the Exit as it is now."""
     total = 0
     for i in range(st[L.LIST_N + L.L_EXIT]):
-        col = st[L.C_COLOUR + list_card(st, L.L_EXIT, i)]
+        col = st[nowrap(L.C_COLOUR + list_card(st, L.L_EXIT, i))]
         if col < L.NCOL:
-            total += st[L.P_END_COLOUR + p * L.NCOL + col]
+            total += st[nowrap(L.P_END_COLOUR + p * L.NCOL + col)]
     return total
 
 
@@ -51,16 +52,16 @@ def best_fine_cheques(st, p, tens, lo, hi, final):
     remaining cash cannot pay at BI-M3.  At the end (``final == 1``): the final score after
     the end bonuses (the Greenhouse counts the cheques held before them, BI-V10).
     """
-    cash = st[L.P_CASH + p]
-    cheques = st[L.P_CHEQUES + p]
+    cash = st[nowrap(L.P_CASH + p)]
+    cheques = st[nowrap(L.P_CHEQUES + p)]
     cap = st[L.G_CAP]
     unlimited = st[L.G_UNLIMITED] != 0
     if final != 0:
         colour = _colour_bonus(st, p)
-        per_cheque = st[L.P_END_CHEQUE + p]
+        per_cheque = st[nowrap(L.P_END_CHEQUE + p)]
     else:
         income = _leave_income(st, p)
-        wages = (st[L.P_HAND_N + p] - st[L.P_WAGE_FREE + p]) * st[L.G_WAGE]
+        wages = (st[nowrap(L.P_HAND_N + p)] - st[nowrap(L.P_WAGE_FREE + p)]) * st[L.G_WAGE]
     best = lo
     best_v = -1e18
     for k in range(lo, hi + 1):

@@ -11,6 +11,7 @@ from numba import njit
 
 from kernels.sigs import PR, ST, I, sig
 
+from ..index import nowrap
 from . import layout as L
 from .legal import (
     can_build,
@@ -45,17 +46,17 @@ _NEG = -1e18
 
 @njit(sig(ST, PR, I, I), cache=True, error_model="numpy", _nrt=False)
 def _prm(st, pr, p, i):
-    return pr[st[L.P_LINEUP + p] * L.MAXPARAM + i]
+    return pr[nowrap(st[nowrap(L.P_LINEUP + p)] * L.MAXPARAM + i)]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _loss(st, pr, p, c, action):
     """Francs lost by paying with card ``c`` for ``action`` (BI-N2 affinity returns)."""
-    if st[L.C_AFF + c] == action or (action == L.ACTION.bury and st[L.P_CHAPEL + p] != 0):
+    if st[nowrap(L.C_AFF + c)] == action or (action == L.ACTION.bury and st[nowrap(L.P_CHAPEL + p)] != 0):
         return 0.0
-    if st[L.C_TYPE + c] == L.CTYPE.peasant:
+    if st[nowrap(L.C_TYPE + c)] == L.CTYPE.peasant:
         return _prm(st, pr, p, 1)
-    return _prm(st, pr, p, 0) + 0.01 * st[L.C_RANK + c]
+    return _prm(st, pr, p, 0) + 0.01 * st[nowrap(L.C_RANK + c)]
 
 
 @njit(sig(ST, PR, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
@@ -69,7 +70,7 @@ def _pay_loss(st, pr, p, action, cost, exclude):
         best = -1
         bv = 1e18
         for j in range(h):
-            c = st[L.S_C + j]
+            c = st[nowrap(L.S_C + j)]
             if c < 0 or c == exclude:
                 continue
             v = _loss(st, pr, p, c, action)
@@ -79,13 +80,13 @@ def _pay_loss(st, pr, p, action, cost, exclude):
         if best < 0:
             return 1e9
         total += bv
-        st[L.S_C + best] = -1
+        st[nowrap(L.S_C + best)] = -1
     return total
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _capped(st, p, amount):
-    room = st[L.G_CAP] - st[L.P_CASH + p]
+    room = st[L.G_CAP] - st[nowrap(L.P_CASH + p)]
     return float(amount if amount < room else (room if room > 0 else 0))
 
 
@@ -93,8 +94,8 @@ def _capped(st, p, amount):
 def _police_count(st):
     n = 0
     for r in range(L.NROOMS):
-        c = st[L.R_CARD + r]
-        if c >= 0 and st[L.C_TYPE + c] == L.CTYPE.police:
+        c = st[nowrap(L.R_CARD + r)]
+        if c >= 0 and st[nowrap(L.C_TYPE + c)] == L.CTYPE.police:
             n += 1
     return n
 
@@ -106,10 +107,10 @@ def _best_dest(st, p, upto):
     best = 0
     found = 0
     for j in range(n):
-        d = st[L.S_B + j]
+        d = st[nowrap(L.S_B + j)]
         left = free_space(st, d)
         for i in range(upto):
-            if st[L.D_DEST + i] == d:
+            if st[nowrap(L.D_DEST + i)] == d:
                 left -= 1
         if left <= 0:
             continue
@@ -123,20 +124,20 @@ def _best_dest(st, p, upto):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _effect_value(st, k):
     v = 0.0
-    if st[L.K_DISCOUNT_ACT + k] >= 0:
+    if st[nowrap(L.K_DISCOUNT_ACT + k)] >= 0:
         v += 2.0
-    if st[L.K_MULTI + k] >= 0:
+    if st[nowrap(L.K_MULTI + k)] >= 0:
         v += 2.0
-    v += 2.0 * st[L.K_WAGE_FREE + k] + 3.0 * st[L.K_LEAVE_INCOME + k]
-    if st[L.K_ROOM_SERVICE + k] != 0:
+    v += 2.0 * st[nowrap(L.K_WAGE_FREE + k)] + 3.0 * st[nowrap(L.K_LEAVE_INCOME + k)]
+    if st[nowrap(L.K_ROOM_SERVICE + k)] != 0:
         v += 3.0
-    if st[L.K_END_COLOUR + k] >= 0:
+    if st[nowrap(L.K_END_COLOUR + k)] >= 0:
         v += 4.0
-    if st[L.K_END_CHEQUE + k] > 0:
+    if st[nowrap(L.K_END_CHEQUE + k)] > 0:
         v += 3.0
-    if st[L.K_MONK + k] != 0:
+    if st[nowrap(L.K_MONK + k)] != 0:
         v += 2.0
-    if st[L.K_CHAPEL + k] != 0 or st[L.K_PEASANT_LIMIT + k] > 0:
+    if st[nowrap(L.K_CHAPEL + k)] != 0 or st[nowrap(L.K_PEASANT_LIMIT + k)] > 0:
         v += 1.0
     return v
 
@@ -145,19 +146,19 @@ def _effect_value(st, k):
 def place(st, pr, p, card):
     """Room-Service income now, and own rooms for the travellers worth keeping alive."""
     n = empty_open_rooms(st, L.S_A)
-    rank = st[L.C_RANK + card]
+    rank = st[nowrap(L.C_RANK + card)]
     best = st[L.S_A]
     bv = _NEG
     for j in range(n):
-        r = st[L.S_A + j]
+        r = st[nowrap(L.S_A + j)]
         v = 0.0
         for q in range(st[L.G_NP]):
-            t = st[L.R_TOKENS + r * L.MAXP + q]
+            t = st[nowrap(L.R_TOKENS + r * L.MAXP + q)]
             if q == p:
                 v += t * rank
             else:
                 v -= 0.5 * t * rank
-        if st[L.R_KEY + r] == p:
+        if st[nowrap(L.R_KEY + r)] == p:
             v += 1.0
         v += 0.001 * rand(st, 1000)
         if v > bv:
@@ -168,9 +169,9 @@ def place(st, pr, p, card):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def action(st, pr, p):
-    hand_n = st[L.P_HAND_N + p]
+    hand_n = st[nowrap(L.P_HAND_N + p)]
     police = _police_count(st)
-    n_corpses = st[L.P_CORPSE_N + p]
+    n_corpses = st[nowrap(L.P_CORPSE_N + p)]
     risk = st[L.G_FINE] * _prm(st, pr, p, 3)  # BI-M1: 10 F per corpse printed
     best_v = 0.0
     best_a = L.ACTION.passing
@@ -180,15 +181,15 @@ def action(st, pr, p):
     if n_corpses > 0 and may(st, p, L.ACTION.bury):
         m = list_corpses(st, p, L.S_A)
         for j in range(m):
-            c = st[L.S_A + j]
-            raw = 0 if st[L.C_TYPE + c] == L.CTYPE.peasant else st[L.C_RANK + c]
+            c = st[nowrap(L.S_A + j)]
+            raw = 0 if st[nowrap(L.C_TYPE + c)] == L.CTYPE.peasant else st[nowrap(L.C_RANK + c)]
             cost = discounted(st, p, L.ACTION.bury, raw)
             if cost > hand_n:
                 continue
             d, found = _best_dest(st, p, 0)
             if found == 0:
                 break
-            pocket = st[L.C_POCKET + c]
+            pocket = st[nowrap(L.C_POCKET + c)]
             gain = _capped(st, p, pocket if found == 2 else pocket - pocket // 2)
             v = gain - _pay_loss(st, pr, p, L.ACTION.bury, cost, -1)
             if police > 0:
@@ -199,12 +200,12 @@ def action(st, pr, p):
     # -- build (BI-N4)
     h = list_hand(st, p, L.S_A)
     for j in range(h):
-        c = st[L.S_A + j]
+        c = st[nowrap(L.S_A + j)]
         if not can_build(st, p, c):
             continue
-        k = st[L.C_KIND + c]
-        cost = discounted(st, p, L.ACTION.build, st[L.C_RANK + c])
-        v = _capped(st, p, st[L.K_BUILD_CASH + k]) + _prm(st, pr, p, 4) * st[L.C_RANK + c]
+        k = st[nowrap(L.C_KIND + c)]
+        cost = discounted(st, p, L.ACTION.build, st[nowrap(L.C_RANK + c)])
+        v = _capped(st, p, st[nowrap(L.K_BUILD_CASH + k)]) + _prm(st, pr, p, 4) * st[nowrap(L.C_RANK + c)]
         v += _effect_value(st, k) - _prm(st, pr, p, 5)
         v -= _pay_loss(st, pr, p, L.ACTION.build, cost, c)
         v += 0.001 * rand(st, 1000)
@@ -213,14 +214,14 @@ def action(st, pr, p):
     # -- kill (BI-N5) and bribe (BI-N3) of travellers in the inn
     space = list_burial_places(st, L.S_B) > 0
     for r in range(L.NROOMS):
-        c = st[L.R_CARD + r]
+        c = st[nowrap(L.R_CARD + r)]
         if c < 0:
             continue
-        is_police = st[L.C_TYPE + c] == L.CTYPE.police
+        is_police = st[nowrap(L.C_TYPE + c)] == L.CTYPE.police
         lifts = is_police and police == 1  # the last officer: no investigation
-        cost = discounted(st, p, L.ACTION.kill, st[L.C_RANK + c])
+        cost = discounted(st, p, L.ACTION.kill, st[nowrap(L.C_RANK + c)])
         if cost <= hand_n and may(st, p, L.ACTION.kill):
-            v = _prm(st, pr, p, 2) * st[L.C_POCKET + c] if space else 0.0
+            v = _prm(st, pr, p, 2) * st[nowrap(L.C_POCKET + c)] if space else 0.0
             if lifts:
                 v += risk * n_corpses
             elif police > 0:
@@ -229,9 +230,9 @@ def action(st, pr, p):
             v += 0.001 * rand(st, 1000)
             if v > best_v:
                 best_v, best_a, best_t = v, L.ACTION.kill, c
-        cost = discounted(st, p, L.ACTION.bribe, st[L.C_RANK + c])
+        cost = discounted(st, p, L.ACTION.bribe, st[nowrap(L.C_RANK + c)])
         if cost <= hand_n and may(st, p, L.ACTION.bribe):
-            v = _prm(st, pr, p, 5) + 0.1 * st[L.K_BUILD_CASH + st[L.C_KIND + c]]
+            v = _prm(st, pr, p, 5) + 0.1 * st[nowrap(L.K_BUILD_CASH + st[nowrap(L.C_KIND + c)])]
             if lifts:
                 v += risk * n_corpses
             v -= _pay_loss(st, pr, p, L.ACTION.bribe, cost, -1)
@@ -243,12 +244,12 @@ def action(st, pr, p):
         v = (_prm(st, pr, p, 2) * 4.0 if space else 0.0) - (risk if police > 0 else 0.0)
         if v > best_v and may(st, p, L.ACTION.kill):
             best_v, best_a, best_t = v, L.ACTION.kill, -2
-        v = 0.5 * min(st[L.P_PEAS_LIMIT + p], st[L.G_BISTRO_N])
+        v = 0.5 * min(st[nowrap(L.P_PEAS_LIMIT + p)], st[L.G_BISTRO_N])
         if v > best_v and may(st, p, L.ACTION.bribe):
             best_v, best_a, best_t = v, L.ACTION.bribe, -2
     st[L.D_ACTION] = best_a
     if best_a == L.ACTION.passing:
-        cash = st[L.P_CASH + p]
+        cash = st[nowrap(L.P_CASH + p)]
         cash_out, cash_in = launder_range(st, p)
         above = cash - int(_prm(st, pr, p, 6))
         k = 0
@@ -262,7 +263,7 @@ def action(st, pr, p):
         return
     if best_t == -2:
         st[L.D_PEASANTS] = 1
-        st[L.D_NT] = min(st[L.P_PEAS_LIMIT + p], st[L.G_BISTRO_N]) if best_a == L.ACTION.bribe else 1
+        st[L.D_NT] = min(st[nowrap(L.P_PEAS_LIMIT + p)], st[L.G_BISTRO_N]) if best_a == L.ACTION.bribe else 1
         return
     st[L.D_T] = best_t
     st[L.D_NT] = 1
@@ -276,14 +277,14 @@ def action(st, pr, p):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _extend_bury(st, pr, p):
     """Crypt: add further corpses while each pays for itself."""
-    hand_n = st[L.P_HAND_N + p]
+    hand_n = st[nowrap(L.P_HAND_N + p)]
     m = list_corpses(st, p, L.S_A)
-    raw = st[L.C_RANK + st[L.D_T]] if st[L.C_TYPE + st[L.D_T]] != L.CTYPE.peasant else 0
+    raw = st[nowrap(L.C_RANK + st[L.D_T])] if st[nowrap(L.C_TYPE + st[L.D_T])] != L.CTYPE.peasant else 0
     for j in range(m):
-        c = st[L.S_A + j]
+        c = st[nowrap(L.S_A + j)]
         if c == st[L.D_T]:
             continue
-        r2 = 0 if st[L.C_TYPE + c] == L.CTYPE.peasant else st[L.C_RANK + c]
+        r2 = 0 if st[nowrap(L.C_TYPE + c)] == L.CTYPE.peasant else st[nowrap(L.C_RANK + c)]
         cost_old = discounted(st, p, L.ACTION.bury, raw)
         cost_new = discounted(st, p, L.ACTION.bury, raw + r2)
         if cost_new > hand_n:
@@ -292,14 +293,14 @@ def _extend_bury(st, pr, p):
         d, found = _best_dest(st, p, i)
         if found == 0:
             break
-        pocket = st[L.C_POCKET + c]
+        pocket = st[nowrap(L.C_POCKET + c)]
         gain = pocket if found == 2 else pocket - pocket // 2
         extra = _pay_loss(st, pr, p, L.ACTION.bury, cost_new, -1) - _pay_loss(
             st, pr, p, L.ACTION.bury, cost_old, -1
         )
         if gain - extra > 0:
-            st[L.D_T + i] = c
-            st[L.D_DEST + i] = d
+            st[nowrap(L.D_T + i)] = c
+            st[nowrap(L.D_DEST + i)] = d
             st[L.D_NT] = i + 1
             raw += r2
 
@@ -307,23 +308,23 @@ def _extend_bury(st, pr, p):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _extend_kill(st, pr, p):
     """Butcher's Shop: add further travellers while each pays for itself."""
-    hand_n = st[L.P_HAND_N + p]
-    raw = st[L.C_RANK + st[L.D_T]]
+    hand_n = st[nowrap(L.P_HAND_N + p)]
+    raw = st[nowrap(L.C_RANK + st[L.D_T])]
     for r in range(L.NROOMS):
-        c = st[L.R_CARD + r]
+        c = st[nowrap(L.R_CARD + r)]
         if c < 0 or c == st[L.D_T]:
             continue
         cost_old = discounted(st, p, L.ACTION.kill, raw)
-        cost_new = discounted(st, p, L.ACTION.kill, raw + st[L.C_RANK + c])
+        cost_new = discounted(st, p, L.ACTION.kill, raw + st[nowrap(L.C_RANK + c)])
         if cost_new > hand_n:
             continue
         extra = _pay_loss(st, pr, p, L.ACTION.kill, cost_new, -1) - _pay_loss(
             st, pr, p, L.ACTION.kill, cost_old, -1
         )
-        if _prm(st, pr, p, 2) * st[L.C_POCKET + c] - extra > 0:
-            st[L.D_T + st[L.D_NT]] = c
+        if _prm(st, pr, p, 2) * st[nowrap(L.C_POCKET + c)] - extra > 0:
+            st[nowrap(L.D_T + st[L.D_NT])] = c
             st[L.D_NT] += 1
-            raw += st[L.C_RANK + c]
+            raw += st[nowrap(L.C_RANK + c)]
 
 
 @njit(sig(ST, PR, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
@@ -334,15 +335,15 @@ def payment(st, pr, p, action_id, cost, exclude):
         best = -1
         bv = 1e18
         for j in range(h):
-            c = st[L.S_B + j]
+            c = st[nowrap(L.S_B + j)]
             if c < 0 or c == exclude:
                 continue
             v = _loss(st, pr, p, c, action_id) + 0.0001 * c
             if v < bv:
                 bv = v
                 best = j
-        st[L.D_PAY + i] = st[L.S_B + best]
-        st[L.S_B + best] = -1
+        st[nowrap(L.D_PAY + i)] = st[nowrap(L.S_B + best)]
+        st[nowrap(L.S_B + best)] = -1
     st[L.D_NPAY] = cost
 
 
@@ -350,7 +351,7 @@ def payment(st, pr, p, action_id, cost, exclude):
 def token_room(st, pr, p):
     """Room Service on an own room if one may take it, else the first room that may (BI-V12)."""
     for r in range(L.NROOMS):
-        if st[L.R_KEY + r] == p and token_room_ok(st, r):
+        if st[nowrap(L.R_KEY + r)] == p and token_room_ok(st, r):
             return r
     list_token_rooms(st, L.S_A)
     return st[L.S_A]
@@ -370,10 +371,10 @@ def monk_room(st, pr, p):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _keep_value(st, c):
-    if st[L.C_TYPE + c] == L.CTYPE.peasant:
+    if st[nowrap(L.C_TYPE + c)] == L.CTYPE.peasant:
         return 1.0
-    v = 2.0 if st[L.C_AFF + c] >= 0 else 1.5
-    return v + 0.1 * st[L.K_BUILD_CASH + st[L.C_KIND + c]] + 0.01 * st[L.C_RANK + c]
+    v = 2.0 if st[nowrap(L.C_AFF + c)] >= 0 else 1.5
+    return v + 0.1 * st[nowrap(L.K_BUILD_CASH + st[nowrap(L.C_KIND + c)])] + 0.01 * st[nowrap(L.C_RANK + c)]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -388,14 +389,14 @@ def wages(st, pr, p, max_keep):
         worst = -1
         wv = 1e18
         for j in range(h):
-            c = st[L.S_B + j]
+            c = st[nowrap(L.S_B + j)]
             if c < 0:
                 continue
             v = _keep_value(st, c)
             if v < wv:
                 wv = v
                 worst = j
-        st[L.D_T + n] = st[L.S_B + worst]
-        st[L.S_B + worst] = -1
+        st[nowrap(L.D_T + n)] = st[nowrap(L.S_B + worst)]
+        st[nowrap(L.S_B + worst)] = -1
         n += 1
     st[L.D_NT] = n

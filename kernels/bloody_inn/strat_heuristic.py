@@ -36,6 +36,7 @@ from numba import njit
 
 from kernels.sigs import PR, ST, B, F, I, sig
 
+from ..index import nowrap
 from . import layout as L
 from .legal import may, may_build_kind, token_room_ok
 from .strat_fines import best_fine_cheques
@@ -342,33 +343,33 @@ def _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau):
     ``KV``, the best on-build cash of an annexable card in it to ``HCASH`` (-1: none).  A card's keep value: ``card_value``, plus ``affinity_value`` if it returns
     when paying for its action, plus half of what building it would bring now (cash,
     burial places, ``build_bias``) if that is positive."""
-    m = st[L.P_HAND_N + p]
+    m = st[nowrap(L.P_HAND_N + p)]
     if m > HMAX:
         m = HMAX
     ho = L.LISTS + (L.L_HAND + p) * L.MAXC
-    owned = st[L.P_KINDS_OWNED + p]
+    owned = st[nowrap(L.P_KINDS_OWNED + p)]
     unique = st[L.G_UNIQUE] != 0
     hcash = -1
     n = 0
     for i in range(m):
-        c = st[ho + i]
+        c = st[nowrap(ho + i)]
         v = card_v
-        if st[L.C_AFF + c] >= 0:
+        if st[nowrap(L.C_AFF + c)] >= 0:
             v += aff_v
-        k = st[L.C_KIND + c]
-        if st[L.K_ANNEXABLE + k] != 0:
-            if st[L.K_BUILD_CASH + k] > hcash:
-                hcash = st[L.K_BUILD_CASH + k]
+        k = st[nowrap(L.C_KIND + c)]
+        if st[nowrap(L.K_ANNEXABLE + k)] != 0:
+            if st[nowrap(L.K_BUILD_CASH + k)] > hcash:
+                hcash = st[nowrap(L.K_BUILD_CASH + k)]
             if not (unique and (owned >> k) & 1):
-                v += _potential(st[L.K_BUILD_CASH + k], cap_v * st[L.C_RANK + c], build_b)
+                v += _potential(st[nowrap(L.K_BUILD_CASH + k)], cap_v * st[nowrap(L.C_RANK + c)], build_b)
         iv = np.int64(tau * v * SCALE)  # as int(): a cast, not a call (see _min)
         j = n
-        while j > 0 and st[KV + j - 1] > iv:
-            st[KV + j] = st[KV + j - 1]
-            st[L.S_A + j] = st[L.S_A + j - 1]
+        while j > 0 and st[nowrap(KV + j - 1)] > iv:
+            st[nowrap(KV + j)] = st[nowrap(KV + j - 1)]
+            st[nowrap(L.S_A + j)] = st[nowrap(L.S_A + j - 1)]
             j -= 1
-        st[KV + j] = iv
-        st[L.S_A + j] = c
+        st[nowrap(KV + j)] = iv
+        st[nowrap(L.S_A + j)] = c
         n += 1
     st[HCASH] = hcash
     return n
@@ -390,11 +391,11 @@ def _loss_tables(st, nh, chapel):
     r2 = 0
     r3 = 0
     for a in range(4):
-        st[PFX + a * PSTRIDE] = 0
+        st[nowrap(PFX + a * PSTRIDE)] = 0
     for i in range(nh):
-        c = st[L.S_A + i]
-        aff = st[L.C_AFF + c]
-        v = st[KV + i]
+        c = st[nowrap(L.S_A + i)]
+        aff = st[nowrap(L.C_AFF + c)]
+        v = st[nowrap(KV + i)]
         if aff == 0:
             r0 += 1
         elif aff == 1:
@@ -409,13 +410,13 @@ def _loss_tables(st, nh, chapel):
         k2 = i - r2
         k3 = i - r3
         if aff != 0 and k0 + 1 < PSTRIDE - 1:
-            st[PFX + k0 + 1] = st[PFX + k0] + v
+            st[nowrap(PFX + k0 + 1)] = st[nowrap(PFX + k0)] + v
         if aff != 1 and k1 + 1 < PSTRIDE - 1:
-            st[PFX + PSTRIDE + k1 + 1] = st[PFX + PSTRIDE + k1] + v
+            st[nowrap(PFX + PSTRIDE + k1 + 1)] = st[nowrap(PFX + PSTRIDE + k1)] + v
         if aff != 2 and k2 + 1 < PSTRIDE - 1:
-            st[PFX + 2 * PSTRIDE + k2 + 1] = st[PFX + 2 * PSTRIDE + k2] + v
+            st[nowrap(PFX + 2 * PSTRIDE + k2 + 1)] = st[nowrap(PFX + 2 * PSTRIDE + k2)] + v
         if aff != 3 and k3 + 1 < PSTRIDE - 1:
-            st[PFX + 3 * PSTRIDE + k3 + 1] = st[PFX + 3 * PSTRIDE + k3] + v
+            st[nowrap(PFX + 3 * PSTRIDE + k3 + 1)] = st[nowrap(PFX + 3 * PSTRIDE + k3)] + v
     if chapel:
         r3 = nh  # the Chapel: every card returns for Bury
     return r0, r1, r2, r3
@@ -425,18 +426,18 @@ def _loss_tables(st, nh, chapel):
 def _table(st, p, disc_bury):
     """Own corpses (how many, with the 3 cheapest burial costs), free burial places (own
     and others', as the rules count them) and a Bistro peasant."""
-    own_free = st[L.P_FREE_SPACE + p]
+    own_free = st[nowrap(L.P_FREE_SPACE + p)]
     other_free = st[L.G_FREE_SPACE] - own_free
     b0 = 1 << 30
     b1 = 1 << 30
     b2 = 1 << 30
     co = L.LISTS + (L.L_CORPSE + p) * L.MAXC
-    ncorp = st[L.P_CORPSE_N + p]
+    ncorp = st[nowrap(L.P_CORPSE_N + p)]
     if ncorp > 200:
         ncorp = 200
     for i in range(ncorp):
-        c = st[co + i]
-        kb = 0 if st[L.C_TYPE + c] == L.CTYPE.peasant else st[L.C_RANK + c] - disc_bury
+        c = st[nowrap(co + i)]
+        kb = 0 if st[nowrap(L.C_TYPE + c)] == L.CTYPE.peasant else st[nowrap(L.C_RANK + c)] - disc_bury
         if kb < 0:
             kb = 0
         if kb < b0:
@@ -455,11 +456,11 @@ def _own_burial_place(st, p):
     its Barn (-1: none).  Both pay the whole pocket money; annexes first is the order this
     policy has always used."""
     ao = L.LISTS + (L.L_ANNEX + p) * L.MAXC
-    for i in range(st[L.P_ANNEX_N + p]):
-        c = st[ao + i]
-        if st[L.C_RANK + c] - st[L.C_FILL + c] > 0:
+    for i in range(st[nowrap(L.P_ANNEX_N + p)]):
+        c = st[nowrap(ao + i)]
+        if st[nowrap(L.C_RANK + c)] - st[nowrap(L.C_FILL + c)] > 0:
             return c
-    return L.BARN_SLOT - p if st[L.P_BARN_FILL + p] < 1 else -1
+    return L.BARN_SLOT - p if st[nowrap(L.P_BARN_FILL + p)] < 1 else -1
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")  # in _bury, when it values one
@@ -471,15 +472,15 @@ def _others_burial_place(st, p):
     for q in range(st[L.G_NP]):
         if q == p:
             continue
-        dest = L.BARN_SLOT - q if st[L.P_BARN_FILL + q] < 1 else 0  # q's last place with room
+        dest = L.BARN_SLOT - q if st[nowrap(L.P_BARN_FILL + q)] < 1 else 0  # q's last place with room
         ao = L.LISTS + (L.L_ANNEX + q) * L.MAXC
-        for i in range(st[L.P_ANNEX_N + q]):
-            c = st[ao + i]
-            if st[L.C_RANK + c] - st[L.C_FILL + c] > 0:
+        for i in range(st[nowrap(L.P_ANNEX_N + q)]):
+            c = st[nowrap(ao + i)]
+            if st[nowrap(L.C_RANK + c)] - st[nowrap(L.C_FILL + c)] > 0:
                 dest = c
         # a burial under another player's annex feeds the poorest opponent, not the leader
         if dest != 0:
-            sc = st[L.P_CASH + q] + 10 * st[L.P_CHEQUES + q]
+            sc = st[nowrap(L.P_CASH + q)] + 10 * st[nowrap(L.P_CHEQUES + q)]
             if sc < best:
                 best = sc
                 other_dest = dest
@@ -490,18 +491,18 @@ def _others_burial_place(st, p):
 def _end_francs(st, p, k, rn, in_inn):
     """Francs the end-of-game effect of kind ``k`` is expected to pay (BI-G2)."""
     v = 0.0
-    col = st[L.K_END_COLOUR + k]
+    col = st[nowrap(L.K_END_COLOUR + k)]
     if col >= 0:
         n = 0
         eo = L.LISTS + L.L_EXIT * L.MAXC
         for i in range(st[L.G_EXIT_N]):
-            if st[L.C_COLOUR + st[eo + i]] == col:
+            if st[nowrap(L.C_COLOUR + st[nowrap(eo + i)])] == col:
                 n += 1
         # the Exit is public; about a tenth of what is still to come may end there alive
         ent_left = st[L.G_ENT_N] - st[L.G_ENT_POS]
-        v += st[L.K_END_COLOUR_AMT + k] * (n + 0.12 * (ent_left + in_inn))
-    if st[L.K_END_CHEQUE + k] > 0:
-        v += st[L.K_END_CHEQUE + k] * (st[L.P_CHEQUES + p] + 0.25 * rn)
+        v += st[nowrap(L.K_END_COLOUR_AMT + k)] * (n + 0.12 * (ent_left + in_inn))
+    if st[nowrap(L.K_END_CHEQUE + k)] > 0:
+        v += st[nowrap(L.K_END_CHEQUE + k)] * (st[nowrap(L.P_CHEQUES + p)] + 0.25 * rn)
     return v
 
 
@@ -521,10 +522,10 @@ def _rec(st, v, a, t, d):
         n = st[REC_N]
         if n < REC_MAX:
             o = REC + n * REC_W
-            st[o] = int(v * SCALE) if v > -1e15 else -(1 << 60)
-            st[o + 1] = a
-            st[o + 2] = t
-            st[o + 3] = d
+            st[nowrap(o)] = int(v * SCALE) if v > -1e15 else -(1 << 60)
+            st[nowrap(o + 1)] = a
+            st[nowrap(o + 2)] = t
+            st[nowrap(o + 3)] = d
             st[REC_N] = n + 1
 
 
@@ -534,12 +535,12 @@ def _rec(st, v, a, t, d):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def place(st, pr, p, card):
     """BI-E1: Room-Service income for self, little for opponents; own keys for the rest."""
-    share = pr[st[L.P_LINEUP + p] * L.MAXPARAM + 14]
-    rank = st[L.C_RANK + card]
+    share = pr[nowrap(st[nowrap(L.P_LINEUP + p)] * L.MAXPARAM + 14)]
+    rank = st[nowrap(L.C_RANK + card)]
     best = -1
     bv = _NEG
     for r in range(L.NROOMS):
-        if st[L.R_KEY + r] < 0 or st[L.R_CARD + r] >= 0:
+        if st[nowrap(L.R_KEY + r)] < 0 or st[nowrap(L.R_CARD + r)] >= 0:
             continue
         v = _room_value(st, p, share, rank, r)
         if v > bv:
@@ -554,10 +555,10 @@ def _room_value(st, p, share, rank, r):
     v = 0.0
     if rank > 0:
         for q in range(st[L.G_NP]):
-            t = st[L.R_TOKENS + r * L.MAXP + q]
+            t = st[nowrap(L.R_TOKENS + r * L.MAXP + q)]
             if t > 0:
                 v += t * rank if q == p else -share * t * rank
-    key = st[L.R_KEY + r]
+    key = st[nowrap(L.R_KEY + r)]
     if key == p:
         v += 0.5  # 1 F in the morning if the traveller is still there (BI-M2)
     elif key != L.WHITE:
@@ -643,23 +644,23 @@ Seat = namedtuple(
 def _seat(st, pr, p):
     """Read the parameters, the clock and the player's table for one decision (``Seat``);
     sort the hand, list the corpses and fill the loss tables in the scratch."""
-    base = st[L.P_LINEUP + p] * L.MAXPARAM
-    card_v = pr[base]
-    aff_v = pr[base + 1]
-    corpse_v = pr[base + 2]
-    cap_v = pr[base + 3]
-    risk_w = pr[base + 4]
-    build_b = pr[base + 6]
-    horizon = pr[base + 15]
+    base = st[nowrap(L.P_LINEUP + p)] * L.MAXPARAM
+    card_v = pr[nowrap(base)]
+    aff_v = pr[nowrap(base + 1)]
+    corpse_v = pr[nowrap(base + 2)]
+    cap_v = pr[nowrap(base + 3)]
+    risk_w = pr[nowrap(base + 4)]
+    build_b = pr[nowrap(base + 6)]
+    horizon = pr[nowrap(base + 15)]
     np_ = st[L.G_NP]
     rec = st[L.G_REC]  # search: record every candidate (and prune nothing)
     if rec != 0:
         st[REC_N] = 0
-    disc_kill = st[L.P_DISCOUNT + p * L.NACT + L.ACTION.kill]
+    disc_kill = st[nowrap(L.P_DISCOUNT + p * L.NACT + L.ACTION.kill)]
     rl, in_inn, police, my_left, last = _clock(st)
     rn = rl - 1.0 + 0.5 * my_left  # rounds of use after this action
     tau = _fade(rn, horizon)
-    cash = st[L.P_CASH + p]
+    cash = st[nowrap(L.P_CASH + p)]
     cap = st[L.G_CAP]
     unlimited = st[L.G_UNLIMITED] != 0
     room = _room(cash, cap, unlimited)
@@ -670,15 +671,15 @@ def _seat(st, pr, p):
     pn = 1.0
     if rl >= 2.5:
         pn = _police_next(st[L.G_OPEN_ROOMS])
-    disc_bury = st[L.P_DISCOUNT + p * L.NACT + L.ACTION.bury]
-    crypt = st[L.P_MULTI + p * L.NACT + L.ACTION.bury] != 0
+    disc_bury = st[nowrap(L.P_DISCOUNT + p * L.NACT + L.ACTION.bury)]
+    crypt = st[nowrap(L.P_MULTI + p * L.NACT + L.ACTION.bury)] != 0
 
     nh = _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau)
     held, own_free, other_free, bistro_card, b0, b1, b2 = _table(st, p, disc_bury)
     st[STAMP] = st[L.G_TURNS]  # the payment of this action reuses the hand
     st[STAMP + 1] = p
     st[STAMP + 2] = nh
-    chapel = st[L.P_CHAPEL + p] != 0
+    chapel = st[nowrap(L.P_CHAPEL + p)] != 0
     ret_bribe, ret_build, ret_kill, ret_bury = _loss_tables(st, nh, chapel)
     slots = own_free + other_free
     def_exp = 0.0  # no corpse held: none exposed (as _exposed says)
@@ -689,7 +690,7 @@ def _seat(st, pr, p):
     # with non-negative weights the fine and burial terms only lower a value, so a candidate
     # whose value without them cannot beat the best is skipped (same choices, less work)
     prune = corpse_v >= 0.0 and fine >= 0.0 and rec == 0
-    owned = st[L.P_KINDS_OWNED + p]
+    owned = st[nowrap(L.P_KINDS_OWNED + p)]
     unique = st[L.G_UNIQUE] != 0
     return Seat(
         p,
@@ -697,16 +698,16 @@ def _seat(st, pr, p):
         aff_v,
         corpse_v,
         cap_v,
-        pr[base + 5],
+        pr[nowrap(base + 5)],
         build_b,
-        pr[base + 7],
-        pr[base + 8],
-        pr[base + 9],
-        pr[base + 10],
-        pr[base + 11],
-        pr[base + 12],
-        pr[base + 13],
-        pr[base + 14],
+        pr[nowrap(base + 7)],
+        pr[nowrap(base + 8)],
+        pr[nowrap(base + 9)],
+        pr[nowrap(base + 10)],
+        pr[nowrap(base + 11)],
+        pr[nowrap(base + 12)],
+        pr[nowrap(base + 13)],
+        pr[nowrap(base + 14)],
         rec,
         rn,
         tau,
@@ -721,8 +722,8 @@ def _seat(st, pr, p):
         cap,
         unlimited,
         room,
-        st[L.P_DISCOUNT + p * L.NACT + L.ACTION.bribe],
-        st[L.P_DISCOUNT + p * L.NACT + L.ACTION.build],
+        st[nowrap(L.P_DISCOUNT + p * L.NACT + L.ACTION.bribe)],
+        st[nowrap(L.P_DISCOUNT + p * L.NACT + L.ACTION.build)],
         disc_kill,
         disc_bury,
         crypt,
@@ -764,7 +765,7 @@ def _launder(st, s):
     nh = s.nh
     cash = s.cash
     cap = s.cap
-    cash_out = st[L.P_CHEQUES + p]
+    cash_out = st[nowrap(L.P_CHEQUES + p)]
     lim = (cap - cash) // 10
     if cash_out > lim:
         cash_out = lim
@@ -783,18 +784,22 @@ def _launder(st, s):
     if s.def_exp < 0.5 and s.slots > 0:
         co = L.LISTS + (L.L_CORPSE + p) * L.MAXC
         for j in range(s.held):
-            c = st[co + j]
-            g = st[L.C_POCKET + c] if s.own_free > 0 else st[L.C_POCKET + c] - st[L.C_POCKET + c] // 2
+            c = st[nowrap(co + j)]
+            g = (
+                st[nowrap(L.C_POCKET + c)]
+                if s.own_free > 0
+                else st[nowrap(L.C_POCKET + c)] - st[nowrap(L.C_POCKET + c)] // 2
+            )
             if g > pend:
                 pend = float(g)
     if buy > 0:
         if s.avail_own > 0:  # the most pocket money of a traveller it can pay to kill
             rooms = st[L.G_INN]
             while rooms != 0:  # the rooms holding a traveller
-                c = st[L.R_CARD + lowest_set_bit(rooms)]
+                c = st[nowrap(L.R_CARD + lowest_set_bit(rooms))]
                 rooms &= rooms - 1
-                if st[L.C_RANK + c] - s.disc_kill <= nh and st[L.C_POCKET + c] > pend:
-                    pend = float(st[L.C_POCKET + c])
+                if st[nowrap(L.C_RANK + c)] - s.disc_kill <= nh and st[nowrap(L.C_POCKET + c)] > pend:
+                    pend = float(st[nowrap(L.C_POCKET + c)])
         if st[HCASH] > pend:  # the best on-build cash in hand (noted by ``_hand``)
             pend = float(st[HCASH])
         room_after = _room(cash - 10 * buy, cap, s.unlimited)
@@ -823,20 +828,20 @@ def _bury(st, s, best_v):
     d = _own_burial_place(st, s.p) if s.own_free > 0 else _others_burial_place(st, s.p)
     co = L.LISTS + (L.L_CORPSE + s.p) * L.MAXC
     for j in range(s.held):
-        c = st[co + j]
-        kb = 0 if st[L.C_TYPE + c] == L.CTYPE.peasant else st[L.C_RANK + c] - s.disc_bury
+        c = st[nowrap(co + j)]
+        kb = 0 if st[nowrap(L.C_TYPE + c)] == L.CTYPE.peasant else st[nowrap(L.C_RANK + c)] - s.disc_bury
         if kb < 0:
             kb = 0
         if kb > nh:
             continue
-        pocket = st[L.C_POCKET + c]
+        pocket = st[nowrap(L.C_POCKET + c)]
         if s.own_free > 0:
             gain = _min(float(pocket), s.room)
         else:
             half = pocket // 2
             gain = _min(float(pocket - half), s.room) - s.share * half
         need = kb - s.ret_bury
-        loss = _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(need, k_bury)], need, k_bury)
+        loss = _loss_of(st[nowrap(PFX + 3 * PSTRIDE + _clip_need(need, k_bury))], need, k_bury)
         left = nh - (need if need > 0 else 0)
         if s.prune and not gain - loss > best_v:
             continue  # the fine term only lowers it (exp >= 0, fine >= 0)
@@ -855,21 +860,21 @@ def _effects(st, s, k):
     """Francs of the lasting effects of an annex of kind ``k`` over the rounds left."""
     rn = s.rn
     e = 0.0
-    if st[L.K_DISCOUNT_ACT + k] >= 0:
-        e += 0.5 * st[L.K_DISCOUNT_AMT + k] * rn * s.card_v
-    if st[L.K_MULTI + k] >= 0:
+    if st[nowrap(L.K_DISCOUNT_ACT + k)] >= 0:
+        e += 0.5 * st[nowrap(L.K_DISCOUNT_AMT + k)] * rn * s.card_v
+    if st[nowrap(L.K_MULTI + k)] >= 0:
         e += 1.5 * (rn if rn < 6.0 else 6.0)
-    e += (st[L.K_WAGE_FREE + k] + st[L.K_LEAVE_INCOME + k]) * rn
-    if st[L.K_ROOM_SERVICE + k] != 0:
+    e += (st[nowrap(L.K_WAGE_FREE + k)] + st[nowrap(L.K_LEAVE_INCOME + k)]) * rn
+    if st[nowrap(L.K_ROOM_SERVICE + k)] != 0:
         e += rn
-    if st[L.K_MONK + k] != 0:  # the Monk: only with a white-keyed room (a rare kind: looked up here)
+    if st[nowrap(L.K_MONK + k)] != 0:  # the Monk: only with a white-keyed room (a rare kind: looked up here)
         for r in range(L.NROOMS):
-            if st[L.R_KEY + r] == L.WHITE:
+            if st[nowrap(L.R_KEY + r)] == L.WHITE:
                 e += 0.6 * rn
                 break
-    if st[L.K_CHAPEL + k] != 0 and not s.chapel:
+    if st[nowrap(L.K_CHAPEL + k)] != 0 and not s.chapel:
         e += 0.4 * rn * s.card_v
-    if st[L.K_PEASANT_LIMIT + k] > st[L.P_PEAS_LIMIT + s.p]:
+    if st[nowrap(L.K_PEASANT_LIMIT + k)] > st[nowrap(L.P_PEAS_LIMIT + s.p)]:
         e += 0.3 * (rn if rn < 6.0 else 6.0)
     return e
 
@@ -886,11 +891,15 @@ def _build(st, s, best_v):
     fine = s.fine
     cnt_nb = 0  # non-artisans before position i
     for i in range(nh):
-        c = st[L.S_A + i]
-        a = st[L.C_AFF + c]
-        k = st[L.C_KIND + c]
-        if st[L.K_ANNEXABLE + k] != 0 and may_build_kind(st, p, k) and not (s.unique and (s.owned >> k) & 1):
-            rank = st[L.C_RANK + c]
+        c = st[nowrap(L.S_A + i)]
+        a = st[nowrap(L.C_AFF + c)]
+        k = st[nowrap(L.C_KIND + c)]
+        if (
+            st[nowrap(L.K_ANNEXABLE + k)] != 0
+            and may_build_kind(st, p, k)
+            and not (s.unique and (s.owned >> k) & 1)
+        ):
+            rank = st[nowrap(L.C_RANK + c)]
             kc = rank - s.disc_build
             if kc < 0:
                 kc = 0
@@ -901,25 +910,25 @@ def _build(st, s, best_v):
                     # the card itself is among the cheapest: the next one pays instead
                     n1 = need + 1
                     loss = (
-                        _loss_of(st[PFX + PSTRIDE + _clip_need(n1, k_build)], n1, k_build)
-                        - st[KV + i] / SCALE
+                        _loss_of(st[nowrap(PFX + PSTRIDE + _clip_need(n1, k_build))], n1, k_build)
+                        - st[nowrap(KV + i)] / SCALE
                     )
                 else:
-                    loss = _loss_of(st[PFX + PSTRIDE + _clip_need(need, k_build)], need, k_build)
-                now = st[L.K_BUILD_CASH + k]
-                col = st[L.K_PER_COLOUR + k]
+                    loss = _loss_of(st[nowrap(PFX + PSTRIDE + _clip_need(need, k_build))], need, k_build)
+                now = st[nowrap(L.K_BUILD_CASH + k)]
+                col = st[nowrap(L.K_PER_COLOUR + k)]
                 if col >= 0:
-                    own_col = st[L.P_COL_ANNEX + p * L.NCOL + col]
-                    if st[L.C_COLOUR + c] == col:
+                    own_col = st[nowrap(L.P_COL_ANNEX + p * L.NCOL + col)]
+                    if st[nowrap(L.C_COLOUR + c)] == col:
                         own_col += 1
-                    now += st[L.K_PER_COLOUR_AMT + k] * own_col
+                    now += st[nowrap(L.K_PER_COLOUR_AMT + k)] * own_col
                 v = _min(float(now), s.room)
                 for j in range(rank):
                     v += _slot_value(s.cap_v, s.tau, s.avail_own + j)
                 if s.avail_own < 0:
                     v += s.corpse_v * 6.0 * (rank if rank < -s.avail_own else -s.avail_own)
                 v += s.eff_w * _effects(st, s, k)
-                if st[L.K_END_COLOUR + k] >= 0 or st[L.K_END_CHEQUE + k] > 0:
+                if st[nowrap(L.K_END_COLOUR + k)] >= 0 or st[nowrap(L.K_END_CHEQUE + k)] > 0:
                     v += s.end_w * _end_francs(st, p, k, s.rn, s.in_inn)
                 v -= s.tau * (s.card_v + (s.aff_v if a >= 0 else 0.0))  # no longer an accomplice
                 v += s.build_b - loss
@@ -940,14 +949,14 @@ def _kill(st, s, c, best_v):
     less its burial, the cards paid and the fine risk.  Returns (is a candidate, value);
     with ``prune`` a candidate that cannot beat ``best_v`` is not valued."""
     nh = s.nh
-    rank = st[L.C_RANK + c]
-    pocket = st[L.C_POCKET + c]
-    pol_after = s.police - 1 if st[L.C_TYPE + c] == L.CTYPE.police else s.police
+    rank = st[nowrap(L.C_RANK + c)]
+    pocket = st[nowrap(L.C_POCKET + c)]
+    pol_after = s.police - 1 if st[nowrap(L.C_TYPE + c)] == L.CTYPE.police else s.police
     kk = rank - s.disc_kill
     if kk < 0:
         kk = 0
     need = kk - s.ret_kill
-    loss = _loss_of(st[PFX + 2 * PSTRIDE + _clip_need(need, s.k_kill)], need, s.k_kill)
+    loss = _loss_of(st[nowrap(PFX + 2 * PSTRIDE + _clip_need(need, s.k_kill))], need, s.k_kill)
     if kk > nh or (s.prune and not s.corpse_v * pocket + s.kill_b - loss > best_v):
         return False, 0.0
     left = nh - (need if need > 0 else 0)
@@ -962,7 +971,7 @@ def _kill(st, s, c, best_v):
             half = pocket // 2
             g = (pocket - half) - s.share * half
         nb = kb - s.ret_bury
-        g -= _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(nb, s.k_bury)], nb, s.k_bury)
+        g -= _loss_of(st[nowrap(PFX + 3 * PSTRIDE + _clip_need(nb, s.k_bury))], nb, s.k_bury)
     if s.prune:
         # bound without the two exposures: one more corpse is at most one more payable
         # burial, so exp >= exp_old (lost >= 0, the factor is in [0, 1]); exp >= 0
@@ -995,7 +1004,7 @@ def _kill(st, s, c, best_v):
 def _kill_peasant(st, s, best_v):
     """BI-N5: the Bistro's first peasant as a corpse (rank 0, free).  With ``prune`` one
     that cannot beat ``best_v`` is not valued (returns ``best_v``)."""
-    pocket = st[L.C_POCKET + s.bistro_card]
+    pocket = st[nowrap(L.C_POCKET + s.bistro_card)]
     if s.prune:
         # bound without the exposure: a free corpse adds one payable corpse, so exp >=
         # def_exp (lost >= 0, the factor is in [0, 1]) and exp >= 0, with fine >= 0
@@ -1033,21 +1042,25 @@ def _bribe(st, s, c, best_v):
     p = s.p
     nh = s.nh
     k_bribe = s.k_bribe
-    rank = st[L.C_RANK + c]
-    pol_after = s.police - 1 if st[L.C_TYPE + c] == L.CTYPE.police else s.police
+    rank = st[nowrap(L.C_RANK + c)]
+    pol_after = s.police - 1 if st[nowrap(L.C_TYPE + c)] == L.CTYPE.police else s.police
     kr = rank - s.disc_bribe
     if kr < 0:
         kr = 0
     if kr > nh:
         return False, 0.0
     need = kr - s.ret_bribe
-    loss = _loss_of(st[PFX + _clip_need(need, k_bribe)], need, k_bribe)
+    loss = _loss_of(st[nowrap(PFX + _clip_need(need, k_bribe))], need, k_bribe)
     kv = s.card_v
-    if st[L.C_AFF + c] >= 0:
+    if st[nowrap(L.C_AFF + c)] >= 0:
         kv += s.aff_v
-    k = st[L.C_KIND + c]
-    if st[L.K_ANNEXABLE + k] != 0 and may_build_kind(st, p, k) and not (s.unique and (s.owned >> k) & 1):
-        kv += _potential(st[L.K_BUILD_CASH + k], s.cap_v * rank, s.build_b)
+    k = st[nowrap(L.C_KIND + c)]
+    if (
+        st[nowrap(L.K_ANNEXABLE + k)] != 0
+        and may_build_kind(st, p, k)
+        and not (s.unique and (s.owned >> k) & 1)
+    ):
+        kv += _potential(st[nowrap(L.K_BUILD_CASH + k)], s.cap_v * rank, s.build_b)
     marg = 1.0 if nh < s.hand_t else 0.5
     v = marg * s.tau * kv - loss - s.wage_c + s.bribe_b
     if s.held > 0 and (not s.prune or v > best_v):
@@ -1061,7 +1074,7 @@ def _bribe(st, s, c, best_v):
 def _bribe_peasants(st, s):
     """BI-N3: free peasant accomplices from the Bistro, as many as are each worth their
     wages (at least one).  Returns (value, how many)."""
-    lim = st[L.P_PEAS_LIMIT + s.p]
+    lim = st[nowrap(L.P_PEAS_LIMIT + s.p)]
     if lim > st[L.G_BISTRO_N]:
         lim = st[L.G_BISTRO_N]
     v = 0.0
@@ -1095,7 +1108,7 @@ def _decide(st, s, best_a, best_t, best_d, launder):
     st[L.D_DEST] = best_d
     if best_a == L.ACTION.bury and s.crypt:
         _extend_bury(st, p, s.nh, s.ret_bury, s.k_bury, s.disc_bury, s.room, s.share)
-    elif best_a == L.ACTION.kill and st[L.P_MULTI + p * L.NACT + L.ACTION.kill] != 0:
+    elif best_a == L.ACTION.kill and st[nowrap(L.P_MULTI + p * L.NACT + L.ACTION.kill)] != 0:
         _extend_kill(
             st,
             p,
@@ -1119,7 +1132,7 @@ def _decide(st, s, best_a, best_t, best_d, launder):
             s.cap_v,
             s.tau,
         )
-    elif best_a == L.ACTION.bribe and st[L.P_MULTI + p * L.NACT + L.ACTION.bribe] != 0:
+    elif best_a == L.ACTION.bribe and st[nowrap(L.P_MULTI + p * L.NACT + L.ACTION.bribe)] != 0:
         _extend_bribe(
             st,
             p,
@@ -1161,7 +1174,7 @@ def action(st, pr, p):
     may_bribe = may(st, p, L.ACTION.bribe)
     rooms = st[L.G_INN]
     while rooms != 0:  # the rooms holding a traveller, in order
-        c = st[L.R_CARD + lowest_set_bit(rooms)]
+        c = st[nowrap(L.R_CARD + lowest_set_bit(rooms))]
         rooms &= rooms - 1
         if may_kill:
             ok, v = _kill(st, s, c, best_v)
@@ -1190,11 +1203,11 @@ def action(st, pr, p):
 def _free_left(st, d, upto):
     """Free places of destination ``d`` once the first ``upto`` corpses of this action are in."""
     if d < 0:
-        left = 1 - st[L.P_BARN_FILL + (L.BARN_SLOT - d)]
+        left = 1 - st[nowrap(L.P_BARN_FILL + (L.BARN_SLOT - d))]
     else:
-        left = st[L.C_RANK + d] - st[L.C_FILL + d]
+        left = st[nowrap(L.C_RANK + d)] - st[nowrap(L.C_FILL + d)]
     for i in range(upto):
-        if st[L.D_DEST + i] == d:
+        if st[nowrap(L.D_DEST + i)] == d:
             left -= 1
     return left
 
@@ -1215,8 +1228,8 @@ def _any_dest(st, p, upto, own):
         if (q == p) != own:
             continue
         ao = L.LISTS + (L.L_ANNEX + q) * L.MAXC
-        for i in range(st[L.P_ANNEX_N + q]):
-            c = st[ao + i]
+        for i in range(st[nowrap(L.P_ANNEX_N + q)]):
+            c = st[nowrap(ao + i)]
             if _free_left(st, c, upto) > 0:
                 return c
     return -1 if own else -2
@@ -1226,17 +1239,21 @@ def _any_dest(st, p, upto, own):
 def _extend_bury(st, p, nh, ret_bury, k_bury, disc_bury, room, share):
     """Crypt: further corpses in the same action while each pays for itself."""
     first = st[L.D_T]
-    raw = 0 if st[L.C_TYPE + first] == L.CTYPE.peasant else st[L.C_RANK + first]
+    raw = 0 if st[nowrap(L.C_TYPE + first)] == L.CTYPE.peasant else st[nowrap(L.C_RANK + first)]
     d0 = st[L.D_DEST]
-    own = d0 == L.BARN_SLOT - p or (d0 >= 0 and st[L.C_LOC + d0] == L.LOC.annex + p)
-    got = st[L.C_POCKET + first] if own else st[L.C_POCKET + first] - st[L.C_POCKET + first] // 2
+    own = d0 == L.BARN_SLOT - p or (d0 >= 0 and st[nowrap(L.C_LOC + d0)] == L.LOC.annex + p)
+    got = (
+        st[nowrap(L.C_POCKET + first)]
+        if own
+        else st[nowrap(L.C_POCKET + first)] - st[nowrap(L.C_POCKET + first)] // 2
+    )
     room -= got
     co = L.LISTS + (L.L_CORPSE + p) * L.MAXC
-    for ci in range(st[L.P_CORPSE_N + p]):
-        c = st[co + ci]
+    for ci in range(st[nowrap(L.P_CORPSE_N + p)]):
+        c = st[nowrap(co + ci)]
         if c == first:
             continue
-        r2 = 0 if st[L.C_TYPE + c] == L.CTYPE.peasant else st[L.C_RANK + c]
+        r2 = 0 if st[nowrap(L.C_TYPE + c)] == L.CTYPE.peasant else st[nowrap(L.C_RANK + c)]
         old = raw - disc_bury
         new = raw + r2 - disc_bury
         old = old if old > 0 else 0
@@ -1245,7 +1262,7 @@ def _extend_bury(st, p, nh, ret_bury, k_bury, disc_bury, room, share):
             continue
         i = st[L.D_NT]
         d = _any_dest(st, p, i, True)
-        pocket = st[L.C_POCKET + c]
+        pocket = st[nowrap(L.C_POCKET + c)]
         if d != -1:
             gain = min(float(pocket), room if room > 0 else 0.0)
         else:
@@ -1256,12 +1273,12 @@ def _extend_bury(st, p, nh, ret_bury, k_bury, disc_bury, room, share):
             gain = min(float(pocket - half), room if room > 0 else 0.0) - share * half
         n_new = new - ret_bury
         n_old = old - ret_bury
-        extra = _loss_of(st[PFX + 3 * PSTRIDE + _clip_need(n_new, k_bury)], n_new, k_bury) - _loss_of(
-            st[PFX + 3 * PSTRIDE + _clip_need(n_old, k_bury)], n_old, k_bury
+        extra = _loss_of(st[nowrap(PFX + 3 * PSTRIDE + _clip_need(n_new, k_bury))], n_new, k_bury) - _loss_of(
+            st[nowrap(PFX + 3 * PSTRIDE + _clip_need(n_old, k_bury))], n_old, k_bury
         )
         if gain - extra > 0.0:
-            st[L.D_T + i] = c
-            st[L.D_DEST + i] = d
+            st[nowrap(L.D_T + i)] = c
+            st[nowrap(L.D_DEST + i)] = d
             st[L.D_NT] = i + 1
             raw += r2
             room -= gain
@@ -1293,39 +1310,39 @@ def _extend_kill(
 ):
     """Butcher's Shop: further travellers in the same Kill while each pays for itself."""
     first = st[L.D_T]
-    raw = st[L.C_RANK + first]
-    pol = police - (1 if st[L.C_TYPE + first] == L.CTYPE.police else 0)
+    raw = st[nowrap(L.C_RANK + first)]
+    pol = police - (1 if st[nowrap(L.C_TYPE + first)] == L.CTYPE.police else 0)
     n_new = 1
     for r in range(L.NROOMS):
-        c = st[L.R_CARD + r]
+        c = st[nowrap(L.R_CARD + r)]
         if c < 0 or c == first:
             continue
-        rank = st[L.C_RANK + c]
+        rank = st[nowrap(L.C_RANK + c)]
         old = raw - disc_kill
         new = raw + rank - disc_kill
         old = old if old > 0 else 0
         new = new if new > 0 else 0
         if new > nh:
             continue
-        pocket = st[L.C_POCKET + c]
+        pocket = st[nowrap(L.C_POCKET + c)]
         if avail_own > 0:
             g = pocket - _slot_value(cap_v, tau, avail_own - 1)
         elif avail_any > 0:
             g = (pocket - pocket // 2) - share * (pocket // 2)
         else:
             break
-        pol2 = pol - (1 if st[L.C_TYPE + c] == L.CTYPE.police else 0)
+        pol2 = pol - (1 if st[nowrap(L.C_TYPE + c)] == L.CTYPE.police else 0)
         e_old = _exposed(held + n_new, pol, last, my_left, slots, held + n_new, crypt, pn)
         e_new = _exposed(held + n_new + 1, pol2, last, my_left, slots, held + n_new + 1, crypt, pn)
         a_new = new - ret_kill
         a_old = old - ret_kill
-        extra = _loss_of(st[PFX + 2 * PSTRIDE + _clip_need(a_new, k_kill)], a_new, k_kill) - _loss_of(
-            st[PFX + 2 * PSTRIDE + _clip_need(a_old, k_kill)], a_old, k_kill
+        extra = _loss_of(st[nowrap(PFX + 2 * PSTRIDE + _clip_need(a_new, k_kill))], a_new, k_kill) - _loss_of(
+            st[nowrap(PFX + 2 * PSTRIDE + _clip_need(a_old, k_kill))], a_old, k_kill
         )
         lost = e_new - e_old
         v = corpse_v * g * (1.0 - (lost if lost < 1.0 else 1.0)) - extra + kill_b - fine * lost
         if v > 0.0:
-            st[L.D_T + st[L.D_NT]] = c
+            st[nowrap(L.D_T + st[L.D_NT])] = c
             st[L.D_NT] += 1
             raw += rank
             pol = pol2
@@ -1340,36 +1357,36 @@ def _extend_bribe(
 ):
     """Store: further travellers in the same Bribe while each pays for itself."""
     first = st[L.D_T]
-    raw = st[L.C_RANK + first]
+    raw = st[nowrap(L.C_RANK + first)]
     size = nh + 1
-    owned = st[L.P_KINDS_OWNED + p]
+    owned = st[nowrap(L.P_KINDS_OWNED + p)]
     unique = st[L.G_UNIQUE] != 0
     for r in range(L.NROOMS):
-        c = st[L.R_CARD + r]
+        c = st[nowrap(L.R_CARD + r)]
         if c < 0 or c == first:
             continue
         old = raw - disc_bribe
-        new = raw + st[L.C_RANK + c] - disc_bribe
+        new = raw + st[nowrap(L.C_RANK + c)] - disc_bribe
         old = old if old > 0 else 0
         new = new if new > 0 else 0
         if new > nh:
             continue
         kv = card_v
-        if st[L.C_AFF + c] >= 0:
+        if st[nowrap(L.C_AFF + c)] >= 0:
             kv += aff_v
-        k = st[L.C_KIND + c]
-        if st[L.K_ANNEXABLE + k] != 0 and not (unique and (owned >> k) & 1):
-            kv += _potential(st[L.K_BUILD_CASH + k], cap_v * st[L.C_RANK + c], build_b)
+        k = st[nowrap(L.C_KIND + c)]
+        if st[nowrap(L.K_ANNEXABLE + k)] != 0 and not (unique and (owned >> k) & 1):
+            kv += _potential(st[nowrap(L.K_BUILD_CASH + k)], cap_v * st[nowrap(L.C_RANK + c)], build_b)
         gain = (1.0 if size < hand_t else 0.5) * tau * kv
         a_new = new - ret_bribe
         a_old = old - ret_bribe
-        extra = _loss_of(st[PFX + _clip_need(a_new, k_bribe)], a_new, k_bribe) - _loss_of(
-            st[PFX + _clip_need(a_old, k_bribe)], a_old, k_bribe
+        extra = _loss_of(st[nowrap(PFX + _clip_need(a_new, k_bribe))], a_new, k_bribe) - _loss_of(
+            st[nowrap(PFX + _clip_need(a_old, k_bribe))], a_old, k_bribe
         )
         if gain - extra - wage_c + bribe_b > 0.0:
-            st[L.D_T + st[L.D_NT]] = c
+            st[nowrap(L.D_T + st[L.D_NT])] = c
             st[L.D_NT] += 1
-            raw += st[L.C_RANK + c]
+            raw += st[nowrap(L.C_RANK + c)]
             size += 1
 
 
@@ -1377,28 +1394,30 @@ def _extend_bribe(
 def payment(st, pr, p, action_id, cost, exclude):
     """BI-N2: returning cards first (affinity = action; every card for Bury with the
     Chapel), then the cards worth least."""
-    if st[STAMP] == st[L.G_TURNS] and st[STAMP + 1] == p and st[STAMP + 2] == st[L.P_HAND_N + p]:
+    if st[STAMP] == st[L.G_TURNS] and st[STAMP + 1] == p and st[STAMP + 2] == st[nowrap(L.P_HAND_N + p)]:
         nh = st[STAMP + 2]  # the hand as sorted by this action's decision
     else:
-        base = st[L.P_LINEUP + p] * L.MAXPARAM
+        base = st[nowrap(L.P_LINEUP + p)] * L.MAXPARAM
         rl, _, _, my_left, _ = _clock(st)
-        tau = _fade(rl - 1.0 + 0.5 * my_left, pr[base + 15])
-        nh = _hand(st, p, pr[base], pr[base + 1], pr[base + 3], pr[base + 6], tau)
-    all_back = action_id == L.ACTION.bury and st[L.P_CHAPEL + p] != 0
+        tau = _fade(rl - 1.0 + 0.5 * my_left, pr[nowrap(base + 15)])
+        nh = _hand(
+            st, p, pr[nowrap(base)], pr[nowrap(base + 1)], pr[nowrap(base + 3)], pr[nowrap(base + 6)], tau
+        )
+    all_back = action_id == L.ACTION.bury and st[nowrap(L.P_CHAPEL + p)] != 0
     n = 0
     for i in range(nh):  # returning cards cost nothing
         if n == cost:
             break
-        c = st[L.S_A + i]
-        if c != exclude and (all_back or st[L.C_AFF + c] == action_id):
-            st[L.D_PAY + n] = c
+        c = st[nowrap(L.S_A + i)]
+        if c != exclude and (all_back or st[nowrap(L.C_AFF + c)] == action_id):
+            st[nowrap(L.D_PAY + n)] = c
             n += 1
     for i in range(nh):  # then the cheapest others (hand is sorted)
         if n == cost:
             break
-        c = st[L.S_A + i]
-        if c != exclude and not (all_back or st[L.C_AFF + c] == action_id):
-            st[L.D_PAY + n] = c
+        c = st[nowrap(L.S_A + i)]
+        if c != exclude and not (all_back or st[nowrap(L.C_AFF + c)] == action_id):
+            st[nowrap(L.D_PAY + n)] = c
             n += 1
     st[L.D_NPAY] = n
 
@@ -1410,14 +1429,14 @@ def token_room(st, pr, p):
     best = -1
     bv = -1.0
     for r in range(L.NROOMS):
-        key = st[L.R_KEY + r]
+        key = st[nowrap(L.R_KEY + r)]
         if key < 0 or not token_room_ok(st, r):  # BI-V12: only rooms that may take it
             continue
         v = 0.0
         for q in range(st[L.G_NP]):
             if q != p:
-                v += st[L.R_TOKENS + r * L.MAXP + q]
-        v -= 0.1 * st[L.R_TOKENS + r * L.MAXP + p]
+                v += st[nowrap(L.R_TOKENS + r * L.MAXP + q)]
+        v -= 0.1 * st[nowrap(L.R_TOKENS + r * L.MAXP + p)]
         if key == p:
             v += 0.5
         if v > bv:
@@ -1432,8 +1451,8 @@ def monk_room(st, pr, p):
     best = -1
     bv = -1
     for r in range(L.NROOMS):
-        if st[L.R_KEY + r] == L.WHITE:
-            v = st[L.R_TOKENS + r * L.MAXP + p]
+        if st[nowrap(L.R_KEY + r)] == L.WHITE:
+            v = st[nowrap(L.R_TOKENS + r * L.MAXP + p)]
             if v > bv:
                 bv = v
                 best = r
@@ -1445,36 +1464,36 @@ def wages(st, pr, p, max_keep):
     """BI-M3/BI-V5: keep the accomplices worth more than the franc of wages they cost, best
     first, at most ``max_keep`` (what can be paid) and ``hand_target`` + 3; always keep
     (if it can be paid) enough to pay the burial of the corpses held."""
-    base = st[L.P_LINEUP + p] * L.MAXPARAM
+    base = st[nowrap(L.P_LINEUP + p)] * L.MAXPARAM
     rl, _, _, _, last = _clock(st)
     # cards are worth nothing once no round follows (BI-E4); else at least one round
-    tau = 0.0 if last else _fade(max(rl - 1.0, 1.0), pr[base + 15])
-    nh = _hand(st, p, pr[base], pr[base + 1], pr[base + 3], pr[base + 6], tau)
+    tau = 0.0 if last else _fade(max(rl - 1.0, 1.0), pr[nowrap(base + 15)])
+    nh = _hand(st, p, pr[nowrap(base)], pr[nowrap(base + 1)], pr[nowrap(base + 3)], pr[nowrap(base + 6)], tau)
     keep = nh if nh < max_keep else max_keep
     if st[L.G_VOLUNTARY] != 0:
         needed = 0
-        if not last and st[L.P_CORPSE_N + p] > 0:
-            disc = st[L.P_DISCOUNT + p * L.NACT + L.ACTION.bury]
+        if not last and st[nowrap(L.P_CORPSE_N + p)] > 0:
+            disc = st[nowrap(L.P_DISCOUNT + p * L.NACT + L.ACTION.bury)]
             co = L.LISTS + (L.L_CORPSE + p) * L.MAXC
-            for i in range(st[L.P_CORPSE_N + p]):
-                c = st[co + i]
-                if st[L.C_TYPE + c] != L.CTYPE.peasant:
-                    kb = st[L.C_RANK + c] - disc
+            for i in range(st[nowrap(L.P_CORPSE_N + p)]):
+                c = st[nowrap(co + i)]
+                if st[nowrap(L.C_TYPE + c)] != L.CTYPE.peasant:
+                    kb = st[nowrap(L.C_RANK + c)] - disc
                     if kb > 0:
                         needed += kb
-        soft = int(pr[base + 13]) + 3
+        soft = int(pr[nowrap(base + 13)]) + 3
         if keep > soft:
             keep = soft
         k = 0
         # the hand is sorted ascending: the best cards are at the end
         for i in range(nh - 1, nh - 1 - keep, -1):
-            if st[KV + i] < SCALE and k >= needed:  # worth less than its wage
+            if st[nowrap(KV + i)] < SCALE and k >= needed:  # worth less than its wage
                 break
             k += 1
         keep = k
     n = 0
     for i in range(nh - keep):
-        st[L.D_T + n] = st[L.S_A + i]
+        st[nowrap(L.D_T + n)] = st[nowrap(L.S_A + i)]
         n += 1
     st[L.D_NT] = n
 

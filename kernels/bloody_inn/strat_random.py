@@ -9,6 +9,7 @@ from numba import njit
 
 from kernels.sigs import PR, ST, I, sig
 
+from ..index import nowrap
 from . import layout as L
 from .legal import (
     can_build,
@@ -30,7 +31,7 @@ from .policy_tools import (
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def place(st, pr, p, card):
-    return st[L.R_EMPTY + rand(st, st[L.G_N_EMPTY])]
+    return st[nowrap(L.R_EMPTY + rand(st, st[L.G_N_EMPTY]))]
 
 
 @njit(sig(ST, I), cache=True, error_model="numpy", _nrt=False)
@@ -39,67 +40,67 @@ def _pick_dest(st, i):
     n = list_burial_places(st, L.S_C)
     m = 0
     for j in range(n):
-        d = st[L.S_C + j]
+        d = st[nowrap(L.S_C + j)]
         if dest_room_left(st, d, i) > 0:
-            st[L.S_C + m] = d
+            st[nowrap(L.S_C + m)] = d
             m += 1
     if m == 0:
         return 0, False
-    return st[L.S_C + rand(st, m)], True
+    return st[nowrap(L.S_C + rand(st, m))], True
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def action(st, pr, p):
     """One pass over the rooms, the hand and the corpses lists every legal target of each
     action; then an action uniformly among those with a target, then a target."""
-    hand_n = st[L.P_HAND_N + p]
+    hand_n = st[nowrap(L.P_HAND_N + p)]
     bistro = st[L.G_BISTRO_N]
-    db = st[L.P_DISCOUNT + p * L.NACT + L.ACTION.bribe]
-    dk = st[L.P_DISCOUNT + p * L.NACT + L.ACTION.kill]
+    db = st[nowrap(L.P_DISCOUNT + p * L.NACT + L.ACTION.bribe)]
+    dk = st[nowrap(L.P_DISCOUNT + p * L.NACT + L.ACTION.kill)]
     nb = 0  # bribable travellers -> S_B
     nk = 0  # killable travellers -> S_C
     for r in range(L.NROOMS):
-        c = st[L.R_CARD + r]
+        c = st[nowrap(L.R_CARD + r)]
         if c >= 0:
-            rank = st[L.C_RANK + c]
+            rank = st[nowrap(L.C_RANK + c)]
             if rank - db <= hand_n:
-                st[L.S_B + nb] = c
+                st[nowrap(L.S_B + nb)] = c
                 nb += 1
             if rank - dk <= hand_n:
-                st[L.S_C + nk] = c
+                st[nowrap(L.S_C + nk)] = c
                 nk += 1
     nbuild = 0  # buildable cards in hand -> S_D
     hb = L.LISTS + (L.L_HAND + p) * L.MAXC
     for i in range(hand_n):
-        c = st[hb + i]
+        c = st[nowrap(hb + i)]
         if can_build(st, p, c):
-            st[L.S_D + nbuild] = c
+            st[nowrap(L.S_D + nbuild)] = c
             nbuild += 1
     nbury = 0  # affordable own corpses -> S_E
     if st[L.G_FREE_SPACE] > 0:
         cb = L.LISTS + (L.L_CORPSE + p) * L.MAXC
-        for i in range(st[L.P_CORPSE_N + p]):
-            c = st[cb + i]
-            raw = 0 if st[L.C_TYPE + c] == L.CTYPE.peasant else st[L.C_RANK + c]
+        for i in range(st[nowrap(L.P_CORPSE_N + p)]):
+            c = st[nowrap(cb + i)]
+            raw = 0 if st[nowrap(L.C_TYPE + c)] == L.CTYPE.peasant else st[nowrap(L.C_RANK + c)]
             if discounted(st, p, L.ACTION.bury, raw) <= hand_n:
-                st[L.S_E + nbury] = c
+                st[nowrap(L.S_E + nbury)] = c
                 nbury += 1
     n = 0
     if (nb > 0 or bistro > 0) and may(st, p, L.ACTION.bribe):
-        st[L.S_A + n] = L.ACTION.bribe
+        st[nowrap(L.S_A + n)] = L.ACTION.bribe
         n += 1
     if nbuild > 0:
-        st[L.S_A + n] = L.ACTION.build
+        st[nowrap(L.S_A + n)] = L.ACTION.build
         n += 1
     if (nk > 0 or bistro > 0) and may(st, p, L.ACTION.kill):
-        st[L.S_A + n] = L.ACTION.kill
+        st[nowrap(L.S_A + n)] = L.ACTION.kill
         n += 1
     if nbury > 0 and may(st, p, L.ACTION.bury):
-        st[L.S_A + n] = L.ACTION.bury
+        st[nowrap(L.S_A + n)] = L.ACTION.bury
         n += 1
-    st[L.S_A + n] = L.ACTION.passing
+    st[nowrap(L.S_A + n)] = L.ACTION.passing
     n += 1
-    a = st[L.S_A + rand(st, n)]
+    a = st[nowrap(L.S_A + rand(st, n))]
     st[L.D_ACTION] = a
     if a == L.ACTION.bribe or a == L.ACTION.kill:
         off = L.S_B if a == L.ACTION.bribe else L.S_C
@@ -108,52 +109,52 @@ def action(st, pr, p):
         if k == m:  # the Bistro option
             st[L.D_PEASANTS] = 1
             if a == L.ACTION.bribe:
-                lim = min(st[L.P_PEAS_LIMIT + p], bistro)
+                lim = min(st[nowrap(L.P_PEAS_LIMIT + p)], bistro)
                 st[L.D_NT] = 1 + rand(st, lim)
             else:
                 st[L.D_NT] = 1
             return
-        pick = st[off + k]
+        pick = st[nowrap(off + k)]
         st[L.D_T] = pick
         st[L.D_NT] = 1
         if has_multi(st, p, a) and m > 1:
             shuffle_prefix(st, off, m, m)
-            raw = st[L.C_RANK + pick]
+            raw = st[nowrap(L.C_RANK + pick)]
             for j in range(m):
-                c = st[off + j]
+                c = st[nowrap(off + j)]
                 if c == pick or rand(st, 2) == 0:
                     continue
-                if discounted(st, p, a, raw + st[L.C_RANK + c]) <= hand_n:
-                    st[L.D_T + st[L.D_NT]] = c
+                if discounted(st, p, a, raw + st[nowrap(L.C_RANK + c)]) <= hand_n:
+                    st[nowrap(L.D_T + st[L.D_NT])] = c
                     st[L.D_NT] += 1
-                    raw += st[L.C_RANK + c]
+                    raw += st[nowrap(L.C_RANK + c)]
         return
     if a == L.ACTION.build:
-        st[L.D_T] = st[L.S_D + rand(st, nbuild)]
+        st[L.D_T] = st[nowrap(L.S_D + rand(st, nbuild))]
         st[L.D_NT] = 1
         return
     if a == L.ACTION.bury:
-        first = st[L.S_E + rand(st, nbury)]
+        first = st[nowrap(L.S_E + rand(st, nbury))]
         st[L.D_T] = first
         st[L.D_NT] = 1
         d, ok = _pick_dest(st, 0)
         st[L.D_DEST] = d
         if has_multi(st, p, L.ACTION.bury) and nbury > 1:
             shuffle_prefix(st, L.S_E, nbury, nbury)
-            raw = 0 if st[L.C_TYPE + first] == L.CTYPE.peasant else st[L.C_RANK + first]
+            raw = 0 if st[nowrap(L.C_TYPE + first)] == L.CTYPE.peasant else st[nowrap(L.C_RANK + first)]
             for j in range(nbury):
-                c = st[L.S_E + j]
+                c = st[nowrap(L.S_E + j)]
                 if c == first or rand(st, 2) == 0:
                     continue
-                r2 = 0 if st[L.C_TYPE + c] == L.CTYPE.peasant else st[L.C_RANK + c]
+                r2 = 0 if st[nowrap(L.C_TYPE + c)] == L.CTYPE.peasant else st[nowrap(L.C_RANK + c)]
                 if discounted(st, p, L.ACTION.bury, raw + r2) > hand_n:
                     continue
                 i = st[L.D_NT]
                 d, ok = _pick_dest(st, i)
                 if not ok:
                     break
-                st[L.D_T + i] = c
-                st[L.D_DEST + i] = d
+                st[nowrap(L.D_T + i)] = c
+                st[nowrap(L.D_DEST + i)] = d
                 st[L.D_NT] = i + 1
                 raw += r2
         return
@@ -166,13 +167,13 @@ def payment(st, pr, p, action_id, cost, exclude):
     h = list_hand(st, p, L.S_B)
     m = 0
     for j in range(h):
-        c = st[L.S_B + j]
+        c = st[nowrap(L.S_B + j)]
         if c != exclude:
-            st[L.S_B + m] = c
+            st[nowrap(L.S_B + m)] = c
             m += 1
     shuffle_prefix(st, L.S_B, m, cost)
     for i in range(cost):
-        st[L.D_PAY + i] = st[L.S_B + i]
+        st[nowrap(L.D_PAY + i)] = st[nowrap(L.S_B + i)]
     st[L.D_NPAY] = cost
 
 
@@ -180,7 +181,7 @@ def payment(st, pr, p, action_id, cost, exclude):
 def token_room(st, pr, p):
     """Uniform over the rooms a token may go to (BI-V12)."""
     n = list_token_rooms(st, L.S_A)
-    return st[L.S_A + rand(st, n)]
+    return st[nowrap(L.S_A + rand(st, n))]
 
 
 @njit(sig(ST, PR, I, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
@@ -192,7 +193,7 @@ def fine(st, pr, p, tens, lo, hi, final):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def monk_room(st, pr, p):
     n = white_rooms(st, L.S_A)
-    return st[L.S_A + rand(st, n)]
+    return st[nowrap(L.S_A + rand(st, n))]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -206,13 +207,13 @@ def wages(st, pr, p, max_keep):
         k = 0
         for j in range(keep):
             if rand(st, 2) == 1:
-                t = st[L.S_B + k]
-                st[L.S_B + k] = st[L.S_B + j]
-                st[L.S_B + j] = t
+                t = st[nowrap(L.S_B + k)]
+                st[nowrap(L.S_B + k)] = st[nowrap(L.S_B + j)]
+                st[nowrap(L.S_B + j)] = t
                 k += 1
         keep = k
     n = 0
     for j in range(keep, h):
-        st[L.D_T + n] = st[L.S_B + j]
+        st[nowrap(L.D_T + n)] = st[nowrap(L.S_B + j)]
         n += 1
     st[L.D_NT] = n

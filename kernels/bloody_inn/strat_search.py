@@ -50,6 +50,7 @@ from numba import njit, types
 from kernels.rng import randint, stream_key
 from kernels.sigs import PR, ST, I, sig
 
+from ..index import nowrap
 from . import layout as L
 from . import strat_greedy
 from . import strat_heuristic as heur
@@ -125,54 +126,54 @@ def redeal(w, p):
         below = 0
     known_entrance = w[L.G_SEASON] > 1  # BI-E3: made of the Exit, which everyone saw
     for q in range(2 * L.MAXP):
-        w[L.S_C + q] = 0  # travellers per hand (q) and per corpse pile (MAXP + q)
+        w[nowrap(L.S_C + q)] = 0  # travellers per hand (q) and per corpse pile (MAXP + q)
     n = 0
     ne = 0
     for c in range(ntrav):  # card order: the pool never depends on where cards lie
-        loc = w[L.C_LOC + c]
+        loc = w[nowrap(L.C_LOC + c)]
         hidden = loc == L.LOC.box
-        if loc == L.LOC.entrance and w[L.C_SLOT + c] > pos:
+        if loc == L.LOC.entrance and w[nowrap(L.C_SLOT + c)] > pos:
             if known_entrance:
-                w[L.S_B + ne] = c
+                w[nowrap(L.S_B + ne)] = c
                 ne += 1
             else:
                 hidden = True
         elif L.LOC.hand <= loc < L.LOC.hand + np_ and loc - L.LOC.hand != p:
             hidden = True
-            w[L.S_C + loc - L.LOC.hand] += 1
+            w[nowrap(L.S_C + loc - L.LOC.hand)] += 1
         elif L.LOC.corpse <= loc < L.LOC.corpse + np_ and loc - L.LOC.corpse != p:
             hidden = True
-            w[L.S_C + L.MAXP + loc - L.LOC.corpse] += 1
+            w[nowrap(L.S_C + L.MAXP + loc - L.LOC.corpse)] += 1
         if hidden:
-            w[L.S_A + n] = c
+            w[nowrap(L.S_A + n)] = c
             n += 1
     for i in range(n - 1):  # Fisher-Yates
         j = i + randint(w, L.G_RNG, n - i)
-        t = w[L.S_A + i]
-        w[L.S_A + i] = w[L.S_A + j]
-        w[L.S_A + j] = t
+        t = w[nowrap(L.S_A + i)]
+        w[nowrap(L.S_A + i)] = w[nowrap(L.S_A + j)]
+        w[nowrap(L.S_A + j)] = t
     for i in range(ne - 1):
         j = i + randint(w, L.G_RNG, ne - i)
-        t = w[L.S_B + i]
-        w[L.S_B + i] = w[L.S_B + j]
-        w[L.S_B + j] = t
+        t = w[nowrap(L.S_B + i)]
+        w[nowrap(L.S_B + i)] = w[nowrap(L.S_B + j)]
+        w[nowrap(L.S_B + j)] = t
     for i in range(n):
-        move_card(w, w[L.S_A + i], L.LOC.box, 0)
+        move_card(w, w[nowrap(L.S_A + i)], L.LOC.box, 0)
     k = 0
     for i in range(below):
         if known_entrance:
-            c = w[L.S_B + i]
+            c = w[nowrap(L.S_B + i)]
         else:
-            c = w[L.S_A + k]
+            c = w[nowrap(L.S_A + k)]
             k += 1
-        w[L.ENT + pos + 1 + i] = c
+        w[nowrap(L.ENT + pos + 1 + i)] = c
         move_card(w, c, L.LOC.entrance, pos + 1 + i)
     for q in range(np_):
-        for _ in range(w[L.S_C + q]):
-            move_card(w, w[L.S_A + k], L.LOC.hand + q, 0)
+        for _ in range(w[nowrap(L.S_C + q)]):
+            move_card(w, w[nowrap(L.S_A + k)], L.LOC.hand + q, 0)
             k += 1
-        for _ in range(w[L.S_C + L.MAXP + q]):
-            move_card(w, w[L.S_A + k], L.LOC.corpse + q, 0)
+        for _ in range(w[nowrap(L.S_C + L.MAXP + q)]):
+            move_card(w, w[nowrap(L.S_A + k)], L.LOC.corpse + q, 0)
             k += 1
 
 
@@ -197,12 +198,12 @@ def determinize(det, st, p, d, sid):
 @njit(sig(ST, I, I, I, I, I, I, I), cache=True, _nrt=False)
 def _add(st, k, a, nt, peas, laund, t, d):
     o = C_TAB + k * C_W
-    st[o] = a
-    st[o + 1] = nt
-    st[o + 2] = peas
-    st[o + 3] = laund
-    st[o + 4] = t
-    st[o + 5] = d
+    st[nowrap(o)] = a
+    st[nowrap(o + 1)] = nt
+    st[nowrap(o + 2)] = peas
+    st[nowrap(o + 3)] = laund
+    st[nowrap(o + 4)] = t
+    st[nowrap(o + 5)] = d
 
 
 @njit(sig(ST, PR, I, I, F), cache=True, _nrt=False)
@@ -221,8 +222,8 @@ def candidates(st, pr, p, kmax, gap):
     if nt0 > TMAX:
         nt0 = TMAX
     for i in range(nt0):
-        st[C_FIRST_T + i] = st[L.D_T + i]
-        st[C_FIRST_D + i] = st[L.D_DEST + i]
+        st[nowrap(C_FIRST_T + i)] = st[nowrap(L.D_T + i)]
+        st[nowrap(C_FIRST_D + i)] = st[nowrap(L.D_DEST + i)]
     _add(st, 0, a0, nt0, st[L.D_PEASANTS], st[L.D_LAUNDER], -1, 0)
     if a0 == L.ACTION.passing:
         t0 = -1
@@ -235,8 +236,8 @@ def candidates(st, pr, p, kmax, gap):
         n_rec = 62
     best = -(1 << 62)  # the heuristic's value of its own choice: the best recorded
     for i in range(n_rec):
-        if st[REC + i * REC_W] > best:
-            best = st[REC + i * REC_W]
+        if st[nowrap(REC + i * REC_W)] > best:
+            best = st[nowrap(REC + i * REC_W)]
     lim = best - gap * SCALE
     k = 1
     used = 0  # bit per record taken
@@ -245,18 +246,18 @@ def candidates(st, pr, p, kmax, gap):
         bv = -(1 << 62)
         for i in range(n_rec):
             o = REC + i * REC_W
-            if (used >> i) & 1 or (st[o + 1] == a0 and st[o + 2] == t0):
+            if (used >> i) & 1 or (st[nowrap(o + 1)] == a0 and st[nowrap(o + 2)] == t0):
                 continue
-            if st[o] > bv:
-                bv = st[o]
+            if st[nowrap(o)] > bv:
+                bv = st[nowrap(o)]
                 bi = i
         if bi < 0 or bv < lim:
             break
         used |= 1 << bi
         o = REC + bi * REC_W
-        a = st[o + 1]
-        t = st[o + 2]
-        d = st[o + 3]
+        a = st[nowrap(o + 1)]
+        t = st[nowrap(o + 2)]
+        d = st[nowrap(o + 3)]
         if a == L.ACTION.passing:
             _add(st, k, a, 0, 0, d, -1, 0)
         elif t == -2:  # Bistro peasants: d of them for a bribe, one for a kill
@@ -271,20 +272,20 @@ def candidates(st, pr, p, kmax, gap):
 def _set_candidate(w, st, p, k):
     """Make candidate ``k`` (of ``st``'s table) the decision ``w`` plays at this turn."""
     o = C_TAB + k * C_W
-    nt = st[o + 1]
+    nt = st[nowrap(o + 1)]
     if k == 0:
         for i in range(nt):
-            w[L.D_T + i] = st[C_FIRST_T + i]
-            w[L.D_DEST + i] = st[C_FIRST_D + i]
-    elif nt > 0 and st[o + 2] == 0:
-        w[L.D_T] = st[o + 4]
-        w[L.D_DEST] = st[o + 5]
+            w[nowrap(L.D_T + i)] = st[nowrap(C_FIRST_T + i)]
+            w[nowrap(L.D_DEST + i)] = st[nowrap(C_FIRST_D + i)]
+    elif nt > 0 and st[nowrap(o + 2)] == 0:
+        w[L.D_T] = st[nowrap(o + 4)]
+        w[L.D_DEST] = st[nowrap(o + 5)]
     w[L.G_STASH] = w[L.G_TURNS] + 1
     w[L.G_STASH_SEAT] = p
-    w[L.G_STASH_ACTION] = st[o]
+    w[L.G_STASH_ACTION] = st[nowrap(o)]
     w[L.G_STASH_NT] = nt
-    w[L.G_STASH_PEAS] = st[o + 2]
-    w[L.G_STASH_LAUNDER] = st[o + 3]
+    w[L.G_STASH_PEAS] = st[nowrap(o + 2)]
+    w[L.G_STASH_LAUNDER] = st[nowrap(o + 3)]
 
 
 @njit(sig(ST, I, F), cache=True, _nrt=False)
@@ -293,16 +294,16 @@ def outcome(w, p, margin_w):
     BI-X2); else the win share (ties split) + ``margin_w`` x margin over the best other / 100."""
     np_ = w[L.G_NP]
     if np_ == 1:
-        return 0.0 if w[L.P_SOLO_LOST + p] != 0 else float(w[L.P_SCORE + p])
+        return 0.0 if w[nowrap(L.P_SOLO_LOST + p)] != 0 else float(w[nowrap(L.P_SCORE + p)])
     n_win = 0
     other = -(1 << 40)
     for q in range(np_):
-        if w[L.P_WINNER + q] != 0:
+        if w[nowrap(L.P_WINNER + q)] != 0:
             n_win += 1
-        if q != p and w[L.P_SCORE + q] > other:
-            other = w[L.P_SCORE + q]
-    share = 1.0 / n_win if w[L.P_WINNER + p] != 0 else 0.0
-    return share + margin_w * (w[L.P_SCORE + p] - other) / 100.0
+        if q != p and w[nowrap(L.P_SCORE + q)] > other:
+            other = w[nowrap(L.P_SCORE + q)]
+    share = 1.0 / n_win if w[nowrap(L.P_WINNER + p)] != 0 else 0.0
+    return share + margin_w * (w[nowrap(L.P_SCORE + p)] - other) / 100.0
 
 
 @njit(sig(PR, I, I), cache=True, _nrt=False)
@@ -313,10 +314,10 @@ def _rollout_params(pr, base, policy):
         for j in range(L.MAXPARAM):
             v = 0.0
             if policy == 2 and j < NHEUR:
-                v = pr[base + j]
+                v = pr[nowrap(base + j)]
             elif policy == 1 and j < GREEDY_PR.shape[0]:
                 v = GREEDY_PR[j]
-            pr[off + e * L.MAXPARAM + j] = v
+            pr[nowrap(off + e * L.MAXPARAM + j)] = v
 
 
 @njit(sig(ST, PR, I, I, I, I, I, I, F, I), cache=True, _nrt=False)
@@ -328,13 +329,13 @@ def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w, card):
     det = st[at : at + L.STATE_END]
     work = st[at + L.STATE_END : at + 2 * L.STATE_END]
     for i in range(L.TABLES_END):
-        det[i] = st[i]
-        work[i] = st[i]
+        det[i] = st[nowrap(i)]
+        work[i] = st[nowrap(i)]
     stop = st[L.G_ROUND] + horizon if horizon > 0 else NO_STOP
     sid = POLICY_ID[policy if 0 <= policy <= 2 else 2]
     salt = 0 if card < 0 else PLACE_SALT * (st[L.G_ENT_POS] + 1)
     for k in range(nc):
-        st[C_SUM + k] = 0
+        st[nowrap(C_SUM + k)] = 0
     for d in range(n_det):
         determinize(det, st, p, d + salt, sid)
         for r in range(n_roll):
@@ -347,11 +348,11 @@ def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w, card):
                     _set_candidate(work, st, p, k)
                     play_from(work, pr, stop)
                 else:
-                    play_from_placement(work, pr, card, st[C_TAB + k * C_W], stop)
-                st[C_SUM + k] += int(outcome(work, p, margin_w) * OUT_SCALE)
+                    play_from_placement(work, pr, card, st[nowrap(C_TAB + k * C_W)], stop)
+                st[nowrap(C_SUM + k)] += int(outcome(work, p, margin_w) * OUT_SCALE)
     best = 0
     for k in range(1, nc):
-        if st[C_SUM + k] > st[C_SUM + best]:
+        if st[nowrap(C_SUM + k)] > st[nowrap(C_SUM + best)]:
             best = k
     st[C_CHOSEN] = best
 
@@ -364,13 +365,13 @@ def _signature(src, k, dst, o):
     of a multi-target choice.  An ISMCTS node is one signature: the same action in every
     determinization where it is available."""
     c = C_TAB + k * C_W
-    a = src[c]
-    nt = src[c + 1]
+    a = src[nowrap(c)]
+    nt = src[nowrap(c + 1)]
     x = 0
     if a == L.ACTION.passing:
         t = -1
-        x = src[c + 3]
-    elif src[c + 2] != 0:
+        x = src[nowrap(c + 3)]
+    elif src[nowrap(c + 2)] != 0:
         t = -2
     elif k == 0:
         t = src[C_FIRST_T] if nt > 0 else -1
@@ -378,15 +379,15 @@ def _signature(src, k, dst, o):
             x = src[C_FIRST_D]
         elif nt > 1:
             for j in range(nt):
-                dest = src[C_FIRST_D + j] if a == L.ACTION.bury else 0
-                x = stream_key(x, src[C_FIRST_T + j] * 4096 + dest + 64)
+                dest = src[nowrap(C_FIRST_D + j)] if a == L.ACTION.bury else 0
+                x = stream_key(x, src[nowrap(C_FIRST_T + j)] * 4096 + dest + 64)
     else:
-        t = src[c + 4]
-        x = src[c + 5]  # 0 unless a burial
-    dst[o] = a
-    dst[o + 1] = t
-    dst[o + 2] = nt
-    dst[o + 3] = x
+        t = src[nowrap(c + 4)]
+        x = src[nowrap(c + 5)]  # 0 unless a burial
+    dst[nowrap(o)] = a
+    dst[nowrap(o + 1)] = t
+    dst[nowrap(o + 2)] = nt
+    dst[nowrap(o + 3)] = x
 
 
 @njit(sig(ST, I), cache=True, _nrt=False)
@@ -398,9 +399,9 @@ def _new_node(st, t0):
     st[C_NODES] = v + 1
     o = t0 + v * L.NODE_W
     for j in range(L.NODE_W):
-        st[o + j] = 0
-    st[o + N_CHILD] = -1
-    st[o + N_NEXT] = -1
+        st[nowrap(o + j)] = 0
+    st[nowrap(o + N_CHILD)] = -1
+    st[nowrap(o + N_NEXT)] = -1
     return v
 
 
@@ -408,17 +409,17 @@ def _new_node(st, t0):
 def _child_of(st, t0, v):
     """The child of node ``v`` whose action signature is the one at ``C_SIG``, or -1 (the
     signatures under one parent are distinct)."""
-    ch = st[t0 + v * L.NODE_W + N_CHILD]
+    ch = st[nowrap(t0 + v * L.NODE_W + N_CHILD)]
     while ch >= 0:
         oc = t0 + ch * L.NODE_W
         if (
-            st[oc + N_A] == st[C_SIG]
-            and st[oc + N_T] == st[C_SIG + 1]
-            and st[oc + N_NT] == st[C_SIG + 2]
-            and st[oc + N_X] == st[C_SIG + 3]
+            st[nowrap(oc + N_A)] == st[C_SIG]
+            and st[nowrap(oc + N_T)] == st[C_SIG + 1]
+            and st[nowrap(oc + N_NT)] == st[C_SIG + 2]
+            and st[nowrap(oc + N_X)] == st[C_SIG + 3]
         ):
             return ch
-        ch = st[oc + N_NEXT]
+        ch = st[nowrap(oc + N_NEXT)]
     return -1
 
 
@@ -434,31 +435,33 @@ def _select(st, t0, v, src, m, c_ucb, vscale):
     for k in range(m):
         _signature(src, k, st, C_SIG)
         found = _child_of(st, t0, v)
-        st[C_MATCH + k] = found
+        st[nowrap(C_MATCH + k)] = found
         if found >= 0:
-            st[t0 + found * L.NODE_W + N_AVAIL] += 1
+            st[nowrap(t0 + found * L.NODE_W + N_AVAIL)] += 1
     for k in range(m):
-        if st[C_MATCH + k] < 0:
+        if st[nowrap(C_MATCH + k)] < 0:
             c = _new_node(st, t0)
             if c >= 0:
                 oc = t0 + c * L.NODE_W
                 _signature(src, k, st, oc + N_A)
-                st[oc + N_AVAIL] = 1
-                st[oc + N_NEXT] = st[ov + N_CHILD]
-                st[ov + N_CHILD] = c
+                st[nowrap(oc + N_AVAIL)] = 1
+                st[nowrap(oc + N_NEXT)] = st[nowrap(ov + N_CHILD)]
+                st[nowrap(ov + N_CHILD)] = c
             st[C_PICK] = c
             st[C_EXPANDED] = 1
             return k
     best = 0
     bu = -1e300
     for k in range(m):
-        oc = t0 + st[C_MATCH + k] * L.NODE_W
-        n = float(st[oc + N_VISITS])
-        u = st[oc + N_SUM] / OUT_SCALE * vscale / n + c_ucb * math.sqrt(math.log(st[oc + N_AVAIL]) / n)
+        oc = t0 + st[nowrap(C_MATCH + k)] * L.NODE_W
+        n = float(st[nowrap(oc + N_VISITS)])
+        u = st[nowrap(oc + N_SUM)] / OUT_SCALE * vscale / n + c_ucb * math.sqrt(
+            math.log(st[nowrap(oc + N_AVAIL)]) / n
+        )
         if u > bu:
             bu = u
             best = k
-    st[C_PICK] = st[C_MATCH + best]
+    st[C_PICK] = st[nowrap(C_MATCH + best)]
     st[C_EXPANDED] = 0
     return best
 
@@ -475,8 +478,8 @@ def _most_visited(st, t0, nc):
         ch = _child_of(st, t0, 0)  # the root is node 0
         if ch >= 0:
             oc = t0 + ch * L.NODE_W
-            n = st[oc + N_VISITS]
-            mean = st[oc + N_SUM] / n if n > 0 else -1e300
+            n = st[nowrap(oc + N_VISITS)]
+            mean = st[nowrap(oc + N_SUM)] / n if n > 0 else -1e300
             if n > bn or (n == bn and mean > bm):
                 best = k
                 bn = n
@@ -501,9 +504,9 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
     det = st[at : at + L.STATE_END]
     t0 = at + 2 * L.STATE_END
     for i in range(L.TABLES_END):
-        det[i] = st[i]
+        det[i] = st[nowrap(i)]
     np_ = st[L.G_NP]
-    own = st[L.P_LINEUP + p]
+    own = st[nowrap(L.P_LINEUP + p)]
     stop = st[L.G_ROUND] + horizon if horizon > 0 else NO_STOP
     sid = POLICY_ID[policy if 0 <= policy <= 2 else 2]
     # UCB sees solo scores / 40: their spread over rollouts is then about that of a
@@ -535,7 +538,7 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
             if v < 0:  # the tree is full: play on without a node
                 play_from(det, pr, stop)
                 break
-            st[C_PATH + npath] = v
+            st[nowrap(C_PATH + npath)] = v
             npath += 1
             if st[C_EXPANDED] != 0:
                 play_from(det, pr, stop)
@@ -544,16 +547,16 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
                 break
         value = int(outcome(det, p, margin_w) * OUT_SCALE)
         for j in range(npath):
-            o = t0 + st[C_PATH + j] * L.NODE_W
-            st[o + N_VISITS] += 1
-            st[o + N_SUM] += value
+            o = t0 + st[nowrap(C_PATH + j)] * L.NODE_W
+            st[nowrap(o + N_VISITS)] += 1
+            st[nowrap(o + N_SUM)] += value
     st[C_CHOSEN] = _most_visited(st, t0, nc)
 
 
 @njit(sig(PR, I), cache=True, _nrt=False)
 def _kmax(pr, base):
     """Most candidates searched: ``candidates`` within 1 .. KMAX."""
-    kmax = int(pr[base + SP_CANDIDATES])
+    kmax = int(pr[nowrap(base + SP_CANDIDATES)])
     return 1 if kmax < 1 else (KMAX if kmax > KMAX else kmax)
 
 
@@ -561,9 +564,9 @@ def _kmax(pr, base):
 def _samples(pr, base, nc):
     """Samples of the hidden cards for ``nc`` candidates: ``determinizations``, cut so that
     samples x ``rollouts`` x candidates stays within ``budget``."""
-    n_det = max(1, int(pr[base + SP_DETERMINIZATIONS]))
-    n_roll = max(1, int(pr[base + SP_ROLLOUTS]))
-    budget = max(1, int(pr[base + SP_BUDGET]))
+    n_det = max(1, int(pr[nowrap(base + SP_DETERMINIZATIONS)]))
+    n_roll = max(1, int(pr[nowrap(base + SP_ROLLOUTS)]))
+    budget = max(1, int(pr[nowrap(base + SP_BUDGET)]))
     if n_det * n_roll * nc > budget:
         n_det = max(1, budget // (n_roll * nc))
     return n_det
@@ -573,20 +576,20 @@ def _samples(pr, base, nc):
 def search_action(st, pr, p):
     """Decide seat ``p``'s night action ahead of ``take_action``, which plays it (module
     docstring).  Without work states (``G_SEARCH_AT`` = 0) it is the heuristic's choice."""
-    base = st[L.P_LINEUP + p] * L.MAXPARAM
+    base = st[nowrap(L.P_LINEUP + p)] * L.MAXPARAM
     kmax = _kmax(pr, base)
-    n_roll = max(1, int(pr[base + SP_ROLLOUTS]))
-    horizon = int(pr[base + SP_ROLLOUT_ROUNDS])
-    policy = int(pr[base + SP_ROLLOUT_POLICY])
-    gap = pr[base + SP_GAP]
+    n_roll = max(1, int(pr[nowrap(base + SP_ROLLOUTS)]))
+    horizon = int(pr[nowrap(base + SP_ROLLOUT_ROUNDS)])
+    policy = int(pr[nowrap(base + SP_ROLLOUT_POLICY)])
+    gap = pr[nowrap(base + SP_GAP)]
     nc = candidates(st, pr, p, kmax if st[L.G_SEARCH_AT] > 0 else 1, gap)
     st[STAMP] = -1  # the payment sorts the hand again
     st[C_CHOSEN] = 0
     if nc > 1:
         n_det = _samples(pr, base, nc)
         _rollout_params(pr, base, policy)
-        if int(pr[base + SP_METHOD]) == 1:  # as many iterations as DMC plays rollouts
-            depth = int(pr[base + SP_TREE_DEPTH])
+        if int(pr[nowrap(base + SP_METHOD)]) == 1:  # as many iterations as DMC plays rollouts
+            depth = int(pr[nowrap(base + SP_TREE_DEPTH)])
             depth = 1 if depth < 1 else (DMAX if depth > DMAX else depth)
             _ismcts(
                 st,
@@ -598,12 +601,12 @@ def search_action(st, pr, p):
                 policy,
                 kmax,
                 gap,
-                pr[base + SP_MARGIN_WEIGHT],
-                pr[base + SP_EXPLORATION],
+                pr[nowrap(base + SP_MARGIN_WEIGHT)],
+                pr[nowrap(base + SP_EXPLORATION)],
                 depth,
             )
         else:
-            _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[base + SP_MARGIN_WEIGHT], -1)
+            _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[nowrap(base + SP_MARGIN_WEIGHT)], -1)
     _set_candidate(st, st, p, st[C_CHOSEN])
     st[L.D_ACTION] = st[L.G_STASH_ACTION]
 
@@ -613,8 +616,8 @@ def place_candidates(st, pr, p, card, kmax, gap):
     """Rooms for the drawn ``card``: the heuristic's own (the first of the best value), then
     the first room of each next lower value within ``gap`` francs, at most ``kmax``; rooms
     of equal value are one candidate.  Returns how many (rooms at ``C_TAB``)."""
-    share = pr[st[L.P_LINEUP + p] * L.MAXPARAM + 14]
-    rank = st[L.C_RANK + card]
+    share = pr[nowrap(st[nowrap(L.P_LINEUP + p)] * L.MAXPARAM + 14)]
+    rank = st[nowrap(L.C_RANK + card)]
     k = 0
     last = 1e300
     top = 0.0
@@ -622,7 +625,7 @@ def place_candidates(st, pr, p, card, kmax, gap):
         best = -1
         bv = -1e300
         for r in range(L.NROOMS):
-            if st[L.R_KEY + r] < 0 or st[L.R_CARD + r] >= 0:
+            if st[nowrap(L.R_KEY + r)] < 0 or st[nowrap(L.R_CARD + r)] >= 0:
                 continue
             v = heur.room_value(st, p, share, rank, r)
             if v < last and v > bv:
@@ -632,7 +635,7 @@ def place_candidates(st, pr, p, card, kmax, gap):
             break
         if k == 0:
             top = bv
-        st[C_TAB + k * C_W] = best
+        st[nowrap(C_TAB + k * C_W)] = best
         last = bv
         k += 1
     return k
@@ -644,16 +647,16 @@ def search_placement(st, pr, p, card):
     -1 to leave it to the heuristic (``placement`` 0, or no work states).  Rooms the
     heuristic values alike are one candidate; each is played forward like a night action
     (same samples of the hidden cards for every room, common random numbers)."""
-    base = st[L.P_LINEUP + p] * L.MAXPARAM
-    if pr[base + SP_PLACEMENT] < 0.5 or st[L.G_SEARCH_AT] == 0:
+    base = st[nowrap(L.P_LINEUP + p)] * L.MAXPARAM
+    if pr[nowrap(base + SP_PLACEMENT)] < 0.5 or st[L.G_SEARCH_AT] == 0:
         return -1
-    nc = place_candidates(st, pr, p, card, _kmax(pr, base), pr[base + SP_GAP])
+    nc = place_candidates(st, pr, p, card, _kmax(pr, base), pr[nowrap(base + SP_GAP)])
     if nc == 1:
         return st[C_TAB]
-    n_roll = max(1, int(pr[base + SP_ROLLOUTS]))
-    policy = int(pr[base + SP_ROLLOUT_POLICY])
+    n_roll = max(1, int(pr[nowrap(base + SP_ROLLOUTS)]))
+    policy = int(pr[nowrap(base + SP_ROLLOUT_POLICY)])
     _rollout_params(pr, base, policy)
-    horizon = int(pr[base + SP_ROLLOUT_ROUNDS])
-    margin_w = pr[base + SP_MARGIN_WEIGHT]
+    horizon = int(pr[nowrap(base + SP_ROLLOUT_ROUNDS)])
+    margin_w = pr[nowrap(base + SP_MARGIN_WEIGHT)]
     _search(st, pr, p, nc, _samples(pr, base, nc), n_roll, horizon, policy, margin_w, card)
-    return st[C_TAB + st[C_CHOSEN] * C_W]
+    return st[nowrap(C_TAB + st[C_CHOSEN] * C_W)]

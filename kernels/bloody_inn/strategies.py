@@ -13,6 +13,7 @@ compiles three policies whatever the number of names.
 import numpy as np
 from numba import njit
 
+from ..index import nowrap
 from . import layout as L
 from . import strat_greedy, strat_random
 from . import strat_heuristic as heur
@@ -78,7 +79,7 @@ def lineup_strategies(lineup):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def decide_placement(st, pr, p, card, with_heur=ON, with_greedy=ON, with_random=ON):
     """BI-E1: the room (empty, open) where the first player puts ``card``."""
-    s = st[L.P_STRAT + p]
+    s = st[nowrap(L.P_STRAT + p)]
     if with_heur is not None:
         if s >= HEURISTIC:
             return heur.place(st, pr, p, card)
@@ -106,7 +107,7 @@ def decide_action(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
         st[L.D_PEASANTS] = st[L.G_STASH_PEAS]
         st[L.D_LAUNDER] = st[L.G_STASH_LAUNDER]
         return
-    s = st[L.P_STRAT + p]
+    s = st[nowrap(L.P_STRAT + p)]
     if with_heur is not None:
         if s >= HEURISTIC:  # a search seat without a decision ahead (tests) acts as heuristic
             heur.action(st, pr, p)
@@ -122,7 +123,7 @@ def decide_action(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def decide_payment(st, pr, p, action, cost, exclude, with_heur=ON, with_greedy=ON, with_random=ON):
     """BI-N2: ``cost`` cards of the hand (not ``exclude``) into ``D_PAY``."""
-    s = st[L.P_STRAT + p]
+    s = st[nowrap(L.P_STRAT + p)]
     if with_heur is not None:
         if s >= HEURISTIC:
             heur.payment(st, pr, p, action, cost, exclude)
@@ -138,7 +139,7 @@ def decide_payment(st, pr, p, action, cost, exclude, with_heur=ON, with_greedy=O
 @njit(cache=True, error_model="numpy", _nrt=False)
 def decide_token_room(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
     """Concierge (Room Service): the open room whose key gets the token."""
-    s = st[L.P_STRAT + p]
+    s = st[nowrap(L.P_STRAT + p)]
     if with_heur is not None:
         if s >= HEURISTIC:
             return heur.token_room(st, pr, p)
@@ -153,7 +154,7 @@ def decide_token_room(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def decide_monk_room(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
     """Monk (Room): the white-keyed room that takes the player's key."""
-    s = st[L.P_STRAT + p]
+    s = st[nowrap(L.P_STRAT + p)]
     if with_heur is not None:
         if s >= HEURISTIC:
             return heur.monk_room(st, pr, p)
@@ -168,7 +169,7 @@ def decide_monk_room(st, pr, p, with_heur=ON, with_greedy=ON, with_random=ON):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def decide_wages(st, pr, p, max_keep, with_heur=ON, with_greedy=ON, with_random=ON):
     """BI-M3/BI-V5: cards to dismiss into ``D_T`` (at most ``max_keep`` may stay)."""
-    s = st[L.P_STRAT + p]
+    s = st[nowrap(L.P_STRAT + p)]
     if with_heur is not None:
         if s >= HEURISTIC:
             heur.wages(st, pr, p, max_keep)
@@ -185,7 +186,7 @@ def decide_wages(st, pr, p, max_keep, with_heur=ON, with_greedy=ON, with_random=
 def decide_fine(st, pr, p, tens, lo, hi, final, with_heur=ON, with_greedy=ON, with_random=ON):
     """BI-M1: how many cheques (``lo``..``hi``) pay part of ``p``'s fine of ``tens`` times
     10 F (one ten per corpse printed); cash pays the rest.  ``final`` is 1 at the investigation of the game end (BI-G1)."""
-    s = st[L.P_STRAT + p]
+    s = st[nowrap(L.P_STRAT + p)]
     if with_heur is not None:
         if s >= HEURISTIC:  # the heuristic and every policy built on it
             return heur.fine(st, pr, p, tens, lo, hi, final)

@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..index import nowrap
 from . import layout as L
 
 
@@ -41,8 +42,8 @@ def record_round(st, traj, g, row0):
         traj.game[r] = g
         traj.round[r] = st[L.G_ROUND]
         traj.seat[r] = p
-        traj.cash[r] = st[L.P_CASH + p]
-        traj.cheques[r] = st[L.P_CHEQUES + p]
-        traj.score[r] = st[L.P_CASH + p] + 10 * st[L.P_CHEQUES + p]  # BI-G3, before BI-G1/G2
-        traj.annexes[r] = st[L.P_ANNEX_N + p]
-        traj.hand[r] = st[L.P_HAND_N + p]
+        traj.cash[r] = st[nowrap(L.P_CASH + p)]
+        traj.cheques[r] = st[nowrap(L.P_CHEQUES + p)]
+        traj.score[r] = st[nowrap(L.P_CASH + p)] + 10 * st[nowrap(L.P_CHEQUES + p)]  # BI-G3, before BI-G1/G2
+        traj.annexes[r] = st[nowrap(L.P_ANNEX_N + p)]
+        traj.hand[r] = st[nowrap(L.P_HAND_N + p)]

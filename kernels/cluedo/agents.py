@@ -27,6 +27,7 @@ from numba import njit
 from kernels.rng import randint
 from kernels.sigs import ST, I, sig
 
+from ..index import nowrap
 from . import layout as L
 from . import search
 from .board import exact_end, reach_exact, reached_steps
@@ -64,12 +65,12 @@ PR_VER = 21  # S_PROB slots: 0..20 envelope ppm per card, 21 knowledge version, 
 @njit(cache=True, inline="always")
 def _forbids(st, seat, bit):
     """Restricted play (sim power): the seat never makes the choice ``bit`` (layout.R_*)."""
-    return (st[L.S_FORBID + seat] & bit) != 0
+    return (st[nowrap(L.S_FORBID + seat)] & bit) != 0
 
 
 @njit(cache=True, inline="always")
 def param(st, seat, k):
-    return st[L.S_PARAM + seat * L.N_PARAMS + k]
+    return st[nowrap(L.S_PARAM + seat * L.N_PARAMS + k)]
 
 
 @njit(cache=True, inline="always")
@@ -94,12 +95,12 @@ def unpack_room(t):
 def candidates(st, seat):
     """Cards that may be in the envelope, as this agent sees it."""
     kb = kbase(seat)
-    if st[L.S_AGENT + seat] == L.AGENT.NAIVE:
+    if st[nowrap(L.S_AGENT + seat)] == L.AGENT.NAIVE:
         seen = 0
         for h in range(L.N_HOLDERS):
             if h != L.ENVELOPE:
-                seen |= st[kb + L.K_HAS + h]
-        env = st[kb + L.K_HAS + L.ENVELOPE]
+                seen |= st[nowrap(kb + L.K_HAS + h)]
+        env = st[nowrap(kb + L.K_HAS + L.ENVELOPE)]
         out = 0
         for k in range(3):
             cat = L.CAT_SUSPECT if k == 0 else (L.CAT_WEAPON if k == 1 else L.CAT_ROOM)
@@ -108,7 +109,7 @@ def candidates(st, seat):
             else:
                 out |= cat & ~seen
         return out
-    return L.ALL_CARDS & ~st[kb + L.K_NOT + L.ENVELOPE]
+    return L.ALL_CARDS & ~st[nowrap(kb + L.K_NOT + L.ENVELOPE)]
 
 
 @njit(cache=True)
@@ -118,7 +119,7 @@ def _single_triple(st, seat, cand):
     r = cand & L.CAT_ROOM
     if popc(s) == 1 and popc(w) == 1 and popc(r) == 1:
         return pack(low_card(s), low_card(w), low_card(r))
-    if st[L.S_AGENT + seat] == L.AGENT.NAIVE or popc(s) * popc(w) * popc(r) > 12:
+    if st[nowrap(L.S_AGENT + seat)] == L.AGENT.NAIVE or popc(s) * popc(w) * popc(r) > 12:
         return -1
     # a wrong accusation is public: it rules its triple out (logic and prob)
     found = -1
@@ -144,7 +145,7 @@ def _exact_envelope(st, seat, limit):
     search for a consistent deal (a search out of budget counts as consistent: never a false
     certainty)."""
     kb = kbase(seat)
-    cand = L.ALL_CARDS & ~st[kb + L.K_NOT + L.ENVELOPE]
+    cand = L.ALL_CARDS & ~st[nowrap(kb + L.K_NOT + L.ENVELOPE)]
     s = cand & L.CAT_SUSPECT
     w = cand & L.CAT_WEAPON
     r = cand & L.CAT_ROOM
@@ -182,54 +183,54 @@ def _estimate(st, seat):
         lw = sample_deal(st, kb)
         if lw == -math.inf:
             continue
-        env = st[kb + L.K_HAS + L.ENVELOPE] | st[L.X_A + L.ENVELOPE]
+        env = st[nowrap(kb + L.K_HAS + L.ENVELOPE)] | st[L.X_A + L.ENVELOPE]
         t = pack(low_card(env & L.CAT_SUSPECT), low_card(env & L.CAT_WEAPON), low_card(env & L.CAT_ROOM))
         if wrongly_accused(st, t):
             continue
-        logw[k] = lw
-        trip[k] = t
+        logw[nowrap(k)] = lw
+        trip[nowrap(k)] = t
         k += 1
     for c in range(21):
-        st[pb + c] = 0
-    st[pb + 22] = -1
-    st[pb + 23] = 0
+        st[nowrap(pb + c)] = 0
+    st[nowrap(pb + 22)] = -1
+    st[nowrap(pb + 23)] = 0
     if k == 0:
         return
     top = logw[0]
     for i in range(1, k):
-        top = max(top, logw[i])
+        top = max(top, logw[nowrap(i)])
     wt = np.zeros(324)
     total = 0.0
     for i in range(k):
-        x = math.exp(logw[i] - top)
-        wt[trip[i]] += x
+        x = math.exp(logw[nowrap(i)] - top)
+        wt[nowrap(trip[nowrap(i)])] += x
         total += x
     marg = np.zeros(21)
     best = 0
     for t in range(324):
-        if wt[t] > 0.0:
-            marg[unpack_suspect(t)] += wt[t]
-            marg[unpack_weapon(t)] += wt[t]
-            marg[unpack_room(t)] += wt[t]
-            if wt[t] > wt[best]:
+        if wt[nowrap(t)] > 0.0:
+            marg[nowrap(unpack_suspect(t))] += wt[nowrap(t)]
+            marg[nowrap(unpack_weapon(t))] += wt[nowrap(t)]
+            marg[nowrap(unpack_room(t))] += wt[nowrap(t)]
+            if wt[nowrap(t)] > wt[nowrap(best)]:
                 best = t
     for c in range(21):
-        st[pb + c] = int(marg[c] / total * 1e6)
-    st[pb + 22] = best
-    st[pb + 23] = int(wt[best] / total * 1e6)
+        st[nowrap(pb + c)] = int(marg[nowrap(c)] / total * 1e6)
+    st[nowrap(pb + 22)] = best
+    st[nowrap(pb + 23)] = int(wt[nowrap(best)] / total * 1e6)
 
 
 @njit(cache=True)
 def prepare(st, seat):
     """Bring the agent's beliefs up to date before it decides (lazy: only when facts changed)."""
     kb = kbase(seat)
-    agent = st[L.S_AGENT + seat]
+    agent = st[nowrap(L.S_AGENT + seat)]
     if agent == L.AGENT.NAIVE:
         return
-    if st[kb + L.K_DIRTY]:
+    if st[nowrap(kb + L.K_DIRTY)]:
         propagate(st, kb)
     limit = param(st, seat, P_EXACT) // L.PARAM_SCALE
-    if limit > 0 and st[kb + L.K_EXVER] != st[kb + L.K_VER]:
+    if limit > 0 and st[nowrap(kb + L.K_EXVER)] != st[nowrap(kb + L.K_VER)]:
         t = _exact_envelope(st, seat, limit)
         if t >= 0:
             # entailed: record it so that propagation uses it
@@ -237,12 +238,12 @@ def prepare(st, seat):
                 st, kb, L.ENVELOPE, (1 << unpack_suspect(t)) | (1 << unpack_weapon(t)) | (1 << unpack_room(t))
             )
             propagate(st, kb)
-        st[kb + L.K_EXVER] = st[kb + L.K_VER]
-        st[kb + L.K_EXRES] = t
+        st[nowrap(kb + L.K_EXVER)] = st[nowrap(kb + L.K_VER)]
+        st[nowrap(kb + L.K_EXRES)] = t
     if agent == L.AGENT.PROB:
         pb = L.S_PROB + seat * 24
-        if st[pb + PR_VER] != st[kb + L.K_VER] + 1:
-            st[pb + PR_VER] = st[kb + L.K_VER] + 1
+        if st[nowrap(pb + PR_VER)] != st[nowrap(kb + L.K_VER)] + 1:
+            st[nowrap(pb + PR_VER)] = st[nowrap(kb + L.K_VER)] + 1
             if _single_triple(st, seat, candidates(st, seat)) < 0:
                 _estimate(st, seat)
     elif agent == L.AGENT.SEARCH:
@@ -263,18 +264,18 @@ def wants_accuse(st, seat):
         return t
     if _forbids(st, seat, L.R_GAMBLE):
         return -1  # restricted: accuses at its first certainty, never on a probability
-    if st[L.S_AGENT + seat] == L.AGENT.PROB:
+    if st[nowrap(L.S_AGENT + seat)] == L.AGENT.PROB:
         pb = L.S_PROB + seat * 24
-        if st[pb + 22] >= 0 and st[pb + 23] >= param(st, seat, P_RISK):
-            return st[pb + 22]
-    if st[L.S_AGENT + seat] == L.AGENT.SEARCH:
+        if st[nowrap(pb + 22)] >= 0 and st[nowrap(pb + 23)] >= param(st, seat, P_RISK):
+            return st[nowrap(pb + 22)]
+    if st[nowrap(L.S_AGENT + seat)] == L.AGENT.SEARCH:
         return search.wants_gamble(st, seat)
     return -1
 
 
 @njit(cache=True)
 def _env_prob(st, seat, c):
-    return st[L.S_PROB + seat * 24 + c]
+    return st[nowrap(L.S_PROB + seat * 24 + c)]
 
 
 # --- movement ------------------------------------------------------------------------
@@ -292,13 +293,13 @@ def useful_rooms(st, seat):
     elif _still_learning(st, seat):
         # room settled: rooms nobody else can refute (own or the envelope's) isolate the
         # suspect and the weapon
-        r = ((st[L.S_TRUE + seat] | cand) & L.CAT_ROOM) >> L.FIRST_ROOM
+        r = ((st[nowrap(L.S_TRUE + seat)] | cand) & L.CAT_ROOM) >> L.FIRST_ROOM
     else:
         r = 0
     if st[L.S_N] == 2:  # CL-2.2: face-down cards not looked at yet come first
         fd = 0
         for q in range(9):
-            if st[L.S_ROOMCARD + q] >= 0 and not (st[L.S_LOOKED + seat] >> q) & 1:
+            if st[nowrap(L.S_ROOMCARD + q)] >= 0 and not (st[nowrap(L.S_LOOKED + seat)] >> q) & 1:
                 fd |= 1 << q
         if fd:
             return fd
@@ -309,13 +310,13 @@ def useful_rooms(st, seat):
 def _refutable(st, seat, cards):
     """The cards of ``cards`` another player may still hold (a suggestion naming one can be
     refuted); a naive agent does not track has-nots, so for it that is all of them."""
-    if st[L.S_AGENT + seat] == L.AGENT.NAIVE:
+    if st[nowrap(L.S_AGENT + seat)] == L.AGENT.NAIVE:
         return cards
     kb = kbase(seat)
     out = 0
     for h in range(st[L.S_N]):
         if h != seat:
-            out |= cards & ~st[kb + L.K_NOT + h]
+            out |= cards & ~st[nowrap(kb + L.K_NOT + h)]
     return out
 
 
@@ -329,7 +330,7 @@ def _still_learning(st, seat):
 
 @njit(cache=True, inline="always")
 def sdist(tb, room, node):
-    return tb[L.T_SDIST + room * L.MAX_NODES + node]
+    return tb[nowrap(L.T_SDIST + room * L.MAX_NODES + node)]
 
 
 @njit(sig(ST, ST, I, I, I), cache=True)
@@ -351,12 +352,12 @@ def start_action(st, tb, seat, pos, may_stay):
     """At the start of a turn in a room (CL-T3): STAY, ROLL or PASSAGE + room."""
     if pos >= 9:
         return ROLL
-    if st[L.S_AGENT + seat] == L.AGENT.SEARCH and search.moves(st, seat):
+    if st[nowrap(L.S_AGENT + seat)] == L.AGENT.SEARCH and search.moves(st, seat):
         return search.start_action(st, tb, seat, pos, may_stay)
     useful = useful_rooms(st, seat)
     learning = _still_learning(st, seat)
-    passages = st[L.S_PASS + pos]
-    if st[L.S_STALE + seat]:
+    passages = st[nowrap(L.S_PASS + pos)]
+    if st[nowrap(L.S_STALE + seat)]:
         may_stay = False  # the last suggestion taught nothing: go elsewhere,
         passages = 0  # on foot (no passage ping-pong)
     if _forbids(st, seat, L.R_PASSAGE):
@@ -382,7 +383,7 @@ def start_action(st, tb, seat, pos, may_stay):
 def choose_target(st, tb, seat, pos):
     """The room the agent walks towards."""
     accusing = wants_accuse(st, seat) >= 0
-    if st[L.S_AGENT + seat] == L.AGENT.SEARCH and search.moves(st, seat) and not accusing:
+    if st[nowrap(L.S_AGENT + seat)] == L.AGENT.SEARCH and search.moves(st, seat) and not accusing:
         return search.choose_target(st, tb, seat, pos)
     useful = useful_rooms(st, seat)
     if useful == 0 or accusing:
@@ -422,8 +423,8 @@ def choose_destination(st, tb, seat, pos, target, nq):
     bd = sdist(tb, target, pos)
     room = -1
     for i in range(1, nq):
-        v = st[L.X_QUEUE + i]
-        if st[L.X_DIST + v] <= 0:
+        v = st[nowrap(L.X_QUEUE + i)]
+        if st[nowrap(L.X_DIST + v)] <= 0:
             continue
         if v < 9:
             if v == target:
@@ -442,7 +443,7 @@ def choose_destination(st, tb, seat, pos, target, nq):
     if best == pos and nq > 1:
         # blocked from getting closer (pawns jam a corridor): step aside at random so that
         # jams dissolve instead of repeating forever
-        v = st[L.X_QUEUE + 1 + randint(st, L.S_RNG, nq - 1)]
+        v = st[nowrap(L.X_QUEUE + 1 + randint(st, L.S_RNG, nq - 1))]
         if v >= 9 or (useful >> v) & 1:
             return v
     return best
@@ -462,28 +463,28 @@ def _exact_square(st, tb, pos, target, nq):
     total = st[L.S_MOVE_STEPS]
     m = 0
     for i in range(1, nq):
-        v = st[L.X_QUEUE + i]
-        d = st[L.X_DIST + v]
+        v = st[nowrap(L.X_QUEUE + i)]
+        d = st[nowrap(L.X_DIST + v)]
         # squares alternate colours, so from a square the parity of a walk is fixed (not from
         # a room: its doors may open onto squares of both colours)
         if v >= 9 and d > 0 and (pos < 9 or (total - d) % 2 == 0):
-            st[L.X_CAND + m] = v
+            st[nowrap(L.X_CAND + m)] = v
             m += 1
     while m > 0:
         k = 0
         for i in range(1, m):
-            if sdist(tb, target, st[L.X_CAND + i]) < sdist(tb, target, st[L.X_CAND + k]):
+            if sdist(tb, target, st[nowrap(L.X_CAND + i)]) < sdist(tb, target, st[nowrap(L.X_CAND + k)]):
                 k = i
-        v = st[L.X_CAND + k]
-        if st[L.X_DIST + v] == total or exact_end(st, tb, pos, total, v, EXACT_BUDGET) == 1:
+        v = st[nowrap(L.X_CAND + k)]
+        if st[nowrap(L.X_DIST + v)] == total or exact_end(st, tb, pos, total, v, EXACT_BUDGET) == 1:
             return v
         m -= 1
-        st[L.X_CAND + k] = st[L.X_CAND + m]
+        st[nowrap(L.X_CAND + k)] = st[nowrap(L.X_CAND + m)]
     n = reach_exact(st, tb, pos, total)
     best = -1
     room = -1
     for i in range(1, n):
-        v = st[L.X_QUEUE + i]
+        v = st[nowrap(L.X_QUEUE + i)]
         if v < 9:
             room = v if room < 0 else room
         elif best < 0 or sdist(tb, target, v) < sdist(tb, target, best):
@@ -500,7 +501,7 @@ def _exact_square(st, tb, pos, target, nq):
 def _pick_not_own(st, seat, cat):
     """Restricted (never names an own card, CL-T5): the card of ``cat`` as ``_pick`` would
     choose it among the cards the seat does not hold (a settled category: its envelope card)."""
-    mine = st[L.S_TRUE + seat] & cat
+    mine = st[nowrap(L.S_TRUE + seat)] & cat
     cand = candidates(st, seat) & cat & ~mine
     if cand == 0:
         cand = cat & ~mine
@@ -509,7 +510,7 @@ def _pick_not_own(st, seat, cat):
     info = _refutable(st, seat, cand)
     if info:
         cand = info
-    if st[L.S_AGENT + seat] >= L.AGENT.PROB and st[L.S_PROB + seat * 24 + 22] >= 0:
+    if st[nowrap(L.S_AGENT + seat)] >= L.AGENT.PROB and st[nowrap(L.S_PROB + seat * 24 + 22)] >= 0:
         best = -1
         bv = -1
         for c in range(21):
@@ -532,7 +533,7 @@ def _pick(st, seat, cat):
         cand = cat
     if cand & (cand - 1) == 0:
         # category settled: name an own card of it if any (isolates the other two)
-        own = st[L.S_TRUE + seat] & cat
+        own = st[nowrap(L.S_TRUE + seat)] & cat
         if own:
             return random_card(st, own)
         return low_card(cand)
@@ -540,7 +541,7 @@ def _pick(st, seat, cat):
     if info == 0:
         return random_card(st, cand)  # nobody can refute any: the suggestion isolates
     cand = info
-    if st[L.S_AGENT + seat] >= L.AGENT.PROB and st[L.S_PROB + seat * 24 + 22] >= 0:
+    if st[nowrap(L.S_AGENT + seat)] >= L.AGENT.PROB and st[nowrap(L.S_PROB + seat * 24 + 22)] >= 0:
         best = -1
         bv = -1
         for c in range(21):
@@ -557,7 +558,7 @@ def _pick(st, seat, cat):
 @njit(cache=True)
 def choose_suggestion(st, seat):
     """Suspect and weapon to name (CL-T5); returns ``suspect * 64 + weapon``."""
-    if st[L.S_AGENT + seat] == L.AGENT.SEARCH:
+    if st[nowrap(L.S_AGENT + seat)] == L.AGENT.SEARCH:
         return search.choose_suggestion(st, seat)
     return _pick(st, seat, L.CAT_SUSPECT) * 64 + _pick(st, seat, L.CAT_WEAPON)
 
@@ -569,14 +570,14 @@ def choose_show(st, seat, to, matches):
         return low_card(matches)
     if param(st, seat, P_SHOW) > 0:
         n = st[L.S_N]
-        pref = st[L.S_PUBLIC + seat]
+        pref = st[nowrap(L.S_PUBLIC + seat)]
         if to >= 0:
-            pref |= st[L.S_SHOWN + seat * 6 + to]
+            pref |= st[nowrap(L.S_SHOWN + seat * 6 + to)]
         if matches & pref:
             return random_card(st, matches & pref)
         anyone = 0
         for i in range(n):
-            anyone |= st[L.S_SHOWN + seat * 6 + i]
+            anyone |= st[nowrap(L.S_SHOWN + seat * 6 + i)]
         if matches & anyone:
             return random_card(st, matches & anyone)
     return random_card(st, matches)
@@ -586,13 +587,13 @@ def choose_show(st, seat, to, matches):
 def choose_named_card(st, seat, cat):
     """CL-K2: the card of ``cat`` the drawer asks to see."""
     kb = kbase(seat)
-    cand = candidates(st, seat) & cat & ~st[L.S_TRUE + seat]
+    cand = candidates(st, seat) & cat & ~st[nowrap(L.S_TRUE + seat)]
     if cand & (cand - 1):
-        return _pick(st, seat, cat) if st[L.S_AGENT + seat] >= L.AGENT.PROB else random_card(st, cand)
+        return _pick(st, seat, cat) if st[nowrap(L.S_AGENT + seat)] >= L.AGENT.PROB else random_card(st, cand)
     unknown = cat & ~known_cards(st, kb)
     if unknown:
         return random_card(st, unknown)
-    other = cat & ~st[L.S_TRUE + seat]
+    other = cat & ~st[nowrap(L.S_TRUE + seat)]
     return random_card(st, other if other else cat)
 
 
@@ -605,9 +606,9 @@ def choose_reveal_player(st, seat):
     bv = -1
     for k in range(1, n):
         p = (seat + k) % n
-        if not st[L.S_ACTIVE + p]:
+        if not st[nowrap(L.S_ACTIVE + p)]:
             continue  # CL-K8: a player out of the game is never chosen
-        v = st[L.S_HSIZE + p] - popc(st[kb + L.K_HAS + p])
+        v = st[nowrap(L.S_HSIZE + p)] - popc(st[nowrap(kb + L.K_HAS + p)])
         if v > bv:
             bv = v
             best = p
@@ -620,7 +621,7 @@ def choose_room_all_move(st, tb, seat, drawer):
     other than its own: it suggests in a room it moves to at once, but a drawer who rolled to
     walk does not suggest in the room it started in (CL-K9)."""
     useful = useful_rooms(st, seat)
-    ch_pos = st[L.S_POS + _char_of(st, seat)]
+    ch_pos = st[nowrap(L.S_POS + _char_of(st, seat))]
     if drawer and ch_pos < 9 and useful & ~(1 << ch_pos):
         useful &= ~(1 << ch_pos)
     if useful:
@@ -645,7 +646,7 @@ def nth_room(mask, k):
 
 @njit(cache=True)
 def _char_of(st, seat):
-    return st[L.S_CHAR + seat]
+    return st[nowrap(L.S_CHAR + seat)]
 
 
 @njit(cache=True)
@@ -653,7 +654,7 @@ def choose_new_passage(st, seat):
     """CL-K7: the room the drawer joins to the secret passages (-1: every room has one)."""
     free = 0
     for r in range(9):
-        if st[L.S_PASS + r] == 0:
+        if st[nowrap(L.S_PASS + r)] == 0:
             free |= 1 << r
     if free == 0:
         return -1

@@ -26,6 +26,7 @@ ends of the search and the room a pawn starts in is already visited (no re-enter
 import numpy as np
 from numba import njit
 
+from ..index import nowrap
 from . import layout as L
 
 
@@ -41,31 +42,31 @@ def reach(st, tb, start, limit):
     gen = st[L.S_GEN] + 1
     st[L.S_GEN] = gen
     for ch in range(6):
-        p = st[L.S_POS + ch]
+        p = st[nowrap(L.S_POS + ch)]
         if p >= 9 and p != start:
-            st[L.X_STAMP + p] = gen
-            st[L.X_DIST + p] = -1
-    st[L.X_STAMP + start] = gen
-    st[L.X_DIST + start] = 0
+            st[nowrap(L.X_STAMP + p)] = gen
+            st[nowrap(L.X_DIST + p)] = -1
+    st[nowrap(L.X_STAMP + start)] = gen
+    st[nowrap(L.X_DIST + start)] = 0
     st[L.X_QUEUE] = start
     head = 0
     tail = 1
     while head < tail:
-        u = st[L.X_QUEUE + head]
+        u = st[nowrap(L.X_QUEUE + head)]
         head += 1
-        d = st[L.X_DIST + u]
+        d = st[nowrap(L.X_DIST + u)]
         if d >= limit or (u < 9 and u != start):
             continue
         base = L.T_ADJ + u * L.MAX_DEGREE
         for k in range(L.MAX_DEGREE):
-            v = tb[base + k]
+            v = tb[nowrap(base + k)]
             if v < 0:
                 break
-            if st[L.X_STAMP + v] == gen:
+            if st[nowrap(L.X_STAMP + v)] == gen:
                 continue
-            st[L.X_STAMP + v] = gen
-            st[L.X_DIST + v] = d + 1
-            st[L.X_QUEUE + tail] = v
+            st[nowrap(L.X_STAMP + v)] = gen
+            st[nowrap(L.X_DIST + v)] = d + 1
+            st[nowrap(L.X_QUEUE + tail)] = v
             tail += 1
     return tail
 
@@ -85,56 +86,56 @@ def reach_exact(st, tb, start, total):
     nq = reach(st, tb, start, total)
     gen = st[L.S_GEN]
     for ch in range(6):
-        p = st[L.S_POS + ch]
+        p = st[nowrap(L.S_POS + ch)]
         if p >= 9:
-            st[L.X_VIS + p] = 1  # pawns are neither crossed nor entered
-    st[L.X_VIS + start] = 1
+            st[nowrap(L.X_VIS + p)] = 1  # pawns are neither crossed nor entered
+    st[nowrap(L.X_VIS + start)] = 1
     for i in range(nq):
-        st[L.X_BEST + st[L.X_QUEUE + i]] = 0
+        st[nowrap(L.X_BEST + st[nowrap(L.X_QUEUE + i)])] = 0
     longest = 0
     sp = 0
     st[L.X_STK] = start
     st[L.X_NXT] = 0
     while sp >= 0:
-        u = st[L.X_STK + sp]
-        k = st[L.X_NXT + sp]
+        u = st[nowrap(L.X_STK + sp)]
+        k = st[nowrap(L.X_NXT + sp)]
         v = -1
         if sp < total and k < L.MAX_DEGREE:
-            v = tb[L.T_ADJ + u * L.MAX_DEGREE + k]
+            v = tb[nowrap(L.T_ADJ + u * L.MAX_DEGREE + k)]
         if v < 0:
             if sp > 0:
-                st[L.X_VIS + u] = 0
+                st[nowrap(L.X_VIS + u)] = 0
             sp -= 1
             continue
-        st[L.X_NXT + sp] = k + 1
-        if v < 9 or st[L.X_VIS + v]:
+        st[nowrap(L.X_NXT + sp)] = k + 1
+        if v < 9 or st[nowrap(L.X_VIS + v)]:
             continue  # rooms are ends of the BFS part; no square twice, no pawn crossed
         sp += 1
-        st[L.X_STK + sp] = v
-        st[L.X_NXT + sp] = 0
-        st[L.X_VIS + v] = 1
-        if st[L.X_BEST + v] < sp:
-            st[L.X_BEST + v] = sp
+        st[nowrap(L.X_STK + sp)] = v
+        st[nowrap(L.X_NXT + sp)] = 0
+        st[nowrap(L.X_VIS + v)] = 1
+        if st[nowrap(L.X_BEST + v)] < sp:
+            st[nowrap(L.X_BEST + v)] = sp
             if sp > longest:
                 longest = sp
     for ch in range(6):
-        p = st[L.S_POS + ch]
+        p = st[nowrap(L.S_POS + ch)]
         if p >= 9:
-            st[L.X_VIS + p] = 0
-    st[L.X_VIS + start] = 0
+            st[nowrap(L.X_VIS + p)] = 0
+    st[nowrap(L.X_VIS + start)] = 0
     out = 1
     for i in range(1, nq):
-        v = st[L.X_QUEUE + i]
+        v = st[nowrap(L.X_QUEUE + i)]
         if v < 9:
-            st[L.X_QUEUE + out] = v
+            st[nowrap(L.X_QUEUE + out)] = v
             out += 1
-        elif st[L.X_BEST + v] == longest:
-            st[L.X_DIST + v] = longest
-            st[L.X_QUEUE + out] = v
+        elif st[nowrap(L.X_BEST + v)] == longest:
+            st[nowrap(L.X_DIST + v)] = longest
+            st[nowrap(L.X_QUEUE + out)] = v
             out += 1
         else:
-            st[L.X_DIST + v] = -1
-    st[L.X_STAMP + start] = gen
+            st[nowrap(L.X_DIST + v)] = -1
+    st[nowrap(L.X_STAMP + start)] = gen
     return out
 
 
@@ -150,55 +151,55 @@ def exact_end(st, tb, start, total, end, budget):
     gen = st[L.S_GEN2] + 1
     st[L.S_GEN2] = gen
     for ch in range(6):
-        p = st[L.S_POS + ch]
+        p = st[nowrap(L.S_POS + ch)]
         if p >= 9 and p != end:
-            st[L.X_DVSTAMP + p] = gen
-            st[L.X_DV + p] = L.FAR  # pawns block the distance too
-    st[L.X_DVSTAMP + end] = gen
-    st[L.X_DV + end] = 0
+            st[nowrap(L.X_DVSTAMP + p)] = gen
+            st[nowrap(L.X_DV + p)] = L.FAR  # pawns block the distance too
+    st[nowrap(L.X_DVSTAMP + end)] = gen
+    st[nowrap(L.X_DV + end)] = 0
     st[L.X_DVQ] = end
     head = 0
     tail = 1
     while head < tail:
-        u = st[L.X_DVQ + head]
+        u = st[nowrap(L.X_DVQ + head)]
         head += 1
-        d = st[L.X_DV + u]
+        d = st[nowrap(L.X_DV + u)]
         for k in range(L.MAX_DEGREE):
-            v = tb[L.T_ADJ + u * L.MAX_DEGREE + k]
+            v = tb[nowrap(L.T_ADJ + u * L.MAX_DEGREE + k)]
             if v < 0:
                 break
-            if v < 9 or st[L.X_DVSTAMP + v] == gen:
+            if v < 9 or st[nowrap(L.X_DVSTAMP + v)] == gen:
                 continue
-            st[L.X_DVSTAMP + v] = gen
-            st[L.X_DV + v] = d + 1
-            st[L.X_DVQ + tail] = v
+            st[nowrap(L.X_DVSTAMP + v)] = gen
+            st[nowrap(L.X_DV + v)] = d + 1
+            st[nowrap(L.X_DVQ + tail)] = v
             tail += 1
     for ch in range(6):
-        p = st[L.S_POS + ch]
+        p = st[nowrap(L.S_POS + ch)]
         if p >= 9:
-            st[L.X_VIS + p] = 1
-    st[L.X_VIS + start] = 1
+            st[nowrap(L.X_VIS + p)] = 1
+    st[nowrap(L.X_VIS + start)] = 1
     found = 0
     nodes = 0
     sp = 0
     st[L.X_STK] = start
     st[L.X_NXT] = 0
     while sp >= 0:
-        u = st[L.X_STK + sp]
-        k = st[L.X_NXT + sp]
+        u = st[nowrap(L.X_STK + sp)]
+        k = st[nowrap(L.X_NXT + sp)]
         v = -1
         if sp < total and k < L.MAX_DEGREE:
-            v = tb[L.T_ADJ + u * L.MAX_DEGREE + k]
+            v = tb[nowrap(L.T_ADJ + u * L.MAX_DEGREE + k)]
         if v < 0:
             if sp > 0:
-                st[L.X_VIS + u] = 0
+                st[nowrap(L.X_VIS + u)] = 0
             sp -= 1
             continue
-        st[L.X_NXT + sp] = k + 1
-        if v < 9 or st[L.X_VIS + v] or st[L.X_DVSTAMP + v] != gen:
+        st[nowrap(L.X_NXT + sp)] = k + 1
+        if v < 9 or st[nowrap(L.X_VIS + v)] or st[nowrap(L.X_DVSTAMP + v)] != gen:
             continue
         left = total - sp - 1
-        if st[L.X_DV + v] > left or (v == end) != (left == 0):
+        if st[nowrap(L.X_DV + v)] > left or (v == end) != (left == 0):
             continue  # cannot reach the end in time; the end only as the last step
         if left == 0:
             found = 1
@@ -208,26 +209,26 @@ def exact_end(st, tb, start, total, end, budget):
             found = -1
             break
         sp += 1
-        st[L.X_STK + sp] = v
-        st[L.X_NXT + sp] = 0
-        st[L.X_VIS + v] = 1
+        st[nowrap(L.X_STK + sp)] = v
+        st[nowrap(L.X_NXT + sp)] = 0
+        st[nowrap(L.X_VIS + v)] = 1
     while sp > 0:  # unwind the path left marked by an early exit
-        st[L.X_VIS + st[L.X_STK + sp]] = 0
+        st[nowrap(L.X_VIS + st[nowrap(L.X_STK + sp)])] = 0
         sp -= 1
     for ch in range(6):
-        p = st[L.S_POS + ch]
+        p = st[nowrap(L.S_POS + ch)]
         if p >= 9:
-            st[L.X_VIS + p] = 0
-    st[L.X_VIS + start] = 0
+            st[nowrap(L.X_VIS + p)] = 0
+    st[nowrap(L.X_VIS + start)] = 0
     return found
 
 
 @njit(cache=True)
 def reached_steps(st, node):
     """Steps to ``node`` in the last ``reach`` (-1 if not reached or occupied)."""
-    if st[L.X_STAMP + node] != st[L.S_GEN]:
+    if st[nowrap(L.X_STAMP + node)] != st[L.S_GEN]:
         return -1
-    return st[L.X_DIST + node]
+    return st[nowrap(L.X_DIST + node)]
 
 
 @njit(cache=True)
@@ -248,7 +249,7 @@ def walking_distances(adj, n_nodes, out):
         head = 0
         tail = 1
         while head < tail:
-            u = queue[head]
+            u = queue[nowrap(head)]
             head += 1
             if u < 9 and u != r:
                 continue
@@ -258,6 +259,6 @@ def walking_distances(adj, n_nodes, out):
                     break
                 if out[r, v] == L.FAR:
                     out[r, v] = out[r, u] + 1
-                    queue[tail] = v
+                    queue[nowrap(tail)] = v
                     tail += 1
     return n_nodes

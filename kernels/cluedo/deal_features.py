@@ -6,6 +6,7 @@ hands are exactly those the game was played with; no turn is played.
 
 from numba import njit, types
 
+from ..index import nowrap
 from ..sigs import I, sig
 from . import layout as L
 from .rules import setup
@@ -21,6 +22,6 @@ def seat_deals(st, tb, first_game, n, out):
     for g in range(out.shape[0]):
         setup(st, tb, first_game + g, n, 0)
         for p in range(n):
-            out[g, p, 0] = st[L.S_CHAR + p]
-            out[g, p, 1] = st[L.S_TRUE + p]
+            out[g, p, 0] = st[nowrap(L.S_CHAR + p)]
+            out[g, p, 1] = st[nowrap(L.S_TRUE + p)]
             out[g, p, 2] = st[L.S_DEAL_START]

@@ -29,6 +29,7 @@ from numba import njit
 from kernels.rng import randint
 from kernels.sigs import ST, I, sig
 
+from ..index import nowrap
 from . import layout as L
 
 
@@ -60,7 +61,14 @@ def pack(s, w, r):
 def wrongly_accused(st, t):
     """Was triple ``t`` already accused wrongly?  (Public: it is not the envelope, CL-T6.)"""
     for i in range(st[L.S_NWRONG]):
-        if pack(st[L.S_WRONG + 3 * i], st[L.S_WRONG + 3 * i + 1], st[L.S_WRONG + 3 * i + 2]) == t:
+        if (
+            pack(
+                st[nowrap(L.S_WRONG + 3 * i)],
+                st[nowrap(L.S_WRONG + 3 * i + 1)],
+                st[nowrap(L.S_WRONG + 3 * i + 2)],
+            )
+            == t
+        ):
             return True
     return False
 
@@ -92,58 +100,58 @@ def kbase(seat):
 def kn_init(st, kb, seat, n, two_player):
     """Knowledge at the deal: own hand (CL-S2); absent seats and (outside CL-2) the table hold nothing."""
     for h in range(L.N_HOLDERS):
-        st[kb + L.K_HAS + h] = 0
-        st[kb + L.K_NOT + h] = 0
+        st[nowrap(kb + L.K_HAS + h)] = 0
+        st[nowrap(kb + L.K_NOT + h)] = 0
         if (h < 6 and h >= n) or (h == L.TABLE and not two_player):
-            st[kb + L.K_NOT + h] = L.ALL_CARDS
-    hand = st[L.S_TRUE + seat]
-    st[kb + L.K_HAS + seat] = hand
-    st[kb + L.K_NOT + seat] = L.ALL_CARDS & ~hand
-    st[kb + L.K_NCL] = 0
-    st[kb + L.K_DIRTY] = 1
-    st[kb + L.K_VER] = 0
-    st[kb + L.K_EXVER] = -1
-    st[kb + L.K_EXRES] = -1
+            st[nowrap(kb + L.K_NOT + h)] = L.ALL_CARDS
+    hand = st[nowrap(L.S_TRUE + seat)]
+    st[nowrap(kb + L.K_HAS + seat)] = hand
+    st[nowrap(kb + L.K_NOT + seat)] = L.ALL_CARDS & ~hand
+    st[nowrap(kb + L.K_NCL)] = 0
+    st[nowrap(kb + L.K_DIRTY)] = 1
+    st[nowrap(kb + L.K_VER)] = 0
+    st[nowrap(kb + L.K_EXVER)] = -1
+    st[nowrap(kb + L.K_EXRES)] = -1
 
 
 @njit(cache=True, inline="always")
 def add_has(st, kb, h, mask):
-    if st[kb + L.K_HAS + h] | mask != st[kb + L.K_HAS + h]:
-        st[kb + L.K_HAS + h] |= mask
-        st[kb + L.K_DIRTY] = 1
-        st[kb + L.K_VER] += 1
+    if st[nowrap(kb + L.K_HAS + h)] | mask != st[nowrap(kb + L.K_HAS + h)]:
+        st[nowrap(kb + L.K_HAS + h)] |= mask
+        st[nowrap(kb + L.K_DIRTY)] = 1
+        st[nowrap(kb + L.K_VER)] += 1
 
 
 @njit(cache=True, inline="always")
 def add_not(st, kb, h, mask):
-    if st[kb + L.K_NOT + h] | mask != st[kb + L.K_NOT + h]:
-        st[kb + L.K_NOT + h] |= mask
-        st[kb + L.K_DIRTY] = 1
-        st[kb + L.K_VER] += 1
+    if st[nowrap(kb + L.K_NOT + h)] | mask != st[nowrap(kb + L.K_NOT + h)]:
+        st[nowrap(kb + L.K_NOT + h)] |= mask
+        st[nowrap(kb + L.K_DIRTY)] = 1
+        st[nowrap(kb + L.K_VER)] += 1
 
 
 @njit(cache=True)
 def add_clause(st, kb, h, mask):
     """Record "holder ``h`` has at least one card of ``mask``"."""
-    if st[kb + L.K_HAS + h] & mask:
+    if st[nowrap(kb + L.K_HAS + h)] & mask:
         return
-    n = st[kb + L.K_NCL]
+    n = st[nowrap(kb + L.K_NCL)]
     for i in range(n):  # already implied by a clause on the same holder
-        e = st[kb + L.K_CL + i]
+        e = st[nowrap(kb + L.K_CL + i)]
         if (e >> L.N_CARDS) == h and (e & L.ALL_CARDS & ~mask) == 0:
             return
     if n == L.MAX_CLAUSES:
         propagate(st, kb)  # drops satisfied clauses
-        n = st[kb + L.K_NCL]
+        n = st[nowrap(kb + L.K_NCL)]
         if n == L.MAX_CLAUSES:  # still full: forget the oldest (sound, loses information)
             for i in range(n - 1):
-                st[kb + L.K_CL + i] = st[kb + L.K_CL + i + 1]
+                st[nowrap(kb + L.K_CL + i)] = st[nowrap(kb + L.K_CL + i + 1)]
             n -= 1
             st[L.S_CL_OVERFLOW] += 1
-    st[kb + L.K_CL + n] = (h << L.N_CARDS) | mask
-    st[kb + L.K_NCL] = n + 1
-    st[kb + L.K_DIRTY] = 1
-    st[kb + L.K_VER] += 1
+    st[nowrap(kb + L.K_CL + n)] = (h << L.N_CARDS) | mask
+    st[nowrap(kb + L.K_NCL)] = n + 1
+    st[nowrap(kb + L.K_DIRTY)] = 1
+    st[nowrap(kb + L.K_VER)] += 1
 
 
 @njit(sig(ST, I), cache=True)
@@ -156,22 +164,22 @@ def propagate(st, kb):
         seen1 = 0
         seen2 = 0
         for h in range(L.N_HOLDERS):
-            owned |= st[kb + L.K_HAS + h]
-            p = L.ALL_CARDS & ~st[kb + L.K_NOT + h]
+            owned |= st[nowrap(kb + L.K_HAS + h)]
+            p = L.ALL_CARDS & ~st[nowrap(kb + L.K_NOT + h)]
             seen2 |= seen1 & p
             seen1 |= p
         if seen1 != L.ALL_CARDS:
             return 1  # a card nobody may hold
         only = seen1 & ~seen2  # cards with exactly one possible holder
         for h in range(L.N_HOLDERS):
-            hs = st[kb + L.K_HAS + h]
-            nt = st[kb + L.K_NOT + h]
+            hs = st[nowrap(kb + L.K_HAS + h)]
+            nt = st[nowrap(kb + L.K_NOT + h)]
             nt2 = nt | (owned & ~hs)
             p = L.ALL_CARDS & ~nt2
             hs2 = hs | (p & only)
             if hs2 & nt2:
                 return 1
-            size = st[L.S_HSIZE + h]
+            size = st[nowrap(L.S_HSIZE + h)]
             c = popc(hs2)
             if c > size:
                 return 1
@@ -200,40 +208,40 @@ def propagate(st, kb):
                 if hs2 & nt2:
                     return 1
             if hs2 != hs or nt2 != nt:
-                st[kb + L.K_HAS + h] = hs2
-                st[kb + L.K_NOT + h] = nt2
+                st[nowrap(kb + L.K_HAS + h)] = hs2
+                st[nowrap(kb + L.K_NOT + h)] = nt2
                 changed = True
-        n = st[kb + L.K_NCL]
+        n = st[nowrap(kb + L.K_NCL)]
         i = 0
         while i < n:
-            e = st[kb + L.K_CL + i]
+            e = st[nowrap(kb + L.K_CL + i)]
             h = e >> L.N_CARDS
             m = e & L.ALL_CARDS
-            if st[kb + L.K_HAS + h] & m:
+            if st[nowrap(kb + L.K_HAS + h)] & m:
                 n -= 1
-                st[kb + L.K_CL + i] = st[kb + L.K_CL + n]
+                st[nowrap(kb + L.K_CL + i)] = st[nowrap(kb + L.K_CL + n)]
                 continue
-            q = m & ~st[kb + L.K_NOT + h]
+            q = m & ~st[nowrap(kb + L.K_NOT + h)]
             if q == 0:
                 return 1
             if q & (q - 1) == 0:
-                st[kb + L.K_HAS + h] |= q
+                st[nowrap(kb + L.K_HAS + h)] |= q
                 n -= 1
-                st[kb + L.K_CL + i] = st[kb + L.K_CL + n]
+                st[nowrap(kb + L.K_CL + i)] = st[nowrap(kb + L.K_CL + n)]
                 changed = True
                 continue
             if q != m:
-                st[kb + L.K_CL + i] = (h << L.N_CARDS) | q
+                st[nowrap(kb + L.K_CL + i)] = (h << L.N_CARDS) | q
             i += 1
-        st[kb + L.K_NCL] = n
-    st[kb + L.K_DIRTY] = 0
+        st[nowrap(kb + L.K_NCL)] = n
+    st[nowrap(kb + L.K_DIRTY)] = 0
     return 0
 
 
 @njit(sig(ST, I, I), cache=True)
 def copy_block(st, src, dst):
     for i in range(L.K_SIZE):
-        st[dst + i] = st[src + i]
+        st[nowrap(dst + i)] = st[nowrap(src + i)]
 
 
 @njit(cache=True, inline="always")
@@ -245,31 +253,33 @@ def _cat_of(c):
 def _feasible(st, kb, rest):
     """Can the unassigned cards ``rest`` still complete the partial deal in X_A / X_REM?"""
     for h in range(L.N_HOLDERS):
-        r = st[L.X_REM + h]
-        if r > 0 and popc(rest & ~st[kb + L.K_NOT + h]) < r:
+        r = st[nowrap(L.X_REM + h)]
+        if r > 0 and popc(rest & ~st[nowrap(kb + L.K_NOT + h)]) < r:
             return False
-    env = st[kb + L.K_HAS + L.ENVELOPE] | st[L.X_A + L.ENVELOPE]
-    envp = rest & ~st[kb + L.K_NOT + L.ENVELOPE]
+    env = st[nowrap(kb + L.K_HAS + L.ENVELOPE)] | st[L.X_A + L.ENVELOPE]
+    envp = rest & ~st[nowrap(kb + L.K_NOT + L.ENVELOPE)]
     if (env & L.CAT_SUSPECT) == 0 and (envp & L.CAT_SUSPECT) == 0:
         return False
     if (env & L.CAT_WEAPON) == 0 and (envp & L.CAT_WEAPON) == 0:
         return False
     if (env & L.CAT_ROOM) == 0 and (envp & L.CAT_ROOM) == 0:
         return False
-    for i in range(st[kb + L.K_NCL]):
-        e = st[kb + L.K_CL + i]
+    for i in range(st[nowrap(kb + L.K_NCL)]):
+        e = st[nowrap(kb + L.K_CL + i)]
         h = e >> L.N_CARDS
         m = e & L.ALL_CARDS
-        if (st[L.X_A + h] & m) == 0 and ((rest & m & ~st[kb + L.K_NOT + h]) == 0 or st[L.X_REM + h] == 0):
+        if (st[nowrap(L.X_A + h)] & m) == 0 and (
+            (rest & m & ~st[nowrap(kb + L.K_NOT + h)]) == 0 or st[nowrap(L.X_REM + h)] == 0
+        ):
             return False
     return True
 
 
 @njit(cache=True, inline="always")
 def _can_take(st, kb, h, c):
-    if (st[kb + L.K_NOT + h] >> c) & 1 or st[L.X_REM + h] <= 0:
+    if (st[nowrap(kb + L.K_NOT + h)] >> c) & 1 or st[nowrap(L.X_REM + h)] <= 0:
         return False
-    if h == L.ENVELOPE and ((st[kb + L.K_HAS + L.ENVELOPE] | st[L.X_A + L.ENVELOPE]) & _cat_of(c)):
+    if h == L.ENVELOPE and ((st[nowrap(kb + L.K_HAS + L.ENVELOPE)] | st[L.X_A + L.ENVELOPE]) & _cat_of(c)):
         return False
     return True
 
@@ -281,29 +291,29 @@ def _prepare(st, kb):
     Returns the number of unknown cards."""
     known = 0
     for h in range(L.N_HOLDERS):
-        known |= st[kb + L.K_HAS + h]
-        st[L.X_REM + h] = st[L.S_HSIZE + h] - popc(st[kb + L.K_HAS + h])
-        st[L.X_A + h] = 0
+        known |= st[nowrap(kb + L.K_HAS + h)]
+        st[nowrap(L.X_REM + h)] = st[nowrap(L.S_HSIZE + h)] - popc(st[nowrap(kb + L.K_HAS + h)])
+        st[nowrap(L.X_A + h)] = 0
     inclause = 0
-    for i in range(st[kb + L.K_NCL]):
-        inclause |= st[kb + L.K_CL + i]
+    for i in range(st[nowrap(kb + L.K_NCL)]):
+        inclause |= st[nowrap(kb + L.K_CL + i)]
     nu = 0
     for c in range(L.N_CARDS):
         if not (known >> c) & 1:
             opts = 0
             for h in range(L.N_HOLDERS):
-                if not (st[kb + L.K_NOT + h] >> c) & 1:
+                if not (st[nowrap(kb + L.K_NOT + h)] >> c) & 1:
                     opts += 1
             if not (inclause >> c) & 1:
                 opts += L.N_HOLDERS  # cards of clauses first: conflicts show early
             # insertion by option count (stable: ties keep card order)
             j = nu
-            while j > 0 and st[L.X_OPT + j - 1] > opts:
-                st[L.X_ORDER + j] = st[L.X_ORDER + j - 1]
-                st[L.X_OPT + j] = st[L.X_OPT + j - 1]
+            while j > 0 and st[nowrap(L.X_OPT + j - 1)] > opts:
+                st[nowrap(L.X_ORDER + j)] = st[nowrap(L.X_ORDER + j - 1)]
+                st[nowrap(L.X_OPT + j)] = st[nowrap(L.X_OPT + j - 1)]
                 j -= 1
-            st[L.X_ORDER + j] = c
-            st[L.X_OPT + j] = opts
+            st[nowrap(L.X_ORDER + j)] = c
+            st[nowrap(L.X_OPT + j)] = opts
             nu += 1
     return nu
 
@@ -320,7 +330,7 @@ def solve(st, kb, budget):
     nu = _prepare(st, kb)
     rest = 0
     for d in range(nu):
-        rest |= 1 << st[L.X_ORDER + d]
+        rest |= 1 << st[nowrap(L.X_ORDER + d)]
     if not _feasible(st, kb, rest):
         return 0
     depth = 0
@@ -329,38 +339,38 @@ def solve(st, kb, budget):
     while True:
         if depth == nu:
             return 1
-        c = st[L.X_ORDER + depth]
+        c = st[nowrap(L.X_ORDER + depth)]
         bit = 1 << c
-        h = st[L.X_OPT + depth]
+        h = st[nowrap(L.X_OPT + depth)]
         placed = False
         while h < L.N_HOLDERS:
             if _can_take(st, kb, h, c):
                 nodes += 1
                 if nodes > budget:
                     return -1
-                st[L.X_A + h] |= bit
-                st[L.X_REM + h] -= 1
+                st[nowrap(L.X_A + h)] |= bit
+                st[nowrap(L.X_REM + h)] -= 1
                 if _feasible(st, kb, rest & ~bit):
-                    st[L.X_ASG + depth] = h
-                    st[L.X_OPT + depth] = h + 1
+                    st[nowrap(L.X_ASG + depth)] = h
+                    st[nowrap(L.X_OPT + depth)] = h + 1
                     rest &= ~bit
                     depth += 1
                     if depth < L.N_CARDS:
-                        st[L.X_OPT + depth] = 0
+                        st[nowrap(L.X_OPT + depth)] = 0
                     placed = True
                     break
-                st[L.X_A + h] &= ~bit
-                st[L.X_REM + h] += 1
+                st[nowrap(L.X_A + h)] &= ~bit
+                st[nowrap(L.X_REM + h)] += 1
             h += 1
         if not placed:
             if depth == 0:
                 return 0
             depth -= 1
-            c = st[L.X_ORDER + depth]
+            c = st[nowrap(L.X_ORDER + depth)]
             bit = 1 << c
-            h = st[L.X_ASG + depth]
-            st[L.X_A + h] &= ~bit
-            st[L.X_REM + h] += 1
+            h = st[nowrap(L.X_ASG + depth)]
+            st[nowrap(L.X_A + h)] &= ~bit
+            st[nowrap(L.X_REM + h)] += 1
             rest |= bit
 
 
@@ -376,33 +386,33 @@ def sample_deal(st, kb):
     nu = _prepare(st, kb)
     rest = 0
     for d in range(nu):
-        rest |= 1 << st[L.X_ORDER + d]
+        rest |= 1 << st[nowrap(L.X_ORDER + d)]
     logw = 0.0
     for d in range(nu):
-        c = st[L.X_ORDER + d]
+        c = st[nowrap(L.X_ORDER + d)]
         bit = 1 << c
         total = 0
         for h in range(L.N_HOLDERS):
-            st[L.X_OPT + h] = 0
+            st[nowrap(L.X_OPT + h)] = 0
             if _can_take(st, kb, h, c):
-                st[L.X_A + h] |= bit
-                st[L.X_REM + h] -= 1
+                st[nowrap(L.X_A + h)] |= bit
+                st[nowrap(L.X_REM + h)] -= 1
                 if _feasible(st, kb, rest & ~bit):
-                    w = 1 if h == L.ENVELOPE else st[L.X_REM + h] + 1
-                    st[L.X_OPT + h] = w
+                    w = 1 if h == L.ENVELOPE else st[nowrap(L.X_REM + h)] + 1
+                    st[nowrap(L.X_OPT + h)] = w
                     total += w
-                st[L.X_A + h] &= ~bit
-                st[L.X_REM + h] += 1
+                st[nowrap(L.X_A + h)] &= ~bit
+                st[nowrap(L.X_REM + h)] += 1
         if total == 0:
             return -math.inf
         r = randint(st, L.S_RNG, total)
         h = 0
-        while r >= st[L.X_OPT + h]:
-            r -= st[L.X_OPT + h]
+        while r >= st[nowrap(L.X_OPT + h)]:
+            r -= st[nowrap(L.X_OPT + h)]
             h += 1
-        logw += math.log(total / st[L.X_OPT + h])
-        st[L.X_A + h] |= bit
-        st[L.X_REM + h] -= 1
+        logw += math.log(total / st[nowrap(L.X_OPT + h)])
+        st[nowrap(L.X_A + h)] |= bit
+        st[nowrap(L.X_REM + h)] -= 1
         rest &= ~bit
     return logw
 
@@ -410,7 +420,7 @@ def sample_deal(st, kb):
 @njit(cache=True)
 def envelope_candidates(st, kb):
     """Cards the envelope may still hold (after propagation)."""
-    return L.ALL_CARDS & ~st[kb + L.K_NOT + L.ENVELOPE]
+    return L.ALL_CARDS & ~st[nowrap(kb + L.K_NOT + L.ENVELOPE)]
 
 
 @njit(cache=True)
@@ -418,5 +428,5 @@ def known_cards(st, kb):
     """Cards whose holder this knowledge determines."""
     k = 0
     for h in range(L.N_HOLDERS):
-        k |= st[kb + L.K_HAS + h]
+        k |= st[nowrap(kb + L.K_HAS + h)]
     return k

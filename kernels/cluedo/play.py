@@ -11,6 +11,7 @@ the game also writes its rows of the trajectory columns (``trajectory.TrajCols``
 import numpy as np
 from numba import njit, prange
 
+from ..index import nowrap
 from . import layout as L
 from .knowledge import kbase, known_cards, low_card, popc, propagate
 from .rules import check_invariants, setup, take_turn
@@ -31,7 +32,7 @@ def _flush(st, ev, at):
         for i in range(k):
             o = L.S_EVB + i * L.EV_COLS
             for c in range(L.EV_COLS):
-                ev[base + i, c] = st[o + c]
+                ev[base + i, c] = st[nowrap(o + c)]
     st[L.S_EVSEQ] += k
     st[L.S_NEV] = 0
 
@@ -50,7 +51,7 @@ def play_one(st, tb, game_id, mode, ev, ev_at, traj, tr_at):
     max_turns = tb[L.T_MAX_TURNS]
     while True:
         seat = st[L.S_CUR]
-        if st[L.S_ACTIVE + seat]:
+        if st[nowrap(L.S_ACTIVE + seat)]:
             take_turn(st, tb, seat)
             st[L.S_TURNS] += 1
             _flush(st, ev, ev_at)
@@ -92,19 +93,19 @@ def _write_rows(st, n, i, games, seats):
     games.clause_overflow[i] = st[L.S_CL_OVERFLOW]
     still = 0
     for s in range(n):
-        if st[L.S_ACTIVE + s] and s != w:
+        if st[nowrap(L.S_ACTIVE + s)] and s != w:
             still += 1
     nw = 1 if w >= 0 else 0
     for s in range(n):
         r = i * n + s
-        seats.character[r] = st[L.S_CHAR + s]
-        seats.lineup[r] = st[L.S_LINEUP + s]
-        seats.turns_taken[r] = st[L.S_TTAKEN + s]
-        seats.suggestions[r] = st[L.S_NSUGG + s]
-        seats.first_room_turn[r] = st[L.S_FIRST_ROOM + s]
-        seats.accused[r] = st[L.S_ACCUSED + s]
+        seats.character[r] = st[nowrap(L.S_CHAR + s)]
+        seats.lineup[r] = st[nowrap(L.S_LINEUP + s)]
+        seats.turns_taken[r] = st[nowrap(L.S_TTAKEN + s)]
+        seats.suggestions[r] = st[nowrap(L.S_NSUGG + s)]
+        seats.first_room_turn[r] = st[nowrap(L.S_FIRST_ROOM + s)]
+        seats.accused[r] = st[nowrap(L.S_ACCUSED + s)]
         kb = kbase(s)
-        if st[L.S_AGENT + s] != L.AGENT.NAIVE and st[kb + L.K_DIRTY]:
+        if st[nowrap(L.S_AGENT + s)] != L.AGENT.NAIVE and st[nowrap(kb + L.K_DIRTY)]:
             propagate(st, kb)  # what a reasoning player knows at the end
         seats.known_cards[r] = popc(known_cards(st, kb))
         if s == w:
@@ -113,7 +114,7 @@ def _write_rows(st, n, i, games, seats):
             seats.win[r] = 1.0
         else:
             seats.score[r] = 0
-            seats.place[r] = 1 + nw if st[L.S_ACTIVE + s] else 1 + nw + still
+            seats.place[r] = 1 + nw if st[nowrap(L.S_ACTIVE + s)] else 1 + nw + still
             seats.win[r] = 0.0
 
 

@@ -7,6 +7,7 @@ from numba import njit
 from kernels.rng import randint, stream_key
 from kernels.sigs import ST, I, sig
 
+from ..index import nowrap
 from . import agents
 from . import layout as L
 from .board import reach
@@ -25,14 +26,14 @@ def emit(st, seat, kind, a, b, c, d):
         st[L.S_VIOL] += 1  # buffer too small: flagged, never silent
         return
     o = L.S_EVB + i * L.EV_COLS
-    st[o] = st[L.S_EVSEQ] + i
-    st[o + 1] = st[L.S_TURNS]
-    st[o + 2] = seat
-    st[o + 3] = kind
-    st[o + 4] = a
-    st[o + 5] = b
-    st[o + 6] = c
-    st[o + 7] = d
+    st[nowrap(o)] = st[L.S_EVSEQ] + i
+    st[nowrap(o + 1)] = st[L.S_TURNS]
+    st[nowrap(o + 2)] = seat
+    st[nowrap(o + 3)] = kind
+    st[nowrap(o + 4)] = a
+    st[nowrap(o + 5)] = b
+    st[nowrap(o + 6)] = c
+    st[nowrap(o + 7)] = d
     st[L.S_NEV] = i + 1
 
 
@@ -41,7 +42,7 @@ def emit(st, seat, kind, a, b, c, d):
 
 @njit(cache=True, inline="always")
 def _smart(st, p):
-    return st[L.S_AGENT + p] != L.AGENT.NAIVE
+    return st[nowrap(L.S_AGENT + p)] != L.AGENT.NAIVE
 
 
 @njit(sig(ST, I, I, I), cache=True)
@@ -59,7 +60,7 @@ def _tell_not(st, p, h, mask):
 def public_reveal(st, holder, card):
     """A card shown to everyone (CL-K1..K4): every player learns who holds it."""
     n = st[L.S_N]
-    st[L.S_PUBLIC + holder] |= 1 << card
+    st[nowrap(L.S_PUBLIC + holder)] |= 1 << card
     for p in range(n):
         _tell_has(st, p, holder, card)
     emit(st, holder, L.EV.REVEAL, card, -1, 0, -1)
@@ -68,7 +69,7 @@ def public_reveal(st, holder, card):
 @njit(cache=True)
 def private_show(st, holder, to, card):
     """``holder`` shows ``card`` to ``to`` only (CL-T5, CL-K5)."""
-    st[L.S_SHOWN + holder * 6 + to] |= 1 << card
+    st[nowrap(L.S_SHOWN + holder * 6 + to)] |= 1 << card
     _tell_has(st, to, holder, card)
     emit(st, holder, L.EV.SHOW, card, to, 0, -1)
 
@@ -77,7 +78,7 @@ def private_show(st, holder, to, card):
 def show_named(st, card):
     """CL-K1/CL-K2: whoever holds ``card`` shows it; if nobody does, everyone learns that no
     player holds it (then it is the envelope's, or in CL-2 possibly face down in a room)."""
-    h = st[L.S_OWNER + card]
+    h = st[nowrap(L.S_OWNER + card)]
     if h < 6:
         public_reveal(st, h, card)
         return
@@ -96,10 +97,10 @@ def look_face_down(st, seat, room):
     """CL-2.2: a player in a room holding a face-down card looks at it (privately).  The
     look is logged the first time the seat looks at that room's card, whatever the seat may
     have deduced before, so a referee can demand it from the rules alone."""
-    c = st[L.S_ROOMCARD + room]
+    c = st[nowrap(L.S_ROOMCARD + room)]
     if c >= 0:
-        first = not (st[L.S_LOOKED + seat] >> room) & 1
-        st[L.S_LOOKED + seat] |= 1 << room
+        first = not (st[nowrap(L.S_LOOKED + seat)] >> room) & 1
+        st[nowrap(L.S_LOOKED + seat)] |= 1 << room
         add_has(st, kbase(seat), L.TABLE, 1 << c)
         if first:
             emit(st, seat, L.EV.LOOK, c, room, -1, -1)
@@ -110,11 +111,11 @@ def look_face_down(st, seat, room):
 
 @njit(sig(ST, I, I, I), cache=True)
 def move_pawn(st, ch, node, how):
-    frm = st[L.S_POS + ch]
-    st[L.S_POS + ch] = node
+    frm = st[nowrap(L.S_POS + ch)]
+    st[nowrap(L.S_POS + ch)] = node
     seat = -1
     for s in range(st[L.S_N]):
-        if st[L.S_CHAR + s] == ch:
+        if st[nowrap(L.S_CHAR + s)] == ch:
             seat = s
     emit(st, seat, L.EV.MOVE, frm, node, st[L.S_MOVE_STEPS], how)
 
@@ -122,8 +123,8 @@ def move_pawn(st, ch, node, how):
 @njit(cache=True)
 def _in_room(st, seat):
     """Bookkeeping of a player whose pawn is in a room on its own turn (first_room_turn)."""
-    if st[L.S_FIRST_ROOM + seat] < 0:
-        st[L.S_FIRST_ROOM + seat] = st[L.S_TTAKEN + seat]
+    if st[nowrap(L.S_FIRST_ROOM + seat)] < 0:
+        st[nowrap(L.S_FIRST_ROOM + seat)] = st[nowrap(L.S_TTAKEN + seat)]
 
 
 @njit(cache=True)
@@ -149,22 +150,22 @@ def resolve_suggestion(st, seat, s, w, room):
     """Suggestion of suspect ``s``, weapon card ``w`` in ``room``: pawn and weapon move in,
     the players to the left are asked in order, and everyone learns what they could (CL-T5)."""
     n = st[L.S_N]
-    ver = st[kbase(seat) + L.K_VER]
+    ver = st[nowrap(kbase(seat) + L.K_VER)]
     r = L.FIRST_ROOM + room
-    st[L.S_NSUGG + seat] += 1
+    st[nowrap(L.S_NSUGG + seat)] += 1
     # the named suspect's pawn and the weapon move into the room
-    if st[L.S_POS + s] != room:
+    if st[nowrap(L.S_POS + s)] != room:
         st[L.S_MOVE_STEPS] = 0
         move_pawn(st, s, room, 3)
-        if st[L.S_CHAR + seat] != s:
-            st[L.S_MOVED + s] = 1  # CL-T4
-    st[L.S_WROOM + w - 6] = room
+        if st[nowrap(L.S_CHAR + seat)] != s:
+            st[nowrap(L.S_MOVED + s)] = 1  # CL-T4
+    st[nowrap(L.S_WROOM + w - 6)] = room
     m = (1 << s) | (1 << w) | (1 << r)
     refuter = -1
     card = -1
     for k in range(1, n):
         j = (seat + k) % n  # to the left, in order; eliminated still show
-        match = st[L.S_TRUE + j] & m
+        match = st[nowrap(L.S_TRUE + j)] & m
         if match:
             refuter = j
             card = agents.choose_show(st, j, seat, match)
@@ -183,7 +184,7 @@ def resolve_suggestion(st, seat, s, w, room):
         for p in range(n):
             if p != seat and p != refuter and _smart(st, p):
                 add_clause(st, kbase(p), refuter, m)
-    st[L.S_STALE + seat] = 1 if st[kbase(seat) + L.K_VER] == ver else 0
+    st[nowrap(L.S_STALE + seat)] = 1 if st[nowrap(kbase(seat) + L.K_VER)] == ver else 0
 
 
 @njit(cache=True)
@@ -192,7 +193,7 @@ def _log_suggestion(st, seat, m, refuter):
     search player's rollouts rebuild each opponent's knowledge from it."""
     i = st[L.S_NSLOG]
     if i < L.SLOG_MAX:
-        st[L.S_SLOG + i] = seat | (m << 3) | ((refuter + 1) << 24)
+        st[nowrap(L.S_SLOG + i)] = seat | (m << 3) | ((refuter + 1) << 24)
         st[L.S_NSLOG] = i + 1
 
 
@@ -205,10 +206,10 @@ def draw_clue(st, tb, seat):
     drawer's pawn was moved into a room of its choice (CL-K6), 2 if it chose the room it is
     in, else 0."""
     n = st[L.S_N]
-    row = st[L.S_DECK + st[L.S_CLUE_PTR]]
+    row = st[nowrap(L.S_DECK + st[L.S_CLUE_PTR])]
     st[L.S_CLUE_DRAWN] += 1
-    eff = tb[L.T_CLUE + 2 * row]
-    target = tb[L.T_CLUE + 2 * row + 1]
+    eff = tb[nowrap(L.T_CLUE + 2 * row)]
+    target = tb[nowrap(L.T_CLUE + 2 * row + 1)]
     placed = 0
     if eff == L.EFFECT.SHOW_SPECIFIC:
         emit(st, seat, L.EV.CLUE, row + 1, eff, target, -1)
@@ -226,35 +227,35 @@ def draw_clue(st, tb, seat):
         p = agents.choose_reveal_player(st, seat)  # never an eliminated player (CL-K8)
         emit(st, seat, L.EV.CLUE, row + 1, eff, p, -1)
         if p >= 0:
-            public_reveal(st, p, agents.choose_show(st, p, -1, st[L.S_TRUE + p]))
+            public_reveal(st, p, agents.choose_show(st, p, -1, st[nowrap(L.S_TRUE + p)]))
     elif eff == L.EFFECT.ALL_REVEAL:
         emit(st, seat, L.EV.CLUE, row + 1, eff, -1, -1)
         for k in range(n):
             p = (seat + k) % n
-            if st[L.S_ACTIVE + p]:  # CL-K8: players out of the game take no part
-                public_reveal(st, p, agents.choose_show(st, p, -1, st[L.S_TRUE + p]))
+            if st[nowrap(L.S_ACTIVE + p)]:  # CL-K8: players out of the game take no part
+                public_reveal(st, p, agents.choose_show(st, p, -1, st[nowrap(L.S_TRUE + p)]))
     elif eff == L.EFFECT.ALL_SHOW_LEFT:
         emit(st, seat, L.EV.CLUE, row + 1, eff, -1, -1)
         for k in range(n):
             p = (seat + k) % n
             to = _left_in_game(st, p)  # CL-K8: out players neither show nor are shown
-            if st[L.S_ACTIVE + p] and to != p:
-                private_show(st, p, to, agents.choose_show(st, p, to, st[L.S_TRUE + p]))
+            if st[nowrap(L.S_ACTIVE + p)] and to != p:
+                private_show(st, p, to, agents.choose_show(st, p, to, st[nowrap(L.S_TRUE + p)]))
     elif eff == L.EFFECT.ALL_MOVE_TO_ROOM:
         emit(st, seat, L.EV.CLUE, row + 1, eff, -1, -1)
         st[L.S_MOVE_STEPS] = 0
         for k in range(n):
             p = (seat + k) % n
-            if st[L.S_ACTIVE + p]:
+            if st[nowrap(L.S_ACTIVE + p)]:
                 agents.prepare(st, p)
                 room = agents.choose_room_all_move(st, tb, p, p == seat)
-                ch = st[L.S_CHAR + p]
-                if st[L.S_POS + ch] != room:
+                ch = st[nowrap(L.S_CHAR + p)]
+                if st[nowrap(L.S_POS + ch)] != room:
                     move_pawn(st, ch, room, 2)
                     if p == seat:
                         placed = 1
                     else:
-                        st[L.S_MOVED + ch] = 1  # may suggest there next turn (as CL-T4)
+                        st[nowrap(L.S_MOVED + ch)] = 1  # may suggest there next turn (as CL-T4)
                 elif p == seat:
                     placed = 2  # chose to stay where it is
     elif eff == L.EFFECT.NEW_PASSAGE:
@@ -262,9 +263,9 @@ def draw_clue(st, tb, seat):
         emit(st, seat, L.EV.CLUE, row + 1, eff, room, -1)
         if room >= 0:
             for q in range(9):
-                if q != room and st[L.S_PASS + q] != 0:
-                    st[L.S_PASS + q] |= 1 << room
-                    st[L.S_PASS + room] |= 1 << q
+                if q != room and st[nowrap(L.S_PASS + q)] != 0:
+                    st[nowrap(L.S_PASS + q)] |= 1 << room
+                    st[nowrap(L.S_PASS + room)] |= 1 << q
             emit(st, seat, L.EV.PASSAGE, room, -1, -1, -1)
             _leave_pile(st)  # CL-K7: the card stays in the chosen room
             return placed
@@ -283,7 +284,7 @@ def _leave_pile(st):
     """The drawn card leaves the pile for good (CL-K7); the order of the others is kept."""
     n = st[L.S_NPILE]
     for i in range(st[L.S_CLUE_PTR], n - 1):
-        st[L.S_DECK + i] = st[L.S_DECK + i + 1]
+        st[nowrap(L.S_DECK + i)] = st[nowrap(L.S_DECK + i + 1)]
     st[L.S_NPILE] = n - 1
     if st[L.S_CLUE_PTR] >= n - 1:
         st[L.S_CLUE_PTR] = 0
@@ -295,7 +296,7 @@ def _left_in_game(st, p):
     n = st[L.S_N]
     for k in range(1, n):
         q = (p + k) % n
-        if st[L.S_ACTIVE + q]:
+        if st[nowrap(L.S_ACTIVE + q)]:
             return q
     return p
 
@@ -312,19 +313,19 @@ def accuse(st, seat, t):
     right = (env >> s) & 1 and (env >> w) & 1 and (env >> r) & 1
     emit(st, seat, L.EV.ACCUSE, s, w, r, 1 if right else 2)
     if right:
-        st[L.S_ACCUSED + seat] = 1
+        st[nowrap(L.S_ACCUSED + seat)] = 1
         st[L.S_WINNER] = seat
         st[L.S_OVER] = 1
         return
-    st[L.S_ACCUSED + seat] = 2
-    st[L.S_ACTIVE + seat] = 0  # out, pawn stays, still shows cards
+    st[nowrap(L.S_ACCUSED + seat)] = 2
+    st[nowrap(L.S_ACTIVE + seat)] = 0  # out, pawn stays, still shows cards
     i = st[L.S_NWRONG]
-    st[L.S_WRONG + 3 * i] = s
-    st[L.S_WRONG + 3 * i + 1] = w
-    st[L.S_WRONG + 3 * i + 2] = r
+    st[nowrap(L.S_WRONG + 3 * i)] = s
+    st[nowrap(L.S_WRONG + 3 * i + 1)] = w
+    st[nowrap(L.S_WRONG + 3 * i + 2)] = r
     st[L.S_NWRONG] = i + 1
     for p in range(st[L.S_N]):
-        if st[L.S_ACTIVE + p]:
+        if st[nowrap(L.S_ACTIVE + p)]:
             return
     st[L.S_OVER] = 1  # CL-T7: nobody wins
 
@@ -334,15 +335,15 @@ def accuse(st, seat, t):
 
 @njit(cache=True)
 def take_turn(st, tb, seat):
-    st[L.S_TTAKEN + seat] += 1
-    ch = st[L.S_CHAR + seat]
-    pos = st[L.S_POS + ch]
-    moved = st[L.S_MOVED + ch]
-    st[L.S_MOVED + ch] = 0
+    st[nowrap(L.S_TTAKEN + seat)] += 1
+    ch = st[nowrap(L.S_CHAR + seat)]
+    pos = st[nowrap(L.S_POS + ch)]
+    moved = st[nowrap(L.S_MOVED + ch)]
+    st[nowrap(L.S_MOVED + ch)] = 0
     in_room = pos < 9
     may_stay = in_room and (tb[L.T_STAY] == 1 or moved == 1)  # CL-T3, CL-T4, CL-V4
     if moved:
-        st[L.S_STALE + seat] = 0  # a new room, a new start
+        st[nowrap(L.S_STALE + seat)] = 0  # a new room, a new start
     if in_room:
         _in_room(st, seat)
     agents.prepare(st, seat)
@@ -359,7 +360,7 @@ def take_turn(st, tb, seat):
         if tb[L.T_ROLL_ALWAYS]:  # roll_every_turn: a stay or a passage still rolls (a loupe draws)
             placed = _roll_to_stay(st, tb, seat)
         if placed == 1:  # its own CL-K6 card put it in another room: it suggests there
-            q = st[L.S_POS + ch]
+            q = st[nowrap(L.S_POS + ch)]
             _entered(st, seat, q)
         elif act == agents.STAY:
             q = pos
@@ -371,7 +372,7 @@ def take_turn(st, tb, seat):
             _entered(st, seat, q)
         agents.prepare(st, seat)
         suggest(st, tb, seat, q)
-    pos = st[L.S_POS + ch]
+    pos = st[nowrap(L.S_POS + ch)]
     if pos < 9 and st[L.S_OVER] == 0:
         agents.prepare(st, seat)
         t = agents.wants_accuse(st, seat)
@@ -414,12 +415,12 @@ def _roll_to_stay(st, tb, seat):
 @njit(cache=True)
 def _walk(st, tb, seat, pos):
     """Roll and move (CL-T1, CL-T2); suggest if the move ends in a room."""
-    ch = st[L.S_CHAR + seat]
+    ch = st[nowrap(L.S_CHAR + seat)]
     r = _dice(st, tb)
     d1 = r // 64
     d2 = (r // 4) % 16
     loupes = r % 4
-    total = d1 + d2 + tb[L.T_XSTEP + ch]  # what-if rules.extra_steps (0 by the rules)
+    total = d1 + d2 + tb[nowrap(L.T_XSTEP + ch)]  # what-if rules.extra_steps (0 by the rules)
     target = agents.choose_target(st, tb, seat, pos)
     nq = reach(st, tb, pos, total)  # rooms within the roll: enough to decide on the loupe
     draw = _may_draw(st, tb, loupes) and agents.wants_clue(st, tb, seat, target, total)
@@ -435,7 +436,7 @@ def _walk(st, tb, seat, pos):
             target = agents.choose_target(st, tb, seat, pos)
     entered = -1
     if placed:
-        entered = st[L.S_POS + ch]
+        entered = st[nowrap(L.S_POS + ch)]
     else:
         if draw:
             nq = reach(st, tb, pos, total)  # fewer steps, and CL-K6 may have moved pawns
@@ -459,7 +460,7 @@ def setup(st, tb, game_id, n, rec):
     """Clear ``st`` and deal game ``game_id`` (its own random stream, CL-S1..S4, CL-2.1);
     ``rec`` is the event-log mode."""
     for i in range(st.shape[0]):
-        st[i] = 0
+        st[nowrap(i)] = 0
     st[L.S_REC] = rec
     # duplicate deals: the games of one deal (one per rotation of the lineup) share the
     # stream, so the characters, the deal and the first dice are the same in each
@@ -472,59 +473,59 @@ def setup(st, tb, game_id, n, rec):
     st[L.S_ROUNDS] = 1
     # characters (CL-S3) and first player (CL-S4 / CL-V5)
     for c in range(6):
-        st[L.S_SEATOF + c] = -1
+        st[nowrap(L.S_SEATOF + c)] = -1
     if tb[L.T_CHARS_RANDOM]:
         for i in range(6):
-            st[L.S_CHAR + i] = i
+            st[nowrap(L.S_CHAR + i)] = i
         for i in range(n):  # partial Fisher-Yates: n of the 6 suspects
             j = i + randint(st, L.S_RNG, 6 - i)
-            a = st[L.S_CHAR + i]
-            st[L.S_CHAR + i] = st[L.S_CHAR + j]
-            st[L.S_CHAR + j] = a
+            a = st[nowrap(L.S_CHAR + i)]
+            st[nowrap(L.S_CHAR + i)] = st[nowrap(L.S_CHAR + j)]
+            st[nowrap(L.S_CHAR + j)] = a
     else:
         for i in range(n):
-            st[L.S_CHAR + i] = tb[L.T_CHARS + i]
+            st[nowrap(L.S_CHAR + i)] = tb[nowrap(L.T_CHARS + i)]
     if tb[L.T_FIRST_CLASSIC]:  # CL-V5 classic: Scarlett's order
         for i in range(1, n):
-            v = st[L.S_CHAR + i]
+            v = st[nowrap(L.S_CHAR + i)]
             j = i
-            while j > 0 and st[L.S_CHAR + j - 1] > v:
-                st[L.S_CHAR + j] = st[L.S_CHAR + j - 1]
+            while j > 0 and st[nowrap(L.S_CHAR + j - 1)] > v:
+                st[nowrap(L.S_CHAR + j)] = st[nowrap(L.S_CHAR + j - 1)]
                 j -= 1
-            st[L.S_CHAR + j] = v
+            st[nowrap(L.S_CHAR + j)] = v
     if tb[L.T_PERMUTE]:  # characters = "permute": game k of the deal rotates them by k seats
         _rotate_characters(st, n, game_id % n)
     for i in range(n, 6):
-        st[L.S_CHAR + i] = -1
+        st[nowrap(L.S_CHAR + i)] = -1
     for i in range(n):
-        st[L.S_SEATOF + st[L.S_CHAR + i]] = i
+        st[nowrap(L.S_SEATOF + st[nowrap(L.S_CHAR + i)])] = i
         e = (i + game_id) % n if tb[L.T_ROTATE] else i
         if tb[L.T_NLINEUP] == 1:
             e = 0
-        st[L.S_LINEUP + i] = e
-        st[L.S_AGENT + i] = tb[L.T_LAGENT + e]
+        st[nowrap(L.S_LINEUP + i)] = e
+        st[nowrap(L.S_AGENT + i)] = tb[nowrap(L.T_LAGENT + e)]
         for k in range(L.N_PARAMS):
-            st[L.S_PARAM + i * L.N_PARAMS + k] = tb[L.T_LPARAM + e * L.N_PARAMS + k]
-        st[L.S_ACTIVE + i] = 1
-        st[L.S_FIRST_ROOM + i] = -1
-        st[L.S_FORBID + i] = tb[L.T_LFORBID + e]
-        st[L.S_SACC + i] = -1
+            st[nowrap(L.S_PARAM + i * L.N_PARAMS + k)] = tb[nowrap(L.T_LPARAM + e * L.N_PARAMS + k)]
+        st[nowrap(L.S_ACTIVE + i)] = 1
+        st[nowrap(L.S_FIRST_ROOM + i)] = -1
+        st[nowrap(L.S_FORBID + i)] = tb[nowrap(L.T_LFORBID + e)]
+        st[nowrap(L.S_SACC + i)] = -1
     # pawns on their start squares, played or not (CL-S1)
     for c in range(6):
-        st[L.S_POS + c] = tb[L.T_START + c]
+        st[nowrap(L.S_POS + c)] = tb[nowrap(L.T_START + c)]
     # each weapon in a different random room (CL-S1)
     for r in range(9):
-        st[L.S_ROOMCARD + r] = r  # scratch permutation of the rooms
+        st[nowrap(L.S_ROOMCARD + r)] = r  # scratch permutation of the rooms
     for i in range(6):
         j = i + randint(st, L.S_RNG, 9 - i)
-        a = st[L.S_ROOMCARD + i]
-        st[L.S_ROOMCARD + i] = st[L.S_ROOMCARD + j]
-        st[L.S_ROOMCARD + j] = a
-        st[L.S_WROOM + i] = st[L.S_ROOMCARD + i]
-        emit(st, -1, L.EV.WEAPON, 6 + i, st[L.S_WROOM + i], -1, -1)
+        a = st[nowrap(L.S_ROOMCARD + i)]
+        st[nowrap(L.S_ROOMCARD + i)] = st[nowrap(L.S_ROOMCARD + j)]
+        st[nowrap(L.S_ROOMCARD + j)] = a
+        st[nowrap(L.S_WROOM + i)] = st[nowrap(L.S_ROOMCARD + i)]
+        emit(st, -1, L.EV.WEAPON, 6 + i, st[nowrap(L.S_WROOM + i)], -1, -1)
     for r in range(9):
-        st[L.S_ROOMCARD + r] = -1
-        st[L.S_PASS + r] = tb[L.T_PASS + r]
+        st[nowrap(L.S_ROOMCARD + r)] = -1
+        st[nowrap(L.S_PASS + r)] = tb[nowrap(L.T_PASS + r)]
     # the envelope (CL-S2)
     es = randint(st, L.S_RNG, 6)
     ew = 6 + randint(st, L.S_RNG, 6)
@@ -532,44 +533,44 @@ def setup(st, tb, game_id, n, rec):
     env = (1 << es) | (1 << ew) | (1 << er)
     st[L.S_TRUE + L.ENVELOPE] = env
     st[L.S_ENV0] = env
-    st[L.S_OWNER + es] = L.ENVELOPE
-    st[L.S_OWNER + ew] = L.ENVELOPE
-    st[L.S_OWNER + er] = L.ENVELOPE
+    st[nowrap(L.S_OWNER + es)] = L.ENVELOPE
+    st[nowrap(L.S_OWNER + ew)] = L.ENVELOPE
+    st[nowrap(L.S_OWNER + er)] = L.ENVELOPE
     emit(st, -1, L.EV.ENVELOPE, es, ew, er, -1)
     # shuffle the 18 others (S_DECK as scratch)
     k = 0
     for c in range(L.N_CARDS):
         if not (env >> c) & 1:
-            st[L.S_DECK + k] = c
+            st[nowrap(L.S_DECK + k)] = c
             k += 1
     for i in range(17, 0, -1):
         j = randint(st, L.S_RNG, i + 1)
-        a = st[L.S_DECK + i]
-        st[L.S_DECK + i] = st[L.S_DECK + j]
-        st[L.S_DECK + j] = a
+        a = st[nowrap(L.S_DECK + i)]
+        st[nowrap(L.S_DECK + i)] = st[nowrap(L.S_DECK + j)]
+        st[nowrap(L.S_DECK + j)] = a
     first = 0
     if n == 2:  # CL-2.1: 4 cards face down in 4 rooms
         if tb[L.T_TWO_RANDOM]:  # CL-V6
             for r in range(9):
-                st[L.S_ROOMCARD + r] = r
+                st[nowrap(L.S_ROOMCARD + r)] = r
             for i in range(4):
                 j = i + randint(st, L.S_RNG, 9 - i)
-                a = st[L.S_ROOMCARD + i]
-                st[L.S_ROOMCARD + i] = st[L.S_ROOMCARD + j]
-                st[L.S_ROOMCARD + j] = a
+                a = st[nowrap(L.S_ROOMCARD + i)]
+                st[nowrap(L.S_ROOMCARD + i)] = st[nowrap(L.S_ROOMCARD + j)]
+                st[nowrap(L.S_ROOMCARD + j)] = a
             rooms0 = st[L.S_ROOMCARD]
             rooms1 = st[L.S_ROOMCARD + 1]
             rooms2 = st[L.S_ROOMCARD + 2]
             rooms3 = st[L.S_ROOMCARD + 3]
             for r in range(9):
-                st[L.S_ROOMCARD + r] = -1
+                st[nowrap(L.S_ROOMCARD + r)] = -1
             _face_down(st, rooms0, st[L.S_DECK + 0])
             _face_down(st, rooms1, st[L.S_DECK + 1])
             _face_down(st, rooms2, st[L.S_DECK + 2])
             _face_down(st, rooms3, st[L.S_DECK + 3])
         else:
             for i in range(4):
-                _face_down(st, tb[L.T_CORNERS + i], st[L.S_DECK + i])
+                _face_down(st, tb[nowrap(L.T_CORNERS + i)], st[nowrap(L.S_DECK + i)])
         first = 4
     # CL-S2: dealt one at a time clockwise from a random seat, drawn apart from the first
     # player (seat 0, CL-S4), so who holds the extra cards does not depend on who starts
@@ -578,25 +579,25 @@ def setup(st, tb, game_id, n, rec):
     emit(st, -1, L.EV.DEAL_START, ds, 18 - first, -1, -1)
     for i in range(first, 18):
         p = (ds + i - first) % n
-        c = st[L.S_DECK + i]
-        st[L.S_OWNER + c] = p
-        st[L.S_TRUE + p] |= 1 << c
+        c = st[nowrap(L.S_DECK + i)]
+        st[nowrap(L.S_OWNER + c)] = p
+        st[nowrap(L.S_TRUE + p)] |= 1 << c
         emit(st, p, L.EV.DEAL, c, -1, -1, -1)
     for h in range(L.N_HOLDERS):
-        st[L.S_HSIZE + h] = popc(st[L.S_TRUE + h])
+        st[nowrap(L.S_HSIZE + h)] = popc(st[nowrap(L.S_TRUE + h)])
     # clue pile (CL-C2)
     nclue = tb[L.T_NCLUE]
     for i in range(nclue):
-        st[L.S_DECK + i] = i
+        st[nowrap(L.S_DECK + i)] = i
     for i in range(nclue - 1, 0, -1):
         j = randint(st, L.S_RNG, i + 1)
-        a = st[L.S_DECK + i]
-        st[L.S_DECK + i] = st[L.S_DECK + j]
-        st[L.S_DECK + j] = a
+        a = st[nowrap(L.S_DECK + i)]
+        st[nowrap(L.S_DECK + i)] = st[nowrap(L.S_DECK + j)]
+        st[nowrap(L.S_DECK + j)] = a
     # the whole deck is shuffled and the pile is its top ``T_CLUE_PILE`` cards (all by default)
     st[L.S_NPILE] = tb[L.T_CLUE_PILE]
     for i in range(tb[L.T_CLUE_PILE]):
-        emit(st, -1, L.EV.PILE, st[L.S_DECK + i] + 1, i, -1, -1)
+        emit(st, -1, L.EV.PILE, st[nowrap(L.S_DECK + i)] + 1, i, -1, -1)
     for p in range(n):
         kn_init(st, kbase(p), p, n, n == 2)
 
@@ -606,16 +607,16 @@ def _rotate_characters(st, n, k):
     """Seat ``i`` takes the character of seat ``(i + k) mod n`` (``S_SEATOF`` as scratch:
     it is filled right after)."""
     for i in range(n):
-        st[L.S_SEATOF + i] = st[L.S_CHAR + (i + k) % n]
+        st[nowrap(L.S_SEATOF + i)] = st[nowrap(L.S_CHAR + (i + k) % n)]
     for i in range(n):
-        st[L.S_CHAR + i] = st[L.S_SEATOF + i]
-        st[L.S_SEATOF + i] = -1
+        st[nowrap(L.S_CHAR + i)] = st[nowrap(L.S_SEATOF + i)]
+        st[nowrap(L.S_SEATOF + i)] = -1
 
 
 @njit(cache=True)
 def _face_down(st, room, card):
-    st[L.S_ROOMCARD + room] = card
-    st[L.S_OWNER + card] = L.TABLE
+    st[nowrap(L.S_ROOMCARD + room)] = card
+    st[nowrap(L.S_OWNER + card)] = L.TABLE
     st[L.S_TRUE + L.TABLE] |= 1 << card
     emit(st, L.TABLE, L.EV.DEAL, card, room, -1, -1)
 
@@ -632,17 +633,17 @@ def check_invariants(st, tb):
     seen = 0
     total = 0
     for h in range(L.N_HOLDERS):
-        m = st[L.S_TRUE + h]
+        m = st[nowrap(L.S_TRUE + h)]
         if seen & m:
             bad += 1
         seen |= m
         total += popc(m)
-        if popc(m) != st[L.S_HSIZE + h]:
+        if popc(m) != st[nowrap(L.S_HSIZE + h)]:
             bad += 1
     if seen != L.ALL_CARDS or total != L.N_CARDS:
         bad += 1
     for c in range(L.N_CARDS):
-        if not (st[L.S_TRUE + st[L.S_OWNER + c]] >> c) & 1:
+        if not (st[nowrap(L.S_TRUE + st[nowrap(L.S_OWNER + c)])] >> c) & 1:
             bad += 1
     env = st[L.S_TRUE + L.ENVELOPE]
     if (
@@ -654,14 +655,14 @@ def check_invariants(st, tb):
         bad += 1
     for a in range(6):
         for b in range(a + 1, 6):
-            if st[L.S_POS + a] >= 9 and st[L.S_POS + a] == st[L.S_POS + b]:
+            if st[nowrap(L.S_POS + a)] >= 9 and st[nowrap(L.S_POS + a)] == st[nowrap(L.S_POS + b)]:
                 bad += 1
     seen = 0  # the clue pile: distinct cards of the deck (CL-T2; CL-K7 removes card 18)
     npile = st[L.S_NPILE]
     if npile < 0 or npile > tb[L.T_NCLUE] or (npile > 0 and st[L.S_CLUE_PTR] >= npile):
         bad += 1
     for i in range(npile):
-        row = st[L.S_DECK + i]
+        row = st[nowrap(L.S_DECK + i)]
         if row < 0 or row >= tb[L.T_NCLUE] or (seen >> row) & 1:
             bad += 1
         seen |= 1 << row
@@ -671,8 +672,8 @@ def check_invariants(st, tb):
         if _smart(st, p) and propagate(st, kb):
             bad += 1
         for h in range(L.N_HOLDERS):
-            if st[kb + L.K_HAS + h] & ~st[L.S_TRUE + h]:
+            if st[nowrap(kb + L.K_HAS + h)] & ~st[nowrap(L.S_TRUE + h)]:
                 bad += 1
-            if st[kb + L.K_NOT + h] & st[L.S_TRUE + h]:
+            if st[nowrap(kb + L.K_NOT + h)] & st[nowrap(L.S_TRUE + h)]:
                 bad += 1
     return bad

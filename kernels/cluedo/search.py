@@ -37,6 +37,7 @@ from numba import njit, types
 from kernels.rng import stream_key
 from kernels.sigs import ST, I, sig
 
+from ..index import nowrap
 from . import layout as L
 from .knowledge import kbase, low_card, pack, popc, sample_deal, wrongly_accused
 
@@ -55,7 +56,7 @@ PASSAGE = 2
 
 @njit(cache=True, inline="always")
 def _param(st, seat, k):
-    return st[L.S_PARAM + seat * L.N_PARAMS + k]
+    return st[nowrap(L.S_PARAM + seat * L.N_PARAMS + k)]
 
 
 @njit(cache=True)
@@ -68,34 +69,34 @@ def _sample(st, seat, hands, trip, wts):
     restored afterwards."""
     kb = kbase(seat)
     saved = st[L.S_RNG]
-    st[L.S_RNG] = stream_key(st[L.S_SKEY], seat * STREAM_STRIDE + st[L.S_SDEC + seat])
-    st[L.S_SDEC + seat] += 1
+    st[L.S_RNG] = stream_key(st[L.S_SKEY], seat * STREAM_STRIDE + st[nowrap(L.S_SDEC + seat)])
+    st[nowrap(L.S_SDEC + seat)] += 1
     k = 0
     for _ in range(trip.shape[0]):
         lw = sample_deal(st, kb)
         if lw == -math.inf:
             continue
-        env = st[kb + L.K_HAS + L.ENVELOPE] | st[L.X_A + L.ENVELOPE]
+        env = st[nowrap(kb + L.K_HAS + L.ENVELOPE)] | st[L.X_A + L.ENVELOPE]
         t = pack(low_card(env & L.CAT_SUSPECT), low_card(env & L.CAT_WEAPON), low_card(env & L.CAT_ROOM))
         if wrongly_accused(st, t):
             continue
         for h in range(L.N_HOLDERS):
-            hands[k, h] = st[kb + L.K_HAS + h] | st[L.X_A + h]
-        trip[k] = t
-        wts[k] = lw
+            hands[k, h] = st[nowrap(kb + L.K_HAS + h)] | st[nowrap(L.X_A + h)]
+        trip[nowrap(k)] = t
+        wts[nowrap(k)] = lw
         k += 1
     st[L.S_RNG] = saved
     if k == 0:
         return 0
     top = wts[0]
     for i in range(1, k):
-        top = max(top, wts[i])
+        top = max(top, wts[nowrap(i)])
     total = 0.0
     for i in range(k):
-        wts[i] = math.exp(wts[i] - top)
-        total += wts[i]
+        wts[nowrap(i)] = math.exp(wts[nowrap(i)] - top)
+        total += wts[nowrap(i)]
     for i in range(k):
-        wts[i] /= total
+        wts[nowrap(i)] /= total
     return k
 
 
@@ -110,10 +111,10 @@ def refresh(st, seat):
     seat's ``S_PROB`` slots (as ``prob`` keeps them), once per knowledge version."""
     kb = kbase(seat)
     pb = L.S_PROB + seat * 24
-    if st[pb + PR_VER] == st[kb + L.K_VER] + 1:
+    if st[nowrap(pb + PR_VER)] == st[nowrap(kb + L.K_VER)] + 1:
         return
-    st[pb + PR_VER] = st[kb + L.K_VER] + 1
-    cand = L.ALL_CARDS & ~st[kb + L.K_NOT + L.ENVELOPE]
+    st[nowrap(pb + PR_VER)] = st[nowrap(kb + L.K_VER)] + 1
+    cand = L.ALL_CARDS & ~st[nowrap(kb + L.K_NOT + L.ENVELOPE)]
     n = _n_samples(st, seat)
     hands = np.empty((n, L.N_HOLDERS), np.int64)
     trip = np.empty(n, np.int64)
@@ -122,24 +123,24 @@ def refresh(st, seat):
     if popc(cand & L.CAT_SUSPECT) * popc(cand & L.CAT_WEAPON) * popc(cand & L.CAT_ROOM) > 1:
         k = _sample(st, seat, hands, trip, wts)
     for c in range(21):
-        st[pb + c] = 0
-    st[pb + 22] = -1
-    st[pb + 23] = 0
+        st[nowrap(pb + c)] = 0
+    st[nowrap(pb + 22)] = -1
+    st[nowrap(pb + 23)] = 0
     if k == 0:
         return
     wt = np.zeros(324)
     for i in range(k):
-        wt[trip[i]] += wts[i]
+        wt[nowrap(trip[nowrap(i)])] += wts[nowrap(i)]
     best = 0
     for t in range(324):
-        if wt[t] > 0.0:
-            st[pb + t % 6] += int(wt[t] * 1e6)
-            st[pb + 6 + (t // 6) % 6] += int(wt[t] * 1e6)
-            st[pb + L.FIRST_ROOM + t // 36] += int(wt[t] * 1e6)
-            if wt[t] > wt[best]:
+        if wt[nowrap(t)] > 0.0:
+            st[nowrap(pb + t % 6)] += int(wt[nowrap(t)] * 1e6)
+            st[nowrap(pb + 6 + (t // 6) % 6)] += int(wt[nowrap(t)] * 1e6)
+            st[nowrap(pb + L.FIRST_ROOM + t // 36)] += int(wt[nowrap(t)] * 1e6)
+            if wt[nowrap(t)] > wt[nowrap(best)]:
                 best = t
-    st[pb + 22] = best
-    st[pb + 23] = int(wt[best] * 1e6)
+    st[nowrap(pb + 22)] = best
+    st[nowrap(pb + 23)] = int(wt[nowrap(best)] * 1e6)
 
 
 @njit(cache=True)
@@ -152,15 +153,15 @@ def wants_gamble(st, seat):
     opponents still in the game accuses right first, each failing to with probability
     ``threshold``.  So the seat accuses once ``p >= threshold ** m``."""
     pb = L.S_PROB + seat * 24
-    if st[pb + 22] < 0:
+    if st[nowrap(pb + 22)] < 0:
         return -1
     m = 0
     for j in range(st[L.S_N]):
-        if j != seat and st[L.S_ACTIVE + j]:
+        if j != seat and st[nowrap(L.S_ACTIVE + j)]:
             m += 1
     bar = (_param(st, seat, P_THRESHOLD) / L.PARAM_SCALE) ** max(1, m)
-    if st[pb + 23] >= bar * 1e6:
-        return st[pb + 22]
+    if st[nowrap(pb + 23)] >= bar * 1e6:
+        return st[nowrap(pb + 22)]
     return -1
 
 
@@ -171,8 +172,8 @@ def _category(c):
 
 @njit(cache=True, inline="always")
 def _add(wsum, wsq, marg, o, t, x):
-    wsum[o] += x
-    wsq[o] += x * x
+    wsum[nowrap(o)] += x
+    wsq[nowrap(o)] += x * x
     marg[o, t % 6] += x
     marg[o, 6 + (t // 6) % 6] += x
     marg[o, L.FIRST_ROOM + t // 36] += x
@@ -185,10 +186,10 @@ def _expected_entropy(wsum, wsq, marg, n_out):
     correction ``(bins seen - 1) / (2 N_eff)`` at the outcome's effective sample size."""
     out = 0.0
     for o in range(n_out):
-        p = wsum[o]
+        p = wsum[nowrap(o)]
         if p <= 0.0:
             continue
-        neff = p * p / wsq[o]
+        neff = p * p / wsq[nowrap(o)]
         h = 0.0
         for cat in range(3):
             lo = 0 if cat == 0 else (6 if cat == 1 else L.FIRST_ROOM)
@@ -209,12 +210,14 @@ def _pair_values(st, seat, room_card, hands, trip, wts, k, best):
     """Expected envelope entropy after suggesting each suspect and weapon in the room of
     ``room_card``: returns the least, its pair (``suspect * 64 + weapon``) in ``best[0]``."""
     n = st[L.S_N]
-    barred = st[L.S_TRUE + seat] if st[L.S_FORBID + seat] & L.R_OWN else 0  # restricted play (R_OWN)
+    barred = (
+        st[nowrap(L.S_TRUE + seat)] if st[nowrap(L.S_FORBID + seat)] & L.R_OWN else 0
+    )  # restricted play (R_OWN)
     # what the seat knows each player would rather show it: a card it already showed the
     # seat or everyone (the agents' least revealing card, agents.choose_show)
     pref = np.zeros(L.N_HOLDERS, np.int64)
     for j in range(n):
-        pref[j] = st[L.S_PUBLIC + j] | st[L.S_SHOWN + j * 6 + seat]
+        pref[nowrap(j)] = st[nowrap(L.S_PUBLIC + j)] | st[nowrap(L.S_SHOWN + j * 6 + seat)]
     n_out = 1 + 3 * (n - 1)
     wsum = np.zeros(n_out)
     wsq = np.zeros(n_out)
@@ -232,22 +235,22 @@ def _pair_values(st, seat, room_card, hands, trip, wts, k, best):
             wsq[:] = 0.0
             marg[:, :] = 0.0
             for i in range(k):
-                t = trip[i]
+                t = trip[nowrap(i)]
                 o0 = 0
                 shown = 0
                 for d in range(1, n):
                     j = (seat + d) % n
                     match = hands[i, j] & m
                     if match:
-                        shown = match & pref[j]
+                        shown = match & pref[nowrap(j)]
                         if shown == 0:
                             shown = match
                         o0 = 1 + 3 * (d - 1)
                         break
                 if shown == 0:
-                    _add(wsum, wsq, marg, 0, t, wts[i])
+                    _add(wsum, wsq, marg, 0, t, wts[nowrap(i)])
                 else:
-                    x = wts[i] / popc(shown)
+                    x = wts[nowrap(i)] / popc(shown)
                     while shown:
                         c = low_card(shown)
                         shown &= shown - 1
@@ -267,7 +270,7 @@ def _entropy_now(trip, wts, k):
     wsq = np.zeros(1)
     marg = np.zeros((1, 21))
     for i in range(k):
-        _add(wsum, wsq, marg, 0, trip[i], wts[i])
+        _add(wsum, wsq, marg, 0, trip[nowrap(i)], wts[nowrap(i)])
     return _expected_entropy(wsum, wsq, marg, 1)
 
 
@@ -277,21 +280,21 @@ def _look_value(st, seat, hands, trip, wts, k):
     (CL-2.2): in each sample it is any of the table's cards the seat has not looked at."""
     looked = 0
     for q in range(9):
-        if (st[L.S_LOOKED + seat] >> q) & 1 and st[L.S_ROOMCARD + q] >= 0:
-            looked |= 1 << st[L.S_ROOMCARD + q]  # the seat saw these itself
+        if (st[nowrap(L.S_LOOKED + seat)] >> q) & 1 and st[nowrap(L.S_ROOMCARD + q)] >= 0:
+            looked |= 1 << st[nowrap(L.S_ROOMCARD + q)]  # the seat saw these itself
     wsum = np.zeros(21)
     wsq = np.zeros(21)
     marg = np.zeros((21, 21))
     for i in range(k):
         pool = hands[i, L.TABLE] & ~looked
         if pool == 0:
-            _add(wsum, wsq, marg, 0, trip[i], wts[i])
+            _add(wsum, wsq, marg, 0, trip[nowrap(i)], wts[nowrap(i)])
             continue
-        x = wts[i] / popc(pool)
+        x = wts[nowrap(i)] / popc(pool)
         while pool:
             c = low_card(pool)
             pool &= pool - 1
-            _add(wsum, wsq, marg, c, trip[i], x)
+            _add(wsum, wsq, marg, c, trip[nowrap(i)], x)
     return _expected_entropy(wsum, wsq, marg, 21)
 
 
@@ -307,7 +310,7 @@ def room_values(st, seat, gain, rooms):
     wts = np.empty(k_max)
     k = _sample(st, seat, hands, trip, wts)
     for q in range(9):
-        gain[q] = 0.0
+        gain[nowrap(q)] = 0.0
     if k == 0:
         return
     h0 = _entropy_now(trip, wts, k)
@@ -316,11 +319,15 @@ def room_values(st, seat, gain, rooms):
     for q in range(9):
         if not (rooms >> q) & 1:
             continue
-        gain[q] = max(0.0, h0 - _pair_values(st, seat, L.FIRST_ROOM + q, hands, trip, wts, k, best))
-        if st[L.S_N] == 2 and st[L.S_ROOMCARD + q] >= 0 and not (st[L.S_LOOKED + seat] >> q) & 1:
+        gain[nowrap(q)] = max(0.0, h0 - _pair_values(st, seat, L.FIRST_ROOM + q, hands, trip, wts, k, best))
+        if (
+            st[L.S_N] == 2
+            and st[nowrap(L.S_ROOMCARD + q)] >= 0
+            and not (st[nowrap(L.S_LOOKED + seat)] >> q) & 1
+        ):
             if hl < 0.0:
                 hl = max(0.0, h0 - _look_value(st, seat, hands, trip, wts, k))
-            gain[q] += hl
+            gain[nowrap(q)] += hl
 
 
 @njit(cache=True, inline="always")
@@ -328,7 +335,7 @@ def _turns_to(tb, q, node):
     """Turns a walk from ``node`` into room ``q`` takes: about half a turn more than the
     static walking distance over the mean roll of 7 (CL-T1), and at least the one turn
     that a stay or a passage takes too."""
-    d = tb[L.T_SDIST + q * L.MAX_NODES + node]
+    d = tb[nowrap(L.T_SDIST + q * L.MAX_NODES + node)]
     return max(1.0, 0.5 + d / 7.0)
 
 
@@ -350,15 +357,15 @@ def start_action(st, tb, seat, pos, may_stay):
     best_rate = -1.0
     act = ROLL
     if may_stay:
-        best_rate = gain[pos]
+        best_rate = gain[nowrap(pos)]
         act = STAY
-    passages = 0 if st[L.S_FORBID + seat] & L.R_PASSAGE else st[L.S_PASS + pos]
+    passages = 0 if st[nowrap(L.S_FORBID + seat)] & L.R_PASSAGE else st[nowrap(L.S_PASS + pos)]
     for q in range(9):
-        if (passages >> q) & 1 and gain[q] > best_rate + 1e-12:
-            best_rate = gain[q]
+        if (passages >> q) & 1 and gain[nowrap(q)] > best_rate + 1e-12:
+            best_rate = gain[nowrap(q)]
             act = PASSAGE + q
     for q in range(9):
-        if q != pos and gain[q] / _turns_to(tb, q, pos) > best_rate + 1e-12:
+        if q != pos and gain[nowrap(q)] / _turns_to(tb, q, pos) > best_rate + 1e-12:
             return ROLL
     return act
 
@@ -373,10 +380,11 @@ def choose_target(st, tb, seat, pos):
     for q in range(9):
         if q == pos:
             continue
-        r = gain[q] / _turns_to(tb, q, pos)
+        r = gain[nowrap(q)] / _turns_to(tb, q, pos)
         if r > best_rate + 1e-12 or (
             r > best_rate - 1e-12
-            and tb[L.T_SDIST + q * L.MAX_NODES + pos] < tb[L.T_SDIST + best * L.MAX_NODES + pos]
+            and tb[nowrap(L.T_SDIST + q * L.MAX_NODES + pos)]
+            < tb[nowrap(L.T_SDIST + best * L.MAX_NODES + pos)]
         ):
             best_rate = r
             best = q
@@ -387,7 +395,7 @@ def choose_target(st, tb, seat, pos):
 def choose_suggestion(st, seat):
     """Suspect and weapon to name in the room the seat's pawn is in (CL-T5), by one-ply
     expected information gain over sampled deals; returns ``suspect * 64 + weapon``."""
-    room_card = L.FIRST_ROOM + st[L.S_POS + st[L.S_CHAR + seat]]
+    room_card = L.FIRST_ROOM + st[nowrap(L.S_POS + st[nowrap(L.S_CHAR + seat)])]
     k_max = _n_samples(st, seat)
     hands = np.empty((k_max, L.N_HOLDERS), np.int64)
     trip = np.empty(k_max, np.int64)
@@ -396,7 +404,7 @@ def choose_suggestion(st, seat):
     best = np.empty(1, np.int64)
     if k == 0:  # no consistent deal (cannot happen with sound knowledge): any legal pair
         best[0] = -1
-        barred = st[L.S_TRUE + seat] if st[L.S_FORBID + seat] & L.R_OWN else 0
+        barred = st[nowrap(L.S_TRUE + seat)] if st[nowrap(L.S_FORBID + seat)] & L.R_OWN else 0
         for s in range(6):
             for w in range(6, 12):
                 if best[0] < 0 and not (barred >> s) & 1 and not (barred >> w) & 1:

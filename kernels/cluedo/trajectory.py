@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..index import nowrap
 from . import layout as L
 from .knowledge import copy_block, envelope_candidates, kbase, known_cards, popc, propagate
 
@@ -33,7 +34,7 @@ def record_round(st, tb, traj, row0):
     for s in range(n):
         r = at + s
         copy_block(st, kbase(s), L.S_XK)
-        if st[L.S_AGENT + s] != L.AGENT.NAIVE:
+        if st[nowrap(L.S_AGENT + s)] != L.AGENT.NAIVE:
             propagate(st, L.S_XK)  # what a reasoning player can deduce now (CL-T5)
         known = known_cards(st, L.S_XK)
         # a card seen in a hand is not in the envelope, deduced or not (a naive seat's facts)
@@ -43,4 +44,4 @@ def record_round(st, tb, traj, row0):
         traj.known[r] = popc(known)
         # envelope triples the seat has not ruled out (CL-S2: one card of each category)
         traj.candidates[r] = popc(cand & L.CAT_SUSPECT) * popc(cand & L.CAT_WEAPON) * popc(cand & L.CAT_ROOM)
-        traj.active[r] = st[L.S_ACTIVE + s]
+        traj.active[r] = st[nowrap(L.S_ACTIVE + s)]
