@@ -35,7 +35,7 @@ GUARDED = {
     ("bloody_inn/strat_tools", "clock"): {"rooms": "if st[L.G_OPEN_ROOMS] > 0 else 1"},
     ("bloody_inn/strat_tools", "_turn_of_round"): {"2 * np_": CONFIG},
     ("bloody_inn/setup", "setup_game"): {"st[L.G_NLINEUP]": CONFIG},
-    ("bloody_inn/play", "_write_rows"): {"n_win": "if st[L.P_WINNER + p] != 0 else 0.0"},
+    ("bloody_inn/play", "_write_rows"): {"n_win": "if st[nowrap(L.P_WINNER + p)] != 0 else 0.0"},
     ("bloody_inn/play", "_play_block"): {"st[L.G_NLINEUP]": CONFIG},
     ("bloody_inn/loop", "advance"): {"2 * np_": CONFIG},
     ("bloody_inn/deal_features", "entrance_kinds"): {"st[L.G_NLINEUP]": CONFIG},
