@@ -409,6 +409,31 @@ def test_a_study_on_the_cluster_gives_the_local_datasets(cluster, work):
     assert (work / "study-ray" / "report.html").is_file()
 
 
+@pytest.mark.parametrize(
+    "config",
+    [LONG3, ROOT / "configs" / "cluedo" / "three-player.toml"],
+    ids=["bloody_inn", "cluedo"],
+)
+def test_trajectories_on_the_cluster_are_the_local_ones(cluster, work, config):
+    """The trajectory table (``--trajectory``) played as Ray tasks of 50 games is the local
+    backend's, row for row and chunk file for chunk file, like the games and seats."""
+    out = {}
+    for backend in ("local", "ray"):
+        d = work / f"traj-{config.parent.name}-{backend}"
+        args = ["run", config, "--games", 200, "--chunk-games", 100, "--trajectory", "--out", d]
+        env = None
+        if backend == "ray":
+            args += ["--backend", "ray", "--address", cluster.address]
+            env = ray_env(cluster, BOARDSIM_RAY_TASK_GAMES=50)
+        code, _, err = sim(*args, cwd=work, env=env)
+        assert code == 0, err
+        out[backend] = d
+    assert_same_dataset(out["local"], out["ray"])
+    tl, tr = (dataset.read_table(out[b], "trajectory") for b in ("local", "ray"))
+    assert tl.num_rows > 0 and tl.equals(tr)
+    assert dataset.read_manifest(out["ray"])["sessions"][-1]["backend"] == "ray"
+
+
 def test_a_study_checks_its_backend_before_running(tmp_path):
     (tmp_path / "sweep.toml").write_text(SWEEP.format(base=LONG3.as_posix()))
     (tmp_path / "study.toml").write_text(STUDY.format(run=LONG3.as_posix()))
