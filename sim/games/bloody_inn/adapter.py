@@ -696,10 +696,12 @@ class BloodyInnAdapter:
     def _trajectory_table(start, traj, tr_count, tr_rows):
         """The trajectory table: ``game_id``, then the kernel's columns (``TrajCols``) as
         they are, each block's rows in game order."""
-        keep = np.concatenate([np.arange(b * tr_rows, b * tr_rows + n) for b, n in enumerate(tr_count)])
-        cols = {name: col[keep] for name, col in traj._asdict().items()}
+        # each block's rows are one run of its region: copied as slices, not gathered by an
+        # index (the gather cost a tenth of an expert game)
+        used = [slice(b * tr_rows, b * tr_rows + n) for b, n in enumerate(tr_count)]
+        cols = {name: np.concatenate([col[s] for s in used]) for name, col in traj._asdict().items()}
         game = cols.pop("game")
-        return pa.table({"game_id": (start + game).astype(np.int64), **cols})
+        return pa.table({"game_id": game.astype(np.int64) + start, **cols})
 
     def _games_table(self, resolved, start, count, games):
         """The games table: ``game_id``, ``players``, then the kernel's columns as they are
