@@ -274,6 +274,24 @@ def wants_accuse(st, seat):
 
 
 @njit(cache=True)
+def accusation(st, seat, at_start):
+    """Triple to accuse at one of the turn's two checks (CL-T6: at its start or after the
+    suggestion, the pawn in a room), or -1.  A search seat deciding by rollouts
+    (``rollout.before_turn``) has its decision in ``S_SACC``: a triple to accuse at the
+    start, or no guess during the turn (-4; the game loop decides after it) or at its start
+    only (-3, in a rollout's scratch game); certainty always accuses."""
+    mode = st[nowrap(L.S_SACC + seat)]
+    if mode == -1:
+        return wants_accuse(st, seat)
+    t = certain_triple(st, seat)
+    if t >= 0:
+        return t
+    if at_start and mode >= 0:
+        return mode
+    return -1
+
+
+@njit(cache=True)
 def _env_prob(st, seat, c):
     return st[nowrap(L.S_PROB + seat * 24 + c)]
 
