@@ -14,7 +14,9 @@ accusations) and its own record of what it showed to whom.
   importance-weighted consistent deals; it suggests the cards whose envelope probability is
   most uncertain and accuses once the likeliest triple reaches ``risk``.
 * ``search`` is ``prob`` whose suggestion, accusation and (at few players) moves come from
-  ``search`` (one-ply expected information over sampled deals) through the hooks below.
+  ``search`` (one-ply expected information over sampled deals) through the hooks below; at
+  3 players or more its accusation can come from rollouts (``rollout``, decided by the game
+  loop between turns and read here by ``accusation``).
 
 Parameters live in ``st[S_PARAM + seat * N_PARAMS + k]`` scaled by ``PARAM_SCALE``.
 """

@@ -86,7 +86,9 @@ STRATEGIES = {
         L.AGENT.SEARCH,
         "prob's bookkeeping and movement; names the suspect and weapon with the largest expected "
         "information gain over `samples` deals consistent with its knowledge (own cards included) "
-        "and accuses when the likeliest triple reaches `threshold`",
+        "and accuses when the likeliest triple reaches `threshold` per opponent, or at 3+ players "
+        "with `rollouts` when the likeliest triple beats the win rate of waiting, played out on "
+        "sampled deals",
         {
             "show": 1.0,
             "loupe": 1.0,
