@@ -9,10 +9,10 @@ import polars as pl
 import pytest
 
 from kernels.cluedo import layout as L
-from kernels.cluedo import search
+from kernels.cluedo import rollout, search
 from kernels.cluedo.agents import choose_target, prepare, start_action, wants_accuse
 from kernels.cluedo.knowledge import add_has, kbase, propagate
-from kernels.cluedo.rules import take_turn
+from kernels.cluedo.rules import resolve_suggestion, take_turn
 from sim.api import simulate
 from sim.games.cluedo import adapter as C
 from sim.games.cluedo.referee import replay_result
@@ -282,3 +282,136 @@ def test_accusation_comes_sooner_with_more_opponents_still_in():
     assert wants_accuse(st, 0) >= 0
     st[L.S_ACTIVE + 1] = 0  # seat 1 accused wrongly: one opponent left
     assert wants_accuse(st, 0) < 0
+
+
+# --- the accusation by rollouts (kernels/cluedo/rollout.py, CL-T6) ------------------------------
+
+ROLL = {"strategy": "search", "params": {"samples": 24.0, "rollouts": 8.0, "rsamples": 8.0}}
+
+DEAL4 = [
+    ["scarlett", "candlestick", "kitchen", "ballroom"],
+    ["mustard", "peacock", "dagger", "conservatory", "dining_room"],
+    ["white", "lead_pipe", "revolver", "billiard_room", "lounge"],
+    ["green", "rope", "library", "hall"],
+]
+ENV4 = ["plum", "wrench", "study"]
+
+
+def _race(unrefuted, rollouts=32.0):
+    """4 players, the search seat 0 at the end of its turn in the kitchen (a passage to the
+    study): it knows the envelope's plum and wrench and every room's holder but the study's
+    (the envelope's) and the lounge's (seat 2's).  With ``unrefuted``, seat 1, whose pawn is
+    in the study, suggested plum, wrench, study there and nobody could show (CL-T5): seat 1
+    knows the envelope, seat 0 only that the study is seat 1's or the envelope's."""
+    res = resolved(
+        4,
+        [
+            {
+                "strategy": "search",
+                "params": {"samples": 64.0, "rollouts": rollouts, "rsamples": 16.0, "threshold": 0.95},
+            },
+            {"strategy": "prob"},
+            {"strategy": "prob"},
+            {"strategy": "prob"},
+        ],
+        characters=["scarlett", "mustard", "white", "green"],
+    )
+    res["rotate"] = False
+    st, tb = C.new_state(res, 0)
+    C.set_deal(st, DEAL4, ENV4)
+    kb = kbase(0)
+    add_has(st, kb, L.ENVELOPE, (1 << ci("plum")) | (1 << ci("wrench")))
+    for h, hand in enumerate(DEAL4):
+        add_has(st, kb, h, sum(1 << ci(c) for c in hand if c in B.rooms and c not in ("study", "lounge")))
+    propagate(st, kb)
+    st[L.S_POS + 0] = B.room("kitchen")
+    st[L.S_POS + 1] = B.room("study")
+    if unrefuted:
+        resolve_suggestion(st, 1, ci("plum"), ci("wrench"), B.room("study"))
+    st[L.S_CUR] = 0
+    return st, tb
+
+
+def test_rollouts_guess_only_when_an_opponent_is_about_to_win():
+    """Seat 0 doubts between two envelope triples (CL-T6).  Against opponents who know only
+    their hands, waiting is safe: next turn it takes the passage to the study, suggests, and is
+    certain; it waits.  When seat 1, next to play, has had plum, wrench, study go unrefuted
+    (it knows the envelope and will accuse first whenever the study is the envelope's), waiting
+    loses in those deals: it accuses now, and is right.  The threshold bar (0.95 ** 3) guesses
+    in neither."""
+    st, tb = _race(False)
+    prepare(st, 0)
+    assert 0.2 < st[L.S_PROB + 23] / 1e6 < 0.8 and wants_accuse(st, 0) < 0
+    rollout.after_turn(st, tb, 0)
+    assert st[L.S_ACCUSED + 0] == 0 and st[L.S_SDEC + 0] >= 2  # rolled out, waited
+
+    st, tb = _race(True)
+    prepare(st, 0)
+    assert 0.5 < st[L.S_PROB + 23] / 1e6 < 0.857 and wants_accuse(st, 0) < 0
+    rollout.after_turn(st, tb, 0)
+    assert st[L.S_ACCUSED + 0] == 1 and st[L.S_WINNER] == 0
+
+    st, tb = _race(True, rollouts=0.0)  # the bar only: no guess
+    assert not rollout.active(st, 0)
+
+
+def test_rollout_decisions_are_the_same_for_twins_that_differ_only_in_unseen_cards():
+    """Mid-game positions at 4 players: the accusation decision by rollouts (``before_turn``:
+    its triple or wait, and the stream numbers it used) is the same in two deals that differ
+    only in two cards of two opponents the seat has not seen."""
+    res = resolved(4, [ROLL] + [{"strategy": "prob"}] * 3, seed=5)
+    tb = C.build_tables(res)
+    rng = np.random.default_rng(1)
+    rolled = 0
+    for game_id in range(40):
+        st = np.zeros(L.STATE_SIZE, np.int64)
+        from kernels.cluedo.rules import setup
+
+        setup(st, tb, game_id, 4, 0)
+        seat = [s for s in range(4) if st[L.S_AGENT + s] == L.AGENT.SEARCH][0]
+        while not st[L.S_OVER] and st[L.S_TURNS] < 12 + game_id % 9:
+            cur = int(st[L.S_CUR])
+            if st[L.S_ACTIVE + cur]:
+                take_turn(st, tb, cur)
+            st[L.S_TURNS] += 1
+            st[L.S_CUR] = (cur + 1) % 4
+        ch = int(st[L.S_CHAR + seat])
+        if st[L.S_OVER] or not st[L.S_ACTIVE + seat] or st[L.S_POS + ch] >= 9:
+            continue
+        tw = _unseen_swap(st, seat, rng)
+        if tw is None:
+            continue
+        before = int(st[L.S_SDEC + seat])
+        rollout.before_turn(st, tb, seat)
+        rollout.before_turn(tw, tb, seat)
+        assert st[L.S_SACC + seat] == tw[L.S_SACC + seat]
+        assert st[L.S_SDEC + seat] == tw[L.S_SDEC + seat]
+        rolled += int(st[L.S_SDEC + seat]) - before >= 2
+    assert rolled >= 3
+
+
+def test_rollout_rows_are_the_same_on_one_or_two_threads_and_any_chunks():
+    res = resolved(4, [ROLL, {"strategy": "prob"}, ROLL, {"strategy": "prob"}], seed=8)
+    numba.set_num_threads(1)
+    g1, s1, _ = C.run_arrays(res, 0, 24)
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    g2, s2, _ = C.run_arrays(res, 0, 24)
+    ga, sa, _ = C.run_arrays(res, 0, 9)
+    gb, sb, _ = C.run_arrays(res, 9, 15)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    for k in g1:
+        assert np.array_equal(g1[k], g2[k]) and np.array_equal(g1[k], np.concatenate([ga[k], gb[k]]))
+    for k in s1:
+        assert np.array_equal(s1[k], s2[k]) and np.array_equal(s1[k], np.concatenate([sa[k], sb[k]]))
+
+
+def test_rollout_games_keep_the_invariants_and_replay_clean():
+    """Accusations decided between turns by rollouts are legal (CL-T6: from a room, on the
+    seat's turn) and the scratch games leave the real one untouched: invariants after every
+    turn, the referee finds no divergence."""
+    res = resolved(4, [ROLL] + [{"strategy": "prob"}] * 3, seed=23)
+    g, s, _ = C.run_arrays(res, 0, 40, check=True)
+    assert g["violations"].sum() == 0 and (g["truncated"] == 0).all()
+    cfg = {"game": "cluedo", "players": 4, "rotate": True, "seats": res["seats"]}
+    rep = replay_result(simulate(cfg, games=30, seed=24, events=True))
+    assert rep.games == 30 and not rep.divergences, rep.divergences[:1]

@@ -14,7 +14,9 @@ accusations) and its own record of what it showed to whom.
   importance-weighted consistent deals; it suggests the cards whose envelope probability is
   most uncertain and accuses once the likeliest triple reaches ``risk``.
 * ``search`` is ``prob`` whose suggestion, accusation and (at few players) moves come from
-  ``search`` (one-ply expected information over sampled deals) through the hooks below.
+  ``search`` (one-ply expected information over sampled deals) through the hooks below; at
+  3 players or more its accusation can come from rollouts (``rollout``, decided by the game
+  loop between turns and read here by ``accusation``).
 
 Parameters live in ``st[S_PARAM + seat * N_PARAMS + k]`` scaled by ``PARAM_SCALE``.
 """
@@ -270,6 +272,24 @@ def wants_accuse(st, seat):
             return st[nowrap(pb + 22)]
     if st[nowrap(L.S_AGENT + seat)] == L.AGENT.SEARCH:
         return search.wants_gamble(st, seat)
+    return -1
+
+
+@njit(cache=True)
+def accusation(st, seat, at_start):
+    """Triple to accuse at one of the turn's two checks (CL-T6: at its start or after the
+    suggestion, the pawn in a room), or -1.  A search seat deciding by rollouts
+    (``rollout.before_turn``) has its decision in ``S_SACC``: a triple to accuse at the
+    start, or no guess during the turn (-4; the game loop decides after it) or at its start
+    only (-3, in a rollout's scratch game); certainty always accuses."""
+    mode = st[nowrap(L.S_SACC + seat)]
+    if mode == -1:
+        return wants_accuse(st, seat)
+    t = certain_triple(st, seat)
+    if t >= 0:
+        return t
+    if at_start and mode >= 0:
+        return mode
     return -1
 
 

@@ -13,6 +13,7 @@ from numba import njit, prange
 
 from ..index import nowrap
 from . import layout as L
+from . import rollout
 from .knowledge import kbase, known_cards, low_card, popc, propagate
 from .rules import check_invariants, setup, take_turn
 from .trajectory import record_round
@@ -52,7 +53,12 @@ def play_one(st, tb, game_id, mode, ev, ev_at, traj, tr_at):
     while True:
         seat = st[L.S_CUR]
         if st[nowrap(L.S_ACTIVE + seat)]:
+            roll = rollout.active(st, seat)
+            if roll:
+                rollout.before_turn(st, tb, seat)  # CL-T6 by rollouts: the search player
             take_turn(st, tb, seat)
+            if roll:
+                rollout.after_turn(st, tb, seat)
             st[L.S_TURNS] += 1
             _flush(st, ev, ev_at)
             if st[L.S_CHECK]:

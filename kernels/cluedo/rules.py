@@ -348,10 +348,12 @@ def take_turn(st, tb, seat):
         _in_room(st, seat)
     agents.prepare(st, seat)
     if in_room:
-        t = agents.wants_accuse(st, seat)
+        t = agents.accusation(st, seat, True)
         if t >= 0:
             accuse(st, seat, t)
             return
+    if st[nowrap(L.S_SACC + seat)] == -3:
+        st[nowrap(L.S_SACC + seat)] = -1  # a rollout waited at the start only (kernels/cluedo/rollout.py)
     act = agents.start_action(st, tb, seat, pos, may_stay)
     if act == agents.ROLL:
         _walk(st, tb, seat, pos)
@@ -375,7 +377,7 @@ def take_turn(st, tb, seat):
     pos = st[nowrap(L.S_POS + ch)]
     if pos < 9 and st[L.S_OVER] == 0:
         agents.prepare(st, seat)
-        t = agents.wants_accuse(st, seat)
+        t = agents.accusation(st, seat, False)
         if t >= 0:
             accuse(st, seat, t)
 

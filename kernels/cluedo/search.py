@@ -15,8 +15,10 @@ their triple out, CL-T6):
   outcome (who showed, and which card).  It names the pair with the least (one-ply expected
   information gain; the plug-in entropies carry the Miller–Madow correction so that an
   outcome seen on few samples does not look more informative than it is);
-* **accusation** (CL-T6): as ``prob``, from the same estimate: when it is certain, or when the
-  likeliest triple's estimated probability reaches ``threshold``;
+* **accusation** (CL-T6): when it is certain; else, at 3 players or more with ``rollouts``,
+  by playing sampled deals on to the end (``kernels/cluedo/rollout.py``); else when the
+  likeliest triple's estimated probability reaches ``threshold ** opponents still in``
+  (``wants_gamble``);
 * everything else (where to walk, stay or passage, which card to show, clue-card choices)
   is ``prob``'s, fed by these estimates.
 

@@ -45,6 +45,9 @@ PARAM_SLOTS = {
     "samples": 5,
     "threshold": 6,
     "move": 7,
+    "rollouts": 8,
+    "margin": 9,
+    "rsamples": 10,
 }
 PARAM_RANGES = {
     "show": (0.0, 1.0),
@@ -55,6 +58,9 @@ PARAM_RANGES = {
     "samples": (1.0, 1024.0),
     "threshold": (0.0, 1.0),
     "move": (0.0, 6.0),
+    "rollouts": (0.0, 1024.0),
+    "margin": (-1.0, 1.0),
+    "rsamples": (1.0, 1024.0),
 }
 
 STRATEGIES = {
@@ -80,7 +86,9 @@ STRATEGIES = {
         L.AGENT.SEARCH,
         "prob's bookkeeping and movement; names the suspect and weapon with the largest expected "
         "information gain over `samples` deals consistent with its knowledge (own cards included) "
-        "and accuses when the likeliest triple reaches `threshold`",
+        "and accuses when the likeliest triple reaches `threshold` per opponent, or at 3+ players "
+        "with `rollouts` when the likeliest triple beats the win rate of waiting, played out on "
+        "sampled deals",
         {
             "show": 1.0,
             "loupe": 1.0,
@@ -89,6 +97,9 @@ STRATEGIES = {
             "samples": 256.0,
             "threshold": 0.75,
             "move": 2.0,
+            "rollouts": 0.0,
+            "margin": 0.0,
+            "rsamples": 32.0,
         },
     ),
 }
@@ -100,6 +111,9 @@ PARAM_HELP = {
     "risk": "accuse when the likeliest envelope triple has at least this probability",
     "samples": "consistent deals sampled per estimate (search: per decision)",
     "move": "search: with at most this many players it stays, takes a passage or walks where the expected information per turn is largest; with more it moves as prob (0: always as prob)",
+    "rollouts": "search, 3+ players: sampled deals played out to the end to value waiting against accusing now with the likeliest triple (0: the threshold bar)",
+    "margin": "search with rollouts: accuse when the likeliest triple's probability reaches the win rate of waiting plus this",
+    "rsamples": "search with rollouts: the seat's samples per decision inside a rollout",
     "threshold": "search: the chance that one opponent does not accuse right before the seat's next turn; it accuses once the likeliest triple reaches threshold ** (opponents still in)",
 }
 
