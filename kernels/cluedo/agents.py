@@ -280,10 +280,11 @@ def accusation(st, seat, at_start):
     """Triple to accuse at one of the turn's two checks (CL-T6: at its start or after the
     suggestion, the pawn in a room), or -1.  A search seat deciding by rollouts
     (``rollout.before_turn``) has its decision in ``S_SACC``: a triple to accuse at the
-    start, or no guess during the turn (-4; the game loop decides after it) or at its start
-    only (-3, in a rollout's scratch game); certainty always accuses."""
+    start, or no guess during the turn (``SACC_WAIT_TURN``; the game loop decides after it) or
+    at its start only (``SACC_WAIT_START``, in a rollout's scratch game); certainty always
+    accuses."""
     mode = st[nowrap(L.S_SACC + seat)]
-    if mode == -1:
+    if mode == L.SACC_BAR:
         return wants_accuse(st, seat)
     t = certain_triple(st, seat)
     if t >= 0:

@@ -201,11 +201,16 @@ X_W = _a(N_CARDS)
 S_FORBID = _a(6)  # seat -> restriction bits (R_*): choices the seat never makes
 S_SDEC = _a(6)  # search seat -> samplings so far in this game (keys their random streams)
 S_SKEY = _a()  # stream key of the run seed and game id (search sampling streams derive from it)
-S_SACC = _a(6)  # search seat: triple decided before its turn (-1 none)
+S_SACC = _a(6)  # search seat: triple decided before its turn, or one of the SACC_* codes
 S_NSLOG = _a()  # suggestions logged
 S_SLOG = _a(SLOG_MAX)  # public suggestion log: suggester | mask << 3 | (refuter + 1) << 24
 S_EVB = _a(EV_BUF * EV_COLS)
 STATE_SIZE = _a.n
+
+# S_SACC codes (kernels/cluedo/rollout.py): a triple >= 0 is accused at the turn's start
+SACC_BAR = -1  # no rollout decision: the threshold bar decides (agents.wants_accuse)
+SACC_WAIT_START = -3  # a rollout's scratch game: no guess at this turn's start, the bar after
+SACC_WAIT_TURN = -4  # no guess during this turn; the game loop decides after it
 
 # restriction bits (sim power): a seat with the bit set never makes that choice
 R_CLUE = 1  # never uses a loupe to draw a clue card (CL-T2)

@@ -43,13 +43,6 @@ P_RMARGIN = 9  # accuse when p >= P(win | wait) + margin
 P_RSAMPLES = 10  # the seat's samples per decision inside a rollout
 POOL = 8  # weighted deals sampled per rollout played
 FLOOR = 0.1  # below this probability the seat never accuses on a guess (no rollouts)
-WAIT_TURN = -4  # S_SACC: no guess during this turn; the loop decides after it (after_turn)
-WAIT_START = -3  # S_SACC (scratch): no guess at the start of this turn, the bar afterwards
-
-
-@njit(cache=True, inline="always")
-def _param(st, seat, k):
-    return st[nowrap(L.S_PARAM + seat * L.N_PARAMS + k)]
 
 
 @njit(cache=True)
@@ -58,7 +51,7 @@ def active(st, seat):
     return (
         st[nowrap(L.S_AGENT + seat)] == L.AGENT.SEARCH
         and st[L.S_N] >= 3
-        and _param(st, seat, P_ROLLOUTS) >= L.PARAM_SCALE
+        and search._param(st, seat, P_ROLLOUTS) >= L.PARAM_SCALE
         and not st[nowrap(L.S_FORBID + seat)] & L.R_GAMBLE
     )
 
@@ -109,7 +102,7 @@ def _world(sc, st, tb, seat, hands, i, nr, key):
         add_has(sc, kb, seat, st[nowrap(L.S_SHOWN + seat * 6 + j)])
         sc[nowrap(L.S_PROB + j * 24 + search.PR_VER)] = -1
         sc[nowrap(L.S_STALE + j)] = 0
-        sc[nowrap(L.S_SACC + j)] = -1
+        sc[nowrap(L.S_SACC + j)] = L.SACC_BAR
     for e in range(st[L.S_NSLOG]):
         x = st[nowrap(L.S_SLOG + e)]
         a = x & 7
@@ -200,7 +193,7 @@ def _decide(st, tb, seat, at_start):
     p = st[nowrap(pb + 23)] / 1e6
     if best < 0 or p < FLOOR:
         return -1
-    nroll = _param(st, seat, P_ROLLOUTS) // L.PARAM_SCALE
+    nroll = search._param(st, seat, P_ROLLOUTS) // L.PARAM_SCALE
     # a pool of POOL x rollouts weighted deals; the rollouts play deals resampled from it in
     # proportion to their weights (systematic resampling): the importance weights are very
     # uneven (effective size ~ 1/7 of the pool), and played out with their weights a few
@@ -218,7 +211,7 @@ def _decide(st, tb, seat, at_start):
             p += wts[nowrap(i)]
     base = stream_key(st[L.S_SKEY], seat * search.STREAM_STRIDE + st[nowrap(L.S_SDEC + seat)])
     st[nowrap(L.S_SDEC + seat)] += 1
-    nr = max(L.PARAM_SCALE, _param(st, seat, P_RSAMPLES))
+    nr = max(L.PARAM_SCALE, search._param(st, seat, P_RSAMPLES))
     sc = np.empty(L.STATE_SIZE, np.int64)
     sc[L.S_RNG] = stream_key(base, 2 * nroll)
     u = uniform(sc, L.S_RNG) / nroll
@@ -233,12 +226,12 @@ def _decide(st, tb, seat, at_start):
         _world(sc, st, tb, seat, hands, j, nr, stream_key(base, 2 * i))
         sc[L.S_SKEY] = stream_key(base, 2 * i + 1)
         if at_start:
-            sc[nowrap(L.S_SACC + seat)] = WAIT_START
+            sc[nowrap(L.S_SACC + seat)] = L.SACC_WAIT_START
         else:
-            sc[nowrap(L.S_SACC + seat)] = -1
+            sc[nowrap(L.S_SACC + seat)] = L.SACC_BAR
         wins += _play_out(sc, tb, seat, not at_start)
     wait = wins / nroll
-    mg = _param(st, seat, P_RMARGIN) / L.PARAM_SCALE
+    mg = search._param(st, seat, P_RMARGIN) / L.PARAM_SCALE
     if p >= wait + mg:
         return best
     return -1
@@ -247,12 +240,12 @@ def _decide(st, tb, seat, at_start):
 @njit(cache=True)
 def before_turn(st, tb, seat):
     """Before the seat's turn: decide the accusation at its start (pawn in a room) into
-    ``S_SACC`` (a triple, or ``WAIT_TURN``); the turn makes no other guess."""
+    ``S_SACC`` (a triple, or ``SACC_WAIT_TURN``); the turn makes no other guess."""
     ch = st[nowrap(L.S_CHAR + seat)]
     t = -1
     if st[nowrap(L.S_POS + ch)] < 9:
         t = _decide(st, tb, seat, True)
-    st[nowrap(L.S_SACC + seat)] = t if t >= 0 else WAIT_TURN
+    st[nowrap(L.S_SACC + seat)] = t if t >= 0 else L.SACC_WAIT_TURN
 
 
 @njit(cache=True)
@@ -264,4 +257,4 @@ def after_turn(st, tb, seat):
         t = _decide(st, tb, seat, False)
         if t >= 0:
             accuse(st, seat, t)
-    st[nowrap(L.S_SACC + seat)] = -1
+    st[nowrap(L.S_SACC + seat)] = L.SACC_BAR

@@ -352,8 +352,10 @@ def take_turn(st, tb, seat):
         if t >= 0:
             accuse(st, seat, t)
             return
-    if st[nowrap(L.S_SACC + seat)] == -3:
-        st[nowrap(L.S_SACC + seat)] = -1  # a rollout waited at the start only (kernels/cluedo/rollout.py)
+    if st[nowrap(L.S_SACC + seat)] == L.SACC_WAIT_START:
+        st[nowrap(L.S_SACC + seat)] = (
+            L.SACC_BAR
+        )  # a rollout waited at the start only (kernels/cluedo/rollout.py)
     act = agents.start_action(st, tb, seat, pos, may_stay)
     if act == agents.ROLL:
         _walk(st, tb, seat, pos)
@@ -511,7 +513,7 @@ def setup(st, tb, game_id, n, rec):
         st[nowrap(L.S_ACTIVE + i)] = 1
         st[nowrap(L.S_FIRST_ROOM + i)] = -1
         st[nowrap(L.S_FORBID + i)] = tb[nowrap(L.T_LFORBID + e)]
-        st[nowrap(L.S_SACC + i)] = -1
+        st[nowrap(L.S_SACC + i)] = L.SACC_BAR
     # pawns on their start squares, played or not (CL-S1)
     for c in range(6):
         st[nowrap(L.S_POS + c)] = tb[nowrap(L.T_START + c)]
