@@ -303,6 +303,30 @@ def test_a_bloody_inn_run_compiles_no_search_or_checks_it_does_not_use():
     assert got["sigs"] == [["none", "none"]]  # (search, checks): both pruned
 
 
+def test_a_cluedo_run_compiles_the_rollouts_only_when_a_seat_uses_them(tmp_path):
+    """Cold start: the play kernel gets ``rollouts`` as None unless a ``search`` seat at 3+
+    players has ``rollouts``, so a plain run compiles none of kernels/cluedo/rollout.py (in an
+    empty cache: a warm one would load the callers without compiling any callee)."""
+    code = (
+        "import json, sys\n"
+        "from sim import api\n"
+        "from kernels.cluedo import play, rollout\n"
+        "def seats(r):\n"
+        "    return [{'strategy': 'search', 'params': {'rollouts': r}}] + [{'strategy': 'prob'}] * 3\n"
+        "out = {}\n"
+        "for name, r in (('plain', 0.0), ('rollouts', 2.0)):\n"
+        "    api.simulate({'game': 'cluedo', 'players': 4, 'seats': seats(r)}, games=2, seed=1, threads=1)\n"
+        "    out[name] = {'last': sorted(str(s[-1]) for s in play.play.signatures),\n"
+        "                 'decide': len(rollout._decide.signatures)}\n"
+        "print(json.dumps(out))"
+    )
+    env = {**os.environ, "BOARDSIM_CACHE_DIR": str(tmp_path), "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    got = json.loads(out.stdout.splitlines()[-1])
+    assert got["plain"] == {"last": ["none"], "decide": 0}
+    assert got["rollouts"]["last"] == ["int64", "none"] and got["rollouts"]["decide"] > 0
+
+
 def test_a_bloody_inn_run_compiles_only_the_policies_its_lineup_plays(tmp_path):
     """Cold start: the block kernel gets the lineup's policies as None-or-int64 arguments,
     and the rules pass them down to every ``decide_*``, so an all-``expert`` lineup compiles

@@ -39,9 +39,10 @@ def _flush(st, ev, at):
 
 
 @njit(cache=True)
-def play_one(st, tb, game_id, mode, ev, ev_at, traj, tr_at):
+def play_one(st, tb, game_id, mode, ev, ev_at, traj, tr_at, rollouts):
     """Play one game to its end (or the CL-V7 cap) in ``st``; with ``MODE_TRAJECTORY`` each
-    round's rows of ``traj`` from row ``tr_at`` on."""
+    round's rows of ``traj`` from row ``tr_at`` on.  ``rollouts``: None unless a seat of the
+    lineup may accuse by rollouts (``rollout.active``); None prunes that code at compile time."""
     record = mode & MODE_TRAJECTORY
     n = tb[L.T_NPLAYERS]
     setup(st, tb, game_id, n, mode & 3)  # clears st
@@ -53,7 +54,9 @@ def play_one(st, tb, game_id, mode, ev, ev_at, traj, tr_at):
     while True:
         seat = st[L.S_CUR]
         if st[nowrap(L.S_ACTIVE + seat)]:
-            roll = rollout.active(st, seat)
+            roll = False
+            if rollouts is not None:
+                roll = rollout.active(st, seat)
             if roll:
                 rollout.before_turn(st, tb, seat)  # CL-T6 by rollouts: the search player
             take_turn(st, tb, seat)
@@ -125,7 +128,7 @@ def _write_rows(st, n, i, games, seats):
 
 
 @njit(cache=True, parallel=True, nogil=True)  # nogil: the runner writes the last chunk meanwhile
-def play(tb, start, count, nblocks, mode, ev_at, ev, games, seats, tr_at, traj):
+def play(tb, start, count, nblocks, mode, ev_at, ev, games, seats, tr_at, traj, rollouts):
     """Play games ``start .. start+count-1``; fill row ``g - start`` of the game columns
     ``games`` (``layout.GameCols``) and rows ``(g - start) * n + seat`` of the seat columns
     ``seats`` (``layout.SeatCols``), one typed 1-D array each.
@@ -133,7 +136,8 @@ def play(tb, start, count, nblocks, mode, ev_at, ev, games, seats, tr_at, traj):
     ``mode``: bit 0/1 event log (1 count into ``n_events``, 2 write into ``ev`` from row
     ``ev_at[i]``), bit 2 check invariants after every turn (into ``violations``), bit 3
     (``MODE_TRAJECTORY``) the trajectory rows of game ``i`` into ``traj`` from row ``tr_at[i]``
-    (``rounds * players`` rows: the caller knows them from a first pass).
+    (``rounds * players`` rows: the caller knows them from a first pass).  ``rollouts``: None,
+    or an int when a seat may accuse by rollouts (:func:`play_one`).
     """
     n = tb[L.T_NPLAYERS]
     per = (count + nblocks - 1) // nblocks
@@ -146,5 +150,6 @@ def play(tb, start, count, nblocks, mode, ev_at, ev, games, seats, tr_at, traj):
         tbl = tb.copy()
         for i in range(lo, hi):
             at = ev_at[i] if mode & 3 == MODE_EVENTS_WRITE else 0
-            play_one(st, tbl, start + i, mode, ev, at, traj, tr_at[i] if mode & MODE_TRAJECTORY else 0)
+            tr = tr_at[i] if mode & MODE_TRAJECTORY else 0
+            play_one(st, tbl, start + i, mode, ev, at, traj, tr, rollouts)
             _write_rows(st, n, i, games, seats)

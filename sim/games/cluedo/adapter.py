@@ -539,12 +539,13 @@ def run_arrays(resolved, start, count, *, events=False, check=False, threads=Non
     ev = np.zeros((0, L.EV_COLS), np.int32)
     tr_at = np.zeros(count, np.int64)
     traj = alloc_columns(TrajCols, 0)
+    rollouts = _rollouts(resolved)
 
     def _go(mode):
         # a thread takes the next block when done (by default Numba splits the blocks evenly
         # between the threads up front, and games of a mixed lineup differ 40-fold in cost)
         with numba.parallel_chunksize(1):
-            play(tb, start, count, nblocks, mode, ev_at, ev, games, seats, tr_at, traj)
+            play(tb, start, count, nblocks, mode, ev_at, ev, games, seats, tr_at, traj, rollouts)
 
     def _warm():  # a call that plays no game
         play(
@@ -559,10 +560,11 @@ def run_arrays(resolved, start, count, *, events=False, check=False, threads=Non
             alloc_columns(L.SeatCols, 0),
             tr_at[:0],
             traj,
+            rollouts,
         )
 
-    # compile (or load) the kernel first, one process at a time
-    compile_once(CACHE_DIR, ("cluedo.play",), _warm)
+    # compile (or load) the kernel variant first, one process at a time
+    compile_once(CACHE_DIR, ("cluedo.play", rollouts is not None), _warm)
 
     g, s = games._asdict(), seats._asdict()
     if not events and not trajectory:
@@ -583,6 +585,17 @@ def run_arrays(resolved, start, count, *, events=False, check=False, threads=Non
     _go(last)
     out = (g, s, ev if events else None)
     return out + (traj._asdict(),) if trajectory else out
+
+
+def _rollouts(resolved):
+    """``np.int64(1)`` if a seat may accuse by rollouts (``search`` with ``rollouts`` at 3+
+    players, ``kernels.cluedo.rollout.active``), else None: a run without them does not
+    compile that code."""
+    seats = resolved["seats"]
+    used = resolved["players"] >= 3 and any(
+        s["strategy"] == "search" and s["params"].get("rollouts", 0.0) >= 1.0 for s in seats
+    )
+    return np.int64(1) if used else None
 
 
 def _names(names, idx):
