@@ -41,7 +41,7 @@ def check(st, checks):
 # would compile once per combination of them)
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def advance(
-    st, pr, stop_round, stop_seat, search, checks, with_heur, with_greedy, with_random, traj, g, row0
+    st, pr, stop_round, stop_seat, search, checks, with_heur, with_greedy, with_random, traj, row0
 ):
     """Play the game in ``st`` on from where it stands: between rounds (a fresh state after
     ``setup_game`` too) or inside a night, before the action at turn ``G_TURNS`` (BI-N1: two
@@ -64,7 +64,7 @@ def advance(
     with_heur, with_greedy, with_random : int or None
         The lineup's policies (``strategies.lineup_strategies``).
     traj : trajectory.TrajCols or None
-        Record a row per seat at the end of each round for game ``g``, from row ``row0`` on.
+        Record a row per seat at the end of each round, from row ``row0`` on.
     """
     if st[L.G_PHASE] == 3:
         return ENDED
@@ -107,7 +107,7 @@ def advance(
         morning(st, pr, (with_heur, with_greedy, with_random))
         check(st, checks)
         if traj is not None:
-            record_round(st, traj, g, row0)
+            record_round(st, traj, row0)
         if st[L.G_OVER] != 0 or st[L.G_LAST_ROUND] != 0:
             break
     st[L.G_PHASE] = 3

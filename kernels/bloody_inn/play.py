@@ -27,7 +27,7 @@ from .strategies import ON, SEARCH, lineup_strategies
 # inline: one library less that re-optimises the whole game at cold compile
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def play_one(
-    st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_random=ON, traj=None, g=0, row0=0
+    st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_random=ON, traj=None, row0=0
 ):
     """Play the game set up in ``st`` to its end (BI-S .. BI-G): ``setup_game``, then the game
     loop (``loop.advance``) without stops.
@@ -41,12 +41,12 @@ def play_one(
     policies.  (Three arguments, not the ``strats`` tuple the rules take: inlined, their
     branches are pruned on the block kernel's own arguments, which a tuple's items are
     not.)  ``traj`` is None, or the trajectory columns (``trajectory.TrajCols``) that get
-    game ``g``'s rows from ``row0`` on, one per seat at the end of each round: None compiles
-    no recording.
+    game's rows from ``row0`` on, one per seat at the end of each round: None compiles no
+    recording.
     """
     setup_game(st)
     check(st, checks)
-    advance(st, pr, None, None, search, checks, with_heur, with_greedy, with_random, traj, g, row0)
+    advance(st, pr, None, None, search, checks, with_heur, with_greedy, with_random, traj, row0)
 
 
 # inline: its own library would link and optimise it once more, and build a
@@ -155,8 +155,8 @@ def play_games(
         game logged more than ``ev_game_cap`` rows (the caller retries with larger buffers —
         results are deterministic, so a retry is exact).
     traj : trajectory.TrajCols or None
-        Trajectory rows (one per seat and round), ``tr_rows_per_block`` per block, the game
-        index within the chunk in ``traj.game``; None records none (and compiles no recording).
+        Trajectory rows (one per seat and round), ``tr_rows_per_block`` per block, each
+        with its game id; None records none (and compiles no recording).
     tr_count : int64[n_blocks]
         Trajectory rows written by each block; -1 if the block's rows did not fit.
 
@@ -289,7 +289,7 @@ def _play_block(
         # the stream, so the shuffle, keys and first seat are the same in each
         deal = gid // st[L.G_NLINEUP] if st[L.G_ROTATE] == L.ROTATE_DUPLICATE else gid
         st[L.G_RNG] = stream_key(seed, deal)
-        play_one(st, pr, search, checks, with_heur, with_greedy, with_random, traj, g, tr_base + tr_used)
+        play_one(st, pr, search, checks, with_heur, with_greedy, with_random, traj, tr_base + tr_used)
         _write_rows(st, g, games, seats)
         if traj is not None:
             n = st[L.G_ROUND] * st[L.G_NP]  # a row per seat for every round played

@@ -50,7 +50,7 @@ def _rollout(st, pr, stop_round, stop_seat):
     """``loop.advance`` with every policy, the invariant checks the rules ask for, no search
     (a search's rollouts never search again) and the stops as numbers (``stop_seat`` -1: none):
     the one compiled loop behind every rollout."""
-    return advance(st, pr, stop_round, stop_seat, None, ON, ON, ON, ON, None, 0, 0)
+    return advance(st, pr, stop_round, stop_seat, None, ON, ON, ON, ON, None, 0)
 
 
 @njit(sig(ST, PR, I), cache=True, _nrt=False)

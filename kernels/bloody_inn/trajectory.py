@@ -18,7 +18,7 @@ from . import layout as L
 
 
 class TrajCols(NamedTuple):
-    game: np.int32  # game index within the chunk (the adapter adds the chunk's start)
+    game_id: np.int64
     round: np.int16
     seat: np.int8
     cash: np.int16
@@ -29,9 +29,9 @@ class TrajCols(NamedTuple):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def record_round(st, traj, g, row0):
+def record_round(st, traj, row0):
     """Rows ``row0 + (round - 1) * players + seat`` of ``traj`` for the round just played in
-    game ``g``; rows past the arrays' end are not written (the caller sees the game's rows
+    the game ``G_GAME_ID``; rows past the arrays' end are not written (the caller sees the game's rows
     do not fit and retries with larger arrays)."""
     np_ = st[L.G_NP]
     at = row0 + (st[L.G_ROUND] - 1) * np_
@@ -39,7 +39,7 @@ def record_round(st, traj, g, row0):
         return
     for p in range(np_):
         r = at + p
-        traj.game[r] = g
+        traj.game_id[r] = st[L.G_GAME_ID]
         traj.round[r] = st[L.G_ROUND]
         traj.seat[r] = p
         traj.cash[r] = st[nowrap(L.P_CASH + p)]
