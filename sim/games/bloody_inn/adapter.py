@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numba
@@ -10,6 +11,7 @@ import pyarrow as pa
 
 from kernels.layout_tools import alloc_columns, block_count
 
+from ...buffers import ColumnPool
 from ...config import check_keys, check_seat_count, find_data_file, get_bool, get_choice, get_float, get_int
 from ...errors import ConfigError
 from ...registry import Chunk
@@ -415,6 +417,12 @@ def annex_bits(kinds):
     return [k for k, row in enumerate(kinds) if row["annex"] != "" and row["type"] != "aid"]
 
 
+@functools.cache
+def _traj_pool():
+    """The trajectory columns' pool (``sim.buffers``), one per process."""
+    return ColumnPool(T.TrajCols)
+
+
 class BloodyInnAdapter:
     name = "bloody_inn"
     title = "The Bloody Inn (L'Auberge Sanglante)"
@@ -655,7 +663,7 @@ class BloodyInnAdapter:
         ev_game_cap = 8192
         tr_rows = per_block * players * TRAJECTORY_ROUNDS if trajectory else 0
         while True:
-            traj = alloc_columns(T.TrajCols, n_blocks * tr_rows) if trajectory else None
+            traj = _traj_pool().take(n_blocks * tr_rows) if trajectory else None
             tr_count = np.zeros(n_blocks, dtype=np.int64)
             ev_out = np.zeros((n_blocks * ev_rows, L.EV_FIELDS + 1), dtype=np.int64)
             ev_count = np.zeros(n_blocks, dtype=np.int64)
@@ -696,8 +704,8 @@ class BloodyInnAdapter:
     def _trajectory_table(traj, tr_count, tr_rows):
         """The trajectory table: the kernel's columns (``TrajCols``, ``game_id`` first), each
         block's rows moved down in place to follow the previous block's, so the table is
-        views of the kernel's arrays: no copy into new arrays (whose first touch of fresh
-        memory cost more than the move) and no ``game_id`` conversion."""
+        views of the kernel's arrays, lent by the pool they return to once the table is gone
+        (``sim.buffers``): no copy into new arrays and no fresh memory to fault in."""
         at = 0
         for b, n in enumerate(tr_count):
             src = b * tr_rows
@@ -705,7 +713,7 @@ class BloodyInnAdapter:
                 for col in traj:
                     col[at : at + n] = col[src : src + n]  # numpy buffers an overlap
             at += n
-        return pa.table({name: col[:at] for name, col in traj._asdict().items()})
+        return pa.table(_traj_pool().lend(traj, at))
 
     def _games_table(self, resolved, start, count, games):
         """The games table: ``game_id``, ``players``, then the kernel's columns as they are
