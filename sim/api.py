@@ -98,8 +98,23 @@ def read_table(path, table="games", columns=None):
 
 def add_config_id(table, cid):
     """Insert the ``config_id`` column right after ``game_id``."""
-    col = pa.repeat(pa.scalar(cid, pa.string()), table.num_rows)  # no list of n Python strings
-    return table.add_column(1, "config_id", col)
+    return table.add_column(1, "config_id", _config_id_column(cid, table.num_rows))
+
+
+_CONFIG_ID_COLUMNS = {}
+
+
+def _config_id_column(cid, rows):
+    """``rows`` copies of ``cid``: a slice (no copy) of one array kept per config id and grown
+    as needed, since Arrow arrays never change; building it afresh for every table cost a
+    trajectory chunk's 4.5 million strings (a fault and a zeroing per page of new memory)."""
+    col = _CONFIG_ID_COLUMNS.get(cid)
+    if col is None or len(col) < rows:
+        col = pa.repeat(pa.scalar(cid, pa.string()), max(rows, 2 * len(col) if col is not None else 0))
+        if len(_CONFIG_ID_COLUMNS) >= 4:  # a sweep's points: only the latest few are kept
+            _CONFIG_ID_COLUMNS.clear()
+        _CONFIG_ID_COLUMNS[cid] = col
+    return col.slice(0, rows)
 
 
 def set_threads(threads):
