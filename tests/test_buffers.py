@@ -50,3 +50,26 @@ def test_a_kept_trajectory_does_not_change_when_more_games_are_played():
     assert kept.equals(copy)
     again = api.simulate(EXPERT, games=300, seed=5, trajectory=True).trajectory
     assert again.equals(kept)
+
+
+def test_the_cli_writes_with_arrow_jemalloc_unless_told_otherwise(monkeypatch):
+    """``sim``'s entry point switches Arrow to its jemalloc pool (pages kept for reuse between
+    chunks), and leaves Arrow alone when ``ARROW_DEFAULT_MEMORY_POOL`` names a pool."""
+    from sim import cli
+
+    before = pa.default_memory_pool()
+    try:
+        pa.set_memory_pool(pa.system_memory_pool())
+        monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "system")
+        cli._arrow_memory_pool()
+        assert pa.default_memory_pool().backend_name == "system"
+        monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL")
+        cli._arrow_memory_pool()
+        try:
+            pa.jemalloc_memory_pool()
+        except NotImplementedError:
+            assert pa.default_memory_pool().backend_name == "system"  # nothing to switch to
+        else:
+            assert pa.default_memory_pool().backend_name == "jemalloc"
+    finally:
+        pa.set_memory_pool(before)
