@@ -40,9 +40,7 @@ def check(st, checks):
 # inline: each caller prunes the stops and hooks it passes as None (a function of its own
 # would compile once per combination of them)
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def advance(
-    st, pr, stop_round, stop_seat, search, checks, with_heur, with_greedy, with_random, traj, row0
-):
+def advance(st, pr, stop_round, stop_seat, search, checks, with_heur, with_greedy, with_random, traj, row0):
     """Play the game in ``st`` on from where it stands: between rounds (a fresh state after
     ``setup_game`` too) or inside a night, before the action at turn ``G_TURNS`` (BI-N1: two
     passes of one action each).  Scores the game (``end_game``) when it ends or stops at

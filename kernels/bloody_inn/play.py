@@ -26,9 +26,7 @@ from .strategies import ON, SEARCH, lineup_strategies
 
 # inline: one library less that re-optimises the whole game at cold compile
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def play_one(
-    st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_random=ON, traj=None, row0=0
-):
+def play_one(st, pr, search=None, checks=1, with_heur=ON, with_greedy=ON, with_random=ON, traj=None, row0=0):
     """Play the game set up in ``st`` to its end (BI-S .. BI-G): ``setup_game``, then the game
     loop (``loop.advance``) without stops.
 
