@@ -60,8 +60,3 @@ class ColumnPool:
         for view in views.values():
             weakref.finalize(view, gone)
         return views
-
-    def clear(self):
-        """Drop the free sets (their memory goes back to the allocator)."""
-        with self._lock:
-            self._free.clear()

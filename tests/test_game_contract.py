@@ -260,6 +260,14 @@ def _modules_after(code):
     return json.loads(out.stdout.splitlines()[-1])
 
 
+def _json_from_empty_cache(code, cache):
+    """The last line of ``code``'s output, as JSON, run in a fresh interpreter whose compile
+    cache is the empty folder ``cache`` (so it compiles what it runs, not loads it)."""
+    env = {**os.environ, "BOARDSIM_CACHE_DIR": str(cache), "NUMBA_CACHE_DIR": str(cache)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    return json.loads(out.stdout.splitlines()[-1])
+
+
 def test_a_run_loads_only_its_own_games_kernels_and_no_referee():
     """Cold start: a Bloody Inn run imports (so compiles) no Cluedo kernel, and the other way
     round; neither imports the referee or the bench; listing games compiles nothing."""
@@ -320,9 +328,7 @@ def test_a_cluedo_run_compiles_the_rollouts_only_when_a_seat_uses_them(tmp_path)
         "                 'decide': len(rollout._decide.signatures)}\n"
         "print(json.dumps(out))"
     )
-    env = {**os.environ, "BOARDSIM_CACHE_DIR": str(tmp_path), "NUMBA_CACHE_DIR": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-    got = json.loads(out.stdout.splitlines()[-1])
+    got = _json_from_empty_cache(code, tmp_path)
     assert got["plain"] == {"last": ["none"], "decide": 0}
     assert got["rollouts"]["last"] == ["int64", "none"] and got["rollouts"]["decide"] > 0
 
@@ -357,9 +363,7 @@ def test_a_bloody_inn_run_compiles_only_the_policies_its_lineup_plays(tmp_path):
         "out['imported'] = imported\n"
         "print(json.dumps(out))"
     )
-    env = {**os.environ, "BOARDSIM_CACHE_DIR": str(tmp_path), "NUMBA_CACHE_DIR": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-    got = json.loads(out.stdout.splitlines()[-1])
+    got = _json_from_empty_cache(code, tmp_path)
     assert got["expert"] == ["1", "None", "None"]
     assert got["mixed"] == ["1", "1", "1"]  # greedy, random (0) and search (3, a heuristic)
     imported = got["imported"]  # what importing compiled: the declared helpers and their callees

@@ -353,9 +353,8 @@ def take_turn(st, tb, seat):
             accuse(st, seat, t)
             return
     if st[nowrap(L.S_SACC + seat)] == L.SACC_WAIT_START:
-        st[nowrap(L.S_SACC + seat)] = (
-            L.SACC_BAR
-        )  # a rollout waited at the start only (kernels/cluedo/rollout.py)
+        # a rollout waited at the start only (kernels/cluedo/rollout.py)
+        st[nowrap(L.S_SACC + seat)] = L.SACC_BAR
     act = agents.start_action(st, tb, seat, pos, may_stay)
     if act == agents.ROLL:
         _walk(st, tb, seat, pos)
