@@ -786,28 +786,25 @@ def _launder(st, s):
             buy = cash // 10
         if buy < 0:
             buy = 0
-    pend = 0.0
-    if s.def_exp < 0.5 and s.slots > 0:
-        co = L.LISTS + (L.L_CORPSE + p) * L.MAXC
-        for j in range(s.held):
-            c = st[nowrap(co + j)]
-            g = (
-                st[nowrap(L.C_POCKET + c)]
-                if s.own_free > 0
-                else st[nowrap(L.C_POCKET + c)] - st[nowrap(L.C_POCKET + c)] // 2
-            )
-            if g > pend:
-                pend = float(g)
     if buy > 0:
+        # the gains in sight, in whole francs: their maximum is taken as an int with a
+        # select per card (no branch the CPU cannot predict), and is the same number
+        most = 0
+        if s.def_exp < 0.5 and s.slots > 0:  # a corpse that survives the night
+            co = L.LISTS + (L.L_CORPSE + p) * L.MAXC
+            for j in range(s.held):
+                pocket = st[nowrap(L.C_POCKET + st[nowrap(co + j)])]
+                g = pocket if s.own_free > 0 else pocket - pocket // 2
+                most = g if g > most else most
         if s.avail_own > 0:  # the most pocket money of a traveller it can pay to kill
             rooms = st[L.G_INN]
             while rooms != 0:  # the rooms holding a traveller
                 c = st[nowrap(L.R_CARD + lowest_set_bit(rooms))]
                 rooms &= rooms - 1
-                if st[nowrap(L.C_RANK + c)] - s.disc_kill <= nh and st[nowrap(L.C_POCKET + c)] > pend:
-                    pend = float(st[nowrap(L.C_POCKET + c)])
-        if st[HCASH] > pend:  # the best on-build cash in hand (noted by ``_hand``)
-            pend = float(st[HCASH])
+                pocket = st[nowrap(L.C_POCKET + c)]
+                most = pocket if st[nowrap(L.C_RANK + c)] - s.disc_kill <= nh and pocket > most else most
+        hcash = st[HCASH]  # the best on-build cash in hand (noted by ``_hand``)
+        pend = float(hcash if hcash > most else most)
         room_after = _room(cash - 10 * buy, cap, s.unlimited)
         gain = (_min(pend, room_after) - _min(pend, s.room)) + 0.05 * (cash - s.laund_above)
         return buy, s.laund_w * gain
