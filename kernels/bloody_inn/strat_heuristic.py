@@ -158,9 +158,9 @@ def _clip_need(need, k):
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _loss_of(raw, need, k):
-    """Francs of a loss-table entry ``raw`` (x SCALE); cards beyond the ``k`` held cost BIG."""
-    if need <= 0:
-        return 0.0
+    """Francs of a loss-table entry ``raw`` (x SCALE); cards beyond the ``k`` held cost BIG.
+    ``need <= 0`` gives 0.0 without a branch on ``need`` (the CPU cannot predict it): ``raw``
+    is then the table's first slot (``_clip_need``), 0."""
     return raw / SCALE + (BIG * (need - k) if need > k else 0.0)
 
 
@@ -353,15 +353,15 @@ def _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau):
     n = 0
     for i in range(m):
         c = st[nowrap(ho + i)]
-        v = card_v
-        if st[nowrap(L.C_AFF + c)] >= 0:
-            v += aff_v
         k = st[nowrap(L.C_KIND + c)]
-        if st[nowrap(L.K_ANNEXABLE + k)] != 0:
-            if st[nowrap(L.K_BUILD_CASH + k)] > hcash:
-                hcash = st[nowrap(L.K_BUILD_CASH + k)]
-            if not (unique and (owned >> k) & 1):
-                v += _potential(st[nowrap(L.K_BUILD_CASH + k)], cap_v * st[nowrap(L.C_RANK + c)], build_b)
+        # selects rather than branches: whether a card returns or may become an annex is
+        # nothing the CPU can predict (the same sums, added or not)
+        annexable = st[nowrap(L.K_ANNEXABLE + k)] != 0
+        now = st[nowrap(L.K_BUILD_CASH + k)]
+        hcash = now if annexable & (now > hcash) else hcash
+        v = card_v + aff_v if st[nowrap(L.C_AFF + c)] >= 0 else card_v
+        pot = _potential(now, cap_v * st[nowrap(L.C_RANK + c)], build_b)
+        v = v + pot if annexable & ((not unique) | ((owned >> k) & 1 == 0)) else v
         iv = np.int64(tau * v * SCALE)  # as int(): a cast, not a call (see _min)
         j = n
         while j > 0 and st[nowrap(KV + j - 1)] > iv:
@@ -396,27 +396,26 @@ def _loss_tables(st, nh, chapel):
         c = st[nowrap(L.S_A + i)]
         aff = st[nowrap(L.C_AFF + c)]
         v = st[nowrap(KV + i)]
-        if aff == 0:
-            r0 += 1
-        elif aff == 1:
-            r1 += 1
-        elif aff == 2:
-            r2 += 1
-        elif aff == 3:
-            r3 += 1
-        # the hand is sorted: append to every table this card does not return for
+        # the hand is sorted: append to every table this card does not return for, without a
+        # branch on its affinity (the CPU cannot predict it): a card that returns for action
+        # a writes the slot past that table's last entry all the same, where the next card
+        # that does not return overwrites it (readers stop at k_a, ``_clip_need``)
         k0 = i - r0
         k1 = i - r1
         k2 = i - r2
         k3 = i - r3
-        if aff != 0 and k0 + 1 < PSTRIDE - 1:
+        if k0 + 1 < PSTRIDE - 1:
             st[nowrap(PFX + k0 + 1)] = st[nowrap(PFX + k0)] + v
-        if aff != 1 and k1 + 1 < PSTRIDE - 1:
+        if k1 + 1 < PSTRIDE - 1:
             st[nowrap(PFX + PSTRIDE + k1 + 1)] = st[nowrap(PFX + PSTRIDE + k1)] + v
-        if aff != 2 and k2 + 1 < PSTRIDE - 1:
+        if k2 + 1 < PSTRIDE - 1:
             st[nowrap(PFX + 2 * PSTRIDE + k2 + 1)] = st[nowrap(PFX + 2 * PSTRIDE + k2)] + v
-        if aff != 3 and k3 + 1 < PSTRIDE - 1:
+        if k3 + 1 < PSTRIDE - 1:
             st[nowrap(PFX + 3 * PSTRIDE + k3 + 1)] = st[nowrap(PFX + 3 * PSTRIDE + k3)] + v
+        r0 += 1 if aff == 0 else 0
+        r1 += 1 if aff == 1 else 0
+        r2 += 1 if aff == 2 else 0
+        r3 += 1 if aff == 3 else 0
     if chapel:
         r3 = nh  # the Chapel: every card returns for Bury
     return r0, r1, r2, r3
@@ -1054,16 +1053,16 @@ def _bribe(st, s, c, best_v):
         return False, 0.0
     need = kr - s.ret_bribe
     loss = _loss_of(st[nowrap(PFX + _clip_need(need, k_bribe))], need, k_bribe)
-    kv = s.card_v
-    if st[nowrap(L.C_AFF + c)] >= 0:
-        kv += s.aff_v
+    # selects rather than branches, as in ``_sort_hand``
+    kv = s.card_v + s.aff_v if st[nowrap(L.C_AFF + c)] >= 0 else s.card_v
     k = st[nowrap(L.C_KIND + c)]
-    if (
-        st[nowrap(L.K_ANNEXABLE + k)] != 0
-        and may_build_kind(st, p, k)
-        and not (s.unique and (s.owned >> k) & 1)
-    ):
-        kv += _potential(st[nowrap(L.K_BUILD_CASH + k)], s.cap_v * rank, s.build_b)
+    buildable = (
+        (st[nowrap(L.K_ANNEXABLE + k)] != 0)
+        & may_build_kind(st, p, k)
+        & ((not s.unique) | ((s.owned >> k) & 1 == 0))
+    )
+    pot = _potential(st[nowrap(L.K_BUILD_CASH + k)], s.cap_v * rank, s.build_b)
+    kv = kv + pot if buildable else kv
     marg = 1.0 if nh < s.hand_t else 0.5
     v = marg * s.tau * kv - loss - s.wage_c + s.bribe_b
     if s.held > 0 and (not s.prune or v > best_v):
