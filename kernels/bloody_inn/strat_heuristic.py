@@ -337,6 +337,14 @@ def _fade(rn, horizon):
 # --- reading the table (one call per decision) -----------------------------------------
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def _new_annex_kind(st, k, unique, owned):
+    """A card of kind ``k`` can become an annex the player may still add (BI-C3; with unique
+    annexes, not a kind it owns).  ``&`` and ``|``, not ``and`` / ``or``: no branch the CPU
+    cannot predict."""
+    return (st[nowrap(L.K_ANNEXABLE + k)] != 0) & ((not unique) | ((owned >> k) & 1 == 0))
+
+
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")  # in _seat; payment and wages call _hand
 def _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau):
     """Own hand to ``S_A`` sorted by keep value (ascending), the values (x SCALE) to
@@ -361,7 +369,7 @@ def _sort_hand(st, p, card_v, aff_v, cap_v, build_b, tau):
         hcash = now if annexable & (now > hcash) else hcash
         v = card_v + aff_v if st[nowrap(L.C_AFF + c)] >= 0 else card_v
         pot = _potential(now, cap_v * st[nowrap(L.C_RANK + c)], build_b)
-        v = v + pot if annexable & ((not unique) | ((owned >> k) & 1 == 0)) else v
+        v = v + pot if _new_annex_kind(st, k, unique, owned) else v
         iv = np.int64(tau * v * SCALE)  # as int(): a cast, not a call (see _min)
         j = n
         while j > 0 and st[nowrap(KV + j - 1)] > iv:
@@ -896,11 +904,7 @@ def _build(st, s, best_v):
         c = st[nowrap(L.S_A + i)]
         a = st[nowrap(L.C_AFF + c)]
         k = st[nowrap(L.C_KIND + c)]
-        if (
-            st[nowrap(L.K_ANNEXABLE + k)] != 0
-            and may_build_kind(st, p, k)
-            and not (s.unique and (s.owned >> k) & 1)
-        ):
+        if _new_annex_kind(st, k, s.unique, s.owned) and may_build_kind(st, p, k):
             rank = st[nowrap(L.C_RANK + c)]
             kc = rank - s.disc_build
             if kc < 0:
@@ -1056,11 +1060,7 @@ def _bribe(st, s, c, best_v):
     # selects rather than branches, as in ``_sort_hand``
     kv = s.card_v + s.aff_v if st[nowrap(L.C_AFF + c)] >= 0 else s.card_v
     k = st[nowrap(L.C_KIND + c)]
-    buildable = (
-        (st[nowrap(L.K_ANNEXABLE + k)] != 0)
-        & may_build_kind(st, p, k)
-        & ((not s.unique) | ((s.owned >> k) & 1 == 0))
-    )
+    buildable = _new_annex_kind(st, k, s.unique, s.owned) & may_build_kind(st, p, k)
     pot = _potential(st[nowrap(L.K_BUILD_CASH + k)], s.cap_v * rank, s.build_b)
     kv = kv + pot if buildable else kv
     marg = 1.0 if nh < s.hand_t else 0.5
@@ -1377,7 +1377,7 @@ def _extend_bribe(
         if st[nowrap(L.C_AFF + c)] >= 0:
             kv += aff_v
         k = st[nowrap(L.C_KIND + c)]
-        if st[nowrap(L.K_ANNEXABLE + k)] != 0 and not (unique and (owned >> k) & 1):
+        if _new_annex_kind(st, k, unique, owned):
             kv += _potential(st[nowrap(L.K_BUILD_CASH + k)], cap_v * st[nowrap(L.C_RANK + c)], build_b)
         gain = (1.0 if size < hand_t else 0.5) * tau * kv
         a_new = new - ret_bribe
