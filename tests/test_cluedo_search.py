@@ -415,3 +415,40 @@ def test_rollout_games_keep_the_invariants_and_replay_clean():
     cfg = {"game": "cluedo", "players": 4, "rotate": True, "seats": res["seats"]}
     rep = replay_result(simulate(cfg, games=30, seed=24, events=True))
     assert rep.games == 30 and not rep.divergences, rep.divergences[:1]
+
+
+# --- what opponents' suggestions tell (parameter ``tells``, CL-T5) ------------------------------
+
+
+def _told_position(tells, asker):
+    """4 players, the search seat 0 knows only its hand.  ``asker`` suggests white and rope in
+    the kitchen (CL-T5): seat 2 holds white, so the refutation stops at the first of seats 2
+    or 3 to the asker's left that holds one of them."""
+    seat0 = {"strategy": "search", "params": {"samples": 512.0, "tells": tells}}
+    res = resolved(
+        4,
+        [seat0, {"strategy": "prob"}, {"strategy": "prob"}, {"strategy": "prob"}],
+        characters=["scarlett", "mustard", "white", "green"],
+    )
+    res["rotate"] = False
+    st, tb = C.new_state(res, 0)
+    C.set_deal(st, DEAL4, ENV4)
+    st[L.S_POS + st[L.S_CHAR + asker]] = B.room("kitchen")
+    resolve_suggestion(st, asker, ci("white"), ci("rope"), B.room("kitchen"))
+    prepare(st, 0)
+    return st
+
+
+def test_an_opponents_suggested_cards_become_likelier_to_be_elsewhere_with_tells():
+    """Agents name the suspect and weapon they are unsure of (CL-T5), so with ``tells`` the
+    seat believes seat 1 holds white and rope less than its bare facts say: the envelope's
+    chance of holding each goes up, on the same sampled deals.  A suggestion of its own tells
+    it nothing of the kind: there ``tells`` changes no estimate."""
+    env = {}
+    for tells in (0.0, 0.5):
+        st = _told_position(tells, asker=1)
+        env[tells] = [int(st[L.S_PROB + c]) for c in (ci("white"), ci("rope"))]
+    for bare, told in zip(env[0.0], env[0.5]):
+        assert told > bare * 1.05, env
+    own = [list(_told_position(tells, asker=0)[L.S_PROB : L.S_PROB + 24]) for tells in (0.0, 0.5)]
+    assert own[0] == own[1]

@@ -43,7 +43,7 @@ MAX_DEGREE = 6
 FAR = 9999  # "unreachable" in the static distance table
 
 N_CLUE_MAX = 64  # clue deck capacity (29 in the shipped deck)
-N_PARAMS = 11  # float parameters per strategy (stored x PARAM_SCALE)
+N_PARAMS = 12  # float parameters per strategy (stored x PARAM_SCALE)
 PARAM_SCALE = 1_000_000
 MAX_CLAUSES = 48  # "holds at least one of" facts kept per player
 EV_COLS = 8  # event row: seq, turn, seat, kind, a, b, c, d

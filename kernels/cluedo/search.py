@@ -47,6 +47,7 @@ from .knowledge import kbase, low_card, pack, popc, sample_deal, wrongly_accused
 P_SAMPLES = 5  # deals sampled per decision
 P_THRESHOLD = 6  # per opponent still in: accuse when the likeliest triple reaches threshold**opponents
 P_MOVE = 7  # move by information per turn with at most this many players (else as prob)
+P_TELLS = 11  # how surely an opponent's suggested suspect and weapon are not its own cards
 PR_VER = 21  # S_PROB slot holding the knowledge version of the estimate (as agents.PR_VER)
 STREAM_STRIDE = 1 << 32  # decision streams: seat * STRIDE + sampling number
 F1 = types.float64[::1]  # declared types of helpers called with constants (kernels/sigs.py)
@@ -73,6 +74,8 @@ def _sample(st, seat, hands, trip, wts):
     saved = st[L.S_RNG]
     st[L.S_RNG] = stream_key(st[L.S_SKEY], seat * STREAM_STRIDE + st[nowrap(L.S_SDEC + seat)])
     st[nowrap(L.S_SDEC + seat)] += 1
+    tells = _param(st, seat, P_TELLS) / L.PARAM_SCALE
+    log_keep = math.log(max(1e-9, 1.0 - tells))
     k = 0
     for _ in range(trip.shape[0]):
         lw = sample_deal(st, kb)
@@ -84,6 +87,8 @@ def _sample(st, seat, hands, trip, wts):
             continue
         for h in range(L.N_HOLDERS):
             hands[k, h] = st[nowrap(kb + L.K_HAS + h)] | st[nowrap(L.X_A + h)]
+        if tells > 0.0:
+            lw = _told(st, seat, hands, k, log_keep, lw)
         trip[nowrap(k)] = t
         wts[nowrap(k)] = lw
         k += 1
@@ -100,6 +105,22 @@ def _sample(st, seat, hands, trip, wts):
     for i in range(k):
         wts[nowrap(i)] /= total
     return k
+
+
+@njit(cache=True)
+def _told(st, seat, hands, k, log_keep, lw):
+    """Log-weight ``lw`` of sampled deal ``k`` with what the opponents' suggestions tell (CL-T5):
+    agents name the suspect and weapon they are still unsure of, so seldom a card they hold
+    (``prob`` and ``logic`` name one only once its category is settled); each named suspect
+    or weapon the suggester holds in the deal weighs ``1 - tells`` (``log_keep``, its log).
+    Only the public suggestion log is read (who asked which cards): twins that differ in
+    cards the seat has not seen weigh their samples alike."""
+    for e in range(st[L.S_NSLOG]):
+        x = st[nowrap(L.S_SLOG + e)]
+        a = x & 7
+        if a != seat:
+            lw += log_keep * popc(hands[k, a] & (x >> 3) & (L.CAT_SUSPECT | L.CAT_WEAPON))
+    return lw
 
 
 @njit(cache=True)

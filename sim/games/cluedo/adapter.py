@@ -48,6 +48,7 @@ PARAM_SLOTS = {
     "rollouts": 8,
     "margin": 9,
     "rsamples": 10,
+    "tells": 11,
 }
 PARAM_RANGES = {
     "show": (0.0, 1.0),
@@ -61,6 +62,7 @@ PARAM_RANGES = {
     "rollouts": (0.0, 1024.0),
     "margin": (-1.0, 1.0),
     "rsamples": (1.0, 1024.0),
+    "tells": (0.0, 1.0),
 }
 
 STRATEGIES = {
@@ -88,7 +90,7 @@ STRATEGIES = {
         "information gain over `samples` deals consistent with its knowledge (own cards included) "
         "and accuses when the likeliest triple reaches `threshold` per opponent, or at 3+ players "
         "with `rollouts` when the likeliest triple beats the win rate of waiting, played out on "
-        "sampled deals",
+        "sampled deals; weighs its samples by what opponents' suggestions tell (`tells`)",
         {
             "show": 1.0,
             "loupe": 1.0,
@@ -100,6 +102,7 @@ STRATEGIES = {
             "rollouts": 0.0,
             "margin": 0.0,
             "rsamples": 32.0,
+            "tells": 0.3,
         },
     ),
 }
@@ -114,6 +117,7 @@ PARAM_HELP = {
     "rollouts": "search, 3+ players: sampled deals played out to the end to value waiting against accusing now with the likeliest triple (0: the threshold bar)",
     "margin": "search with rollouts: accuse when the likeliest triple's probability reaches the win rate of waiting plus this",
     "rsamples": "search with rollouts: the seat's samples per decision inside a rollout",
+    "tells": "search: how surely an opponent's suggested suspect and weapon are cards it does not hold (agents name the cards they are unsure of); a sampled deal weighs 1 - tells for each named card the suggester holds in it (0: suggestions tell only who showed)",
     "threshold": "search: the chance that one opponent does not accuse right before the seat's next turn; it accuses once the likeliest triple reaches threshold ** (opponents still in)",
 }
 
