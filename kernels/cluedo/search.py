@@ -5,7 +5,8 @@ The seat keeps the ``logic`` bookkeeping (``knowledge.propagate``, exact search 
 triples remain).  At each decision it draws ``samples`` deals consistent with that knowledge
 (``knowledge.sample_deal``: sequential importance sampling, weighted so that the samples
 estimate the uniform distribution over consistent deals; publicly wrong accusations rule
-their triple out, CL-T6):
+their triple out, CL-T6; with ``tells`` a deal in which an opponent holds a suspect or weapon
+it named in a suggestion weighs less, ``_told``):
 
 * **suggestion** (CL-T5): for every suspect and weapon it may name (its own cards included:
   naming an own card isolates the other two), it plays the refutation out on every sample —
