@@ -51,8 +51,10 @@ PROPORTIONS = {
     "power",
     "share_unrestricted",
     "share_restricted",
+    "share_baseline",
     "gain",
     "se_unpaired",
+    "difference",
 }
 
 
@@ -76,6 +78,7 @@ DIFFERENCES = {
     "power",  # causal power: unrestricted share - restricted share
     "gain",  # a best response's share above the fair share
     "se_unpaired",
+    "difference",  # a variant's share - the first point's (variants)
 }
 
 

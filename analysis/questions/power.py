@@ -77,17 +77,17 @@ def _by(metric):
     return [c for c in metric.by if c != "arm"]
 
 
-def paired_power(seats, by, unit):
-    """Per arm: the restricted entry's win share in the baseline and in the arm, and their
-    paired difference over ``unit`` (``deal`` or ``game_id``) with its 95% interval
-    (:func:`analysis.stats.paired_diff_interval`: it holds when the differences are sparse,
-    most deals unchanged by the restriction, or constant, a seat that never wins) and the
-    p-value that agrees with it.
+def paired_power(seats, by, unit, entry=RESTRICTED, baseline=BASELINE):
+    """Per arm: lineup entry ``entry``'s win share in the ``baseline`` arm and in the arm,
+    and their paired difference (baseline - arm) over ``unit`` (``deal`` or ``game_id``) with
+    its 95% interval (:func:`analysis.stats.paired_diff_interval`: it holds when the
+    differences are sparse, most deals unchanged by the restriction, or constant, a seat that
+    never wins) and the p-value that agrees with it.
 
     Also the unpaired standard error of the same difference (every game taken as an
     independent draw, the pairing ignored), so what the pairing buys can be read off.
     """
-    mine = seats.filter((pl.col("lineup") == RESTRICTED) & (pl.col("arm") != CHARACTERS))
+    mine = seats.filter((pl.col("lineup") == entry) & (pl.col("arm") != CHARACTERS))
     per_unit = (
         mine.group_by([*by, "arm", unit]).agg(pl.col("win").cast(pl.Float64).mean().alias("w")).collect()
     )
@@ -97,10 +97,10 @@ def paired_power(seats, by, unit):
         .with_columns((pl.col("var_game") / pl.col("n_games")).alias("v"))
         .collect()
     )
-    v_base = per_game.filter(pl.col("arm") == BASELINE).select(*by, pl.col("v").alias("v_base"))
-    v_arm = per_game.filter(pl.col("arm") != BASELINE).select(*by, "arm", "v", "n_games")
-    base = per_unit.filter(pl.col("arm") == BASELINE).drop("arm").rename({"w": "w_base"})
-    arms = per_unit.filter(pl.col("arm") != BASELINE)
+    v_base = per_game.filter(pl.col("arm") == baseline).select(*by, pl.col("v").alias("v_base"))
+    v_arm = per_game.filter(pl.col("arm") != baseline).select(*by, "arm", "v", "n_games")
+    base = per_unit.filter(pl.col("arm") == baseline).drop("arm").rename({"w": "w_base"})
+    arms = per_unit.filter(pl.col("arm") != baseline)
     joined = arms.join(base, on=[*by, unit], how="inner").with_columns(
         (pl.col("w_base") - pl.col("w")).alias("d")
     )
