@@ -99,3 +99,7 @@ def test_a_sweep_over_a_seats_strategy_end_to_end(tmp_path):
     assert r["units"] == 300 and r["difference_hi"] < 0.0
     res = runner.invoke(app, ["analyse", str(tmp_path / "sw"), "--question", "variants"])
     assert res.exit_code == 0 and "lineup entry 0 with strategy=random against strategy=expert" in res.output
+    res = runner.invoke(app, ["report", str(tmp_path / "sw")])
+    assert res.exit_code == 0, res.output
+    verdicts = (tmp_path / "sw" / "report.md").read_text().split("## Answers")[0]
+    assert "strategy=random - strategy=expert, 2 players" in verdicts and "below 0" in verdicts

@@ -23,6 +23,7 @@ from __future__ import annotations
 import polars as pl
 
 from ..metrics import Metric, question, register
+from ..text import cell_label
 from .power import _iv, _pts, paired_power
 
 
@@ -142,4 +143,27 @@ def headlines(ds, results):
     return out
 
 
+def key_numbers(ds, results):
+    """Each variant's paired difference from the first point (a share difference: its
+    verdict says above / below 0 only when the interval excludes 0)."""
+    table = results.get("paired_variants")
+    if table is None:
+        return []
+    by = [c for c in ds.group_cols(table.columns) if c not in variant_keys(ds)]
+    out = []
+    for r in table.iter_rows(named=True):
+        out.append(
+            {
+                "key": f"{r['variant']} - {r['baseline']}, {cell_label(r, by).lower()}",
+                "estimate": r["difference"],
+                "lo": r["difference_lo"],
+                "hi": r["difference_hi"],
+                "games": r["units"],
+                "count": "paired games",
+            }
+        )
+    return out
+
+
 Q.headlines = headlines
+Q.key_numbers = key_numbers
