@@ -103,3 +103,12 @@ def test_a_sweep_over_a_seats_strategy_end_to_end(tmp_path):
     assert res.exit_code == 0, res.output
     verdicts = (tmp_path / "sw" / "report.md").read_text().split("## Answers")[0]
     assert "strategy=random - strategy=expert, 2 players" in verdicts and "below 0" in verdicts
+
+
+def test_a_self_play_sweep_has_no_variant_to_compare():
+    """With one lineup entry at every seat, the entry's share is the fair share whatever its
+    parameters do: nothing to compare (no table, rather than a difference of 0)."""
+    rng = np.random.default_rng(6)
+    ds = _dataset([rng.random(50) < 0.5, rng.random(50) < 0.5])
+    ds.seats = ds.seats.with_columns(pl.lit(0).alias("lineup"))
+    assert run_question(ds, "variants") == {}

@@ -47,7 +47,9 @@ def _entry(ds):
 
 
 def _label(row, keys):
-    return ", ".join(f"{k.split('.', 2)[2]}={row[k]}" for k in keys)
+    """``params.tells=0.3``; with keys of several entries each keeps its entry (``1.strategy=…``)."""
+    one_entry = len({k.split(".")[1] for k in keys}) == 1
+    return ", ".join(f"{k.split('.', 2)[2] if one_entry else k.split('.', 1)[1]}={row[k]}" for k in keys)
 
 
 Q = question("variants", "Variants of a lineup entry, compared game by game", applies=is_variant_sweep)
@@ -80,6 +82,8 @@ class PairedVariants(Metric):
         keys = self.context["keys"]
         labels = {r["point"]: _label(r, keys) for r in ds.points.iter_rows(named=True)}
         base = labels[ds.points["point"][0]]
+        if seats.select(pl.col("lineup").max()).collect().item() == 0:
+            return None  # one entry at every seat: its share is the fair share whatever it does
         unit = "deal" if "deal" in seats.collect_schema().names() else "game_id"
         arms = seats.with_columns(pl.col("point").replace_strict(labels, return_dtype=pl.String).alias("arm"))
         table = paired_power(arms, self.by, unit, entry=_entry(ds), baseline=base)
@@ -92,7 +96,10 @@ class PairedVariants(Metric):
                 (-pl.col("power")).alias("difference"),
                 (-pl.col("power_hi")).alias("difference_lo"),
                 (-pl.col("power_lo")).alias("difference_hi"),
-                ((pl.col("se_unpaired") / pl.col("se")) ** 2).alias("games_factor"),
+                pl.when(pl.col("se") > 0)
+                .then((pl.col("se_unpaired") / pl.col("se")) ** 2)
+                .otherwise(None)
+                .alias("games_factor"),
                 pl.col("arm").replace_strict(order, return_dtype=pl.Int64).alias("_order"),
             )
             .rename({"arm": "variant", "share_unrestricted": "share_baseline", "share_restricted": "share"})
@@ -131,7 +138,7 @@ def headlines(ds, results):
         factor = r["games_factor"]
         saved = (
             f"; pairing needs {factor:.1f}x fewer games than independent runs"
-            if factor == factor and factor >= 1.05
+            if factor is not None and factor == factor and factor >= 1.05
             else ""
         )
         out.append(
