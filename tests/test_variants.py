@@ -11,19 +11,22 @@ from typer.testing import CliRunner
 
 from analysis.dataset import Dataset, open_dataset
 from analysis.metrics import run_question
-from analysis.questions.variants import is_variant_sweep
+from analysis.questions.variants import Q, is_variant_sweep
 from sim.cli import app
 
 KEY = "seats.0.params.nerve"
 
 
-def _dataset(wins_by_point, seeds=None, key=KEY):
+def _dataset(wins_by_point, seeds=None, key=KEY, values=None, extra=None):
     """A 2-player sweep in memory: at point k, lineup entry 0 wins game g when
     ``wins_by_point[k][g]`` (entry 1 wins the others); every point on seed 7 unless
-    ``seeds`` says otherwise."""
+    ``seeds`` says otherwise; ``key`` takes ``values[k]`` (default k) and each swept key of
+    ``extra`` (key -> values per point) its own."""
     n = len(wins_by_point)
     seeds = seeds or [7] * n
-    points = pl.DataFrame({"point": [f"p{k}" for k in range(n)], key: [float(k) for k in range(n)]})
+    values = values or [float(k) for k in range(n)]
+    extra = extra or {}
+    points = pl.DataFrame({"point": [f"p{k}" for k in range(n)], key: values, **extra})
     rows = []
     for k, wins in enumerate(wins_by_point):
         for g, w in enumerate(wins):
@@ -31,7 +34,8 @@ def _dataset(wins_by_point, seeds=None, key=KEY):
                 rows.append(
                     {
                         "point": f"p{k}",
-                        key: float(k),
+                        key: values[k],
+                        **{x: v[k] for x, v in extra.items()},
                         "game_id": g,
                         "players": 2,
                         "seat": entry,
@@ -42,7 +46,7 @@ def _dataset(wins_by_point, seeds=None, key=KEY):
     seats = pl.DataFrame(rows).lazy()
     games = seats.filter(pl.col("lineup") == 0).select("point", key, "game_id", "players")
     manifests = {f"p{k}": {"config": {"game": "fake", "seed": seeds[k]}} for k in range(n)}
-    return Dataset(Path("."), "sweep", "fake", manifests, points, [key], games, seats)
+    return Dataset(Path("."), "sweep", "fake", manifests, points, [key, *extra], games, seats)
 
 
 def test_a_change_in_a_few_games_is_found_with_a_narrow_paired_interval():
@@ -103,6 +107,25 @@ def test_a_sweep_over_a_seats_strategy_end_to_end(tmp_path):
     assert res.exit_code == 0, res.output
     verdicts = (tmp_path / "sw" / "report.md").read_text().split("## Answers")[0]
     assert "strategy=random - strategy=expert, 2 players" in verdicts and "below 0" in verdicts
+
+
+def test_another_swept_key_keeps_its_cells_apart():
+    """Swept over the entry's parameter and a rule: each rule value is its own comparison,
+    against the first point of that cell, and its sentence names the cell."""
+    rng = np.random.default_rng(7)
+    base = rng.random(400) < 0.4
+    better = base | (rng.random(400) < 0.5)
+    ds = _dataset(
+        [base, better, base, base],
+        values=[0.0, 1.0, 0.0, 1.0],
+        extra={"rules.deck_size": [20, 20, 40, 40]},
+    )
+    results = run_question(ds, "variants")
+    rows = results["paired_variants"].sort("rules.deck_size").rows(named=True)
+    assert [(r["rules.deck_size"], r["differing_units"] > 0) for r in rows] == [(20, True), (40, False)]
+    lines = Q.headlines(ds, results)
+    assert lines[0].startswith("2 players, rules.deck_size=20: lineup entry 0 with params.nerve=1.0")
+    assert lines[1].startswith("2 players, rules.deck_size=40:")
 
 
 def test_a_self_play_sweep_has_no_variant_to_compare():

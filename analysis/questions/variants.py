@@ -46,6 +46,17 @@ def _entry(ds):
     return int(variant_keys(ds)[0].split(".")[1])
 
 
+def _unit(ds):
+    """The pairing unit: the deal with duplicate deals, else the game."""
+    return "deal" if "deal" in ds.seats_columns() else "game_id"
+
+
+def _cells(ds, columns):
+    """The columns a comparison is made within: players and the swept keys that are not
+    the entry's."""
+    return [c for c in ds.group_cols(columns) if c not in variant_keys(ds)]
+
+
 def _label(row, keys):
     """``params.tells=0.3``; with keys of several entries each keeps its entry (``1.strategy=…``)."""
     one_entry = len({k.split(".")[1] for k in keys}) == 1
@@ -84,7 +95,7 @@ class PairedVariants(Metric):
         base = labels[ds.points["point"][0]]
         if seats.select(pl.col("lineup").max()).collect().item() == 0:
             return None  # one entry at every seat: its share is the fair share whatever it does
-        unit = "deal" if "deal" in seats.collect_schema().names() else "game_id"
+        unit = _unit(ds)
         arms = seats.with_columns(pl.col("point").replace_strict(labels, return_dtype=pl.String).alias("arm"))
         table = paired_power(arms, self.by, unit, entry=_entry(ds), baseline=base)
         if table is None:
@@ -130,9 +141,10 @@ def headlines(ds, results):
     if table is None or table.is_empty():
         return []
     entry = _entry(ds)
+    by = _cells(ds, table.columns)
+    units = "deals" if _unit(ds) == "deal" else "games"
     out = []
     for r in table.iter_rows(named=True):
-        where = "" if "players" not in r else f"{r['players']} players: "
         lo, hi = r["difference_lo"], r["difference_hi"]
         verdict = "better" if lo > 0 else ("worse" if hi < 0 else "not separated (the interval holds 0)")
         factor = r["games_factor"]
@@ -142,10 +154,10 @@ def headlines(ds, results):
             else ""
         )
         out.append(
-            f"{where}lineup entry {entry} with {r['variant']} against {r['baseline']}: "
+            f"{cell_label(r, by)}: lineup entry {entry} with {r['variant']} against {r['baseline']}: "
             f"{_pts(r['difference'])} {_iv(lo, hi)} ({verdict}; "
             f"{r['share']:.1%} against {r['share_baseline']:.1%}, paired over "
-            f"{r['units']:,} {'deals' if 'deal' in ds.seats_columns() else 'games'}{saved})"
+            f"{r['units']:,} {units}{saved})"
         )
     return out
 
@@ -156,7 +168,7 @@ def key_numbers(ds, results):
     table = results.get("paired_variants")
     if table is None:
         return []
-    by = [c for c in ds.group_cols(table.columns) if c not in variant_keys(ds)]
+    by = _cells(ds, table.columns)
     out = []
     for r in table.iter_rows(named=True):
         out.append(
