@@ -168,12 +168,14 @@ def _solo_states(n):
             yield gid, st, pr
 
 
-def _decide(st, pr, **kw):
+def _decide(st, pr, settle=0, **kw):
+    """The decision of the acting seat with search parameters ``kw``; every iteration is
+    played unless ``settle`` (so the trees below can be counted whole)."""
     s, q = st.copy(), pr.copy()
     for name, v in kw.items():
         q[S.search_index(name)] = v
     s[STAMP] = -1
-    S.search_action(s, q, s[L.G_FIRST] if s[L.G_NP] > 1 else 0)
+    S.search_night(s, q, s[L.G_FIRST] if s[L.G_NP] > 1 else 0, settle)
     return s
 
 
@@ -248,3 +250,41 @@ def test_deeper_trees_grow_with_consistent_counts():
                 assert kids == 16 * nc and len(sigs) == nc
         grew += deep > 0
     assert grew >= 3
+
+
+def _two_player_states(n):
+    for gid in range(n):
+        st, pr = template(2, ["search", "expert"], 41, search=True)
+        fresh(st, 41, gid)
+        st[L.G_ROTATE] = 0
+        if _to_night(st, pr, 1 + gid % 9, gid % 2) is None:
+            continue
+        p = st[L.G_FIRST]
+        st[L.P_STRAT + p] = SEARCH
+        st[L.P_LINEUP + p] = 0
+        yield gid, st, pr
+
+
+def test_a_settled_search_takes_the_choice_all_its_iterations_would():
+    """The default ISMCTS stops a decision once its most visited root action leads the next
+    by more than the iterations left.  Solo and heads-up, at the default budget: the choice
+    is the one every iteration gives, in every decision; the root saw fewer iterations in
+    some decisions and never more; and where it stopped, the leader's lead is more than
+    what was left."""
+    decisions = stopped = 0
+    for gid, st, pr in list(_solo_states(40)) + list(_two_player_states(40)):
+        full = _decide(st, pr, settle=0)
+        early = _decide(st, pr, settle=1)
+        assert early[S.C_CHOSEN] == full[S.C_CHOSEN], gid
+        nc = S.candidates(st.copy(), pr.copy(), st[L.G_FIRST] if st[L.G_NP] > 1 else 0, 4, 30.0)
+        if nc < 2:
+            continue
+        decisions += 1
+        t0 = early[L.G_SEARCH_AT] + 2 * L.STATE_END
+        n_all, n_played = full[t0 + S.N_VISITS], early[t0 + S.N_VISITS]
+        assert n_played <= n_all
+        if n_played < n_all:
+            stopped += 1
+            visits = sorted((k[0] for k in _root_children(early)), reverse=True) + [0]
+            assert visits[0] - visits[1] > n_all - n_played
+    assert decisions >= 20 and stopped >= decisions // 4, (decisions, stopped)

@@ -466,6 +466,24 @@ def _select(st, t0, v, src, m, c_ucb, vscale):
     return best
 
 
+@njit(sig(ST, I), cache=True, _nrt=False)
+def _lead(st, t0):
+    """Visits of the root's most visited child minus those of the next one (its only child:
+    all its visits)."""
+    n1 = 0
+    n2 = 0
+    ch = st[nowrap(t0 + N_CHILD)]  # the root is node 0
+    while ch >= 0:
+        oc = t0 + ch * L.NODE_W
+        n = st[nowrap(oc + N_VISITS)]
+        if n > n1:
+            n1, n2 = n, n1
+        elif n > n2:
+            n2 = n
+        ch = st[nowrap(oc + N_NEXT)]
+    return n1 - n2
+
+
 @njit(sig(ST, I, I), cache=True, _nrt=False)
 def _most_visited(st, t0, nc):
     """The root candidate whose child has the most visits (ties: the better mean, then the
@@ -487,10 +505,10 @@ def _most_visited(st, t0, nc):
     return best
 
 
-@njit(sig(ST, PR, I, I, I, I, I, I, F, F, F, I), cache=True, _nrt=False)
-def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, depth_max):
-    """SO-ISMCTS over seat ``p``'s next ``depth_max`` night actions, ``n_iter`` iterations;
-    leave the root's most visited candidate in ``C_CHOSEN``.
+@njit(sig(ST, PR, I, I, I, I, I, I, F, F, F, I, I), cache=True, _nrt=False)
+def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, depth_max, settle):
+    """SO-ISMCTS over seat ``p``'s next ``depth_max`` night actions, at most ``n_iter``
+    iterations; leave the root's most visited candidate in ``C_CHOSEN``.
 
     Each iteration deals a fresh determinization (``redeal``, stream keyed by the iteration
     like a DMC sample) and descends the tree: at the root among ``st``'s candidates, deeper
@@ -499,6 +517,8 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
     (the other seats are the environment) to ``p``'s next night action (``play_to_seat``).
     The first node not yet in the tree is expanded, the game played to its end (or the
     horizon) with the rollout policy, and the outcome added to every node of the path.
+    With ``settle`` the iterations stop once the most visited root child leads the next by
+    more than the iterations left: the choice is then the one all ``n_iter`` would make.
     """
     at = st[L.G_SEARCH_AT]
     det = st[at : at + L.STATE_END]
@@ -550,6 +570,12 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
             o = t0 + st[nowrap(C_PATH + j)] * L.NODE_W
             st[nowrap(o + N_VISITS)] += 1
             st[nowrap(o + N_SUM)] += value
+        # the root takes its most visited child: once the leader's lead exceeds the
+        # iterations left, no later one can change the choice, so they are not played (the
+        # decision, and so the game, is the one all n_iter give; each sample has its own
+        # stream, so nothing else depends on how many were played)
+        if settle != 0 and _lead(st, t0) > n_iter - 1 - it:
+            break
     st[C_CHOSEN] = _most_visited(st, t0, nc)
 
 
@@ -572,10 +598,10 @@ def _samples(pr, base, nc):
     return n_det
 
 
-@njit(sig(ST, PR, I), cache=True, _nrt=False)
-def search_action(st, pr, p):
-    """Decide seat ``p``'s night action ahead of ``take_action``, which plays it (module
-    docstring).  Without work states (``G_SEARCH_AT`` = 0) it is the heuristic's choice."""
+@njit(sig(ST, PR, I, I), cache=True, _nrt=False)
+def search_night(st, pr, p, settle):
+    """:func:`search_action`; ISMCTS stops early with ``settle`` (:func:`_ismcts`; the
+    choice is the same either way)."""
     base = st[nowrap(L.P_LINEUP + p)] * L.MAXPARAM
     kmax = _kmax(pr, base)
     n_roll = max(1, int(pr[nowrap(base + SP_ROLLOUTS)]))
@@ -604,11 +630,19 @@ def search_action(st, pr, p):
                 pr[nowrap(base + SP_MARGIN_WEIGHT)],
                 pr[nowrap(base + SP_EXPLORATION)],
                 depth,
+                settle,
             )
         else:
             _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[nowrap(base + SP_MARGIN_WEIGHT)], -1)
     _set_candidate(st, st, p, st[C_CHOSEN])
     st[L.D_ACTION] = st[L.G_STASH_ACTION]
+
+
+@njit(sig(ST, PR, I), cache=True, _nrt=False)
+def search_action(st, pr, p):
+    """Decide seat ``p``'s night action ahead of ``take_action``, which plays it (module
+    docstring).  Without work states (``G_SEARCH_AT`` = 0) it is the heuristic's choice."""
+    search_night(st, pr, p, 1)
 
 
 @njit(sig(ST, PR, I, I, I, F), cache=True, _nrt=False)
