@@ -452,3 +452,39 @@ def test_an_opponents_suggested_cards_become_likelier_to_be_elsewhere_with_tells
         assert told > bare * 1.05, env
     own = [list(_told_position(tells, asker=0)[L.S_PROB : L.S_PROB + 24]) for tells in (0.0, 0.5)]
     assert own[0] == own[1]
+
+
+def test_settled_rollouts_take_the_choice_all_rollouts_would():
+    """The accusation by rollouts stops once the rollouts left could not change its choice
+    (accuse when p >= wins / rollouts + margin).  At mid-game positions at 4 players, before
+    and after the seat's turn: the same triple or wait as when every rollout is played, the
+    same stream numbers used, never more rollouts, and in some decisions fewer."""
+    res = resolved(
+        4, [dict(ROLL, params=dict(ROLL["params"], rollouts=32.0))] + [{"strategy": "prob"}] * 3, seed=6
+    )
+    tb = C.build_tables(res)
+    from kernels.cluedo.rules import setup
+
+    decisions = fewer = 0
+    for game_id in range(40):
+        st = np.zeros(L.STATE_SIZE, np.int64)
+        setup(st, tb, game_id, 4, 0)
+        seat = [s for s in range(4) if st[L.S_AGENT + s] == L.AGENT.SEARCH][0]
+        while not st[L.S_OVER] and st[L.S_TURNS] < 10 + game_id % 13:
+            cur = int(st[L.S_CUR])
+            if st[L.S_ACTIVE + cur]:
+                take_turn(st, tb, cur)
+            st[L.S_TURNS] += 1
+            st[L.S_CUR] = (cur + 1) % 4
+        ch = int(st[L.S_CHAR + seat])
+        if st[L.S_OVER] or not st[L.S_ACTIVE + seat] or st[L.S_POS + ch] >= 9:
+            continue
+        for at_start in (True, False):
+            a, b = st.copy(), st.copy()
+            t_all, n_all = rollout._decide(a, tb, seat, at_start, False)
+            t_set, n_set = rollout._decide(b, tb, seat, at_start, True)
+            assert t_set == t_all and (a == b).all(), game_id
+            assert n_all in (0, 32) and n_set <= n_all
+            decisions += n_all > 0
+            fewer += n_set < n_all
+    assert decisions >= 10 and fewer >= decisions // 2, (decisions, fewer)

@@ -182,17 +182,19 @@ def _play_out(sc, tb, seat, advance):
 
 
 @njit(cache=True)
-def _decide(st, tb, seat, at_start):
-    """The triple to accuse now, or -1 to wait (module docstring)."""
+def _decide(st, tb, seat, at_start, settle):
+    """The triple to accuse now, or -1 to wait (module docstring), and the rollouts played
+    (0 without rollouts).  With ``settle`` the rollouts stop once the rest could not change
+    the choice (the same choice as playing them all)."""
     agents.prepare(st, seat)
     t = agents.certain_triple(st, seat)
     if t >= 0:
-        return t
+        return t, 0
     pb = L.S_PROB + seat * 24
     best = st[nowrap(pb + 22)]
     p = st[nowrap(pb + 23)] / 1e6
     if best < 0 or p < FLOOR:
-        return -1
+        return -1, 0
     nroll = search._param(st, seat, P_ROLLOUTS) // L.PARAM_SCALE
     # a pool of POOL x rollouts weighted deals; the rollouts play deals resampled from it in
     # proportion to their weights (systematic resampling): the importance weights are very
@@ -204,7 +206,7 @@ def _decide(st, tb, seat, at_start):
     wts = np.empty(npool)
     k = search._sample(st, seat, hands, trip, wts)
     if k == 0:
-        return -1
+        return -1, 0
     p = 0.0
     for i in range(k):
         if trip[nowrap(i)] == best:
@@ -218,7 +220,14 @@ def _decide(st, tb, seat, at_start):
     cum = wts[0]
     j = 0
     wins = 0
+    mg = search._param(st, seat, P_RMARGIN) / L.PARAM_SCALE
+    played = 0
     for i in range(nroll):
+        # settled: accusing (or waiting) whatever the rollouts left would give, so they
+        # are not played (each has its own streams: nothing else depends on how many ran)
+        if settle and (p >= (wins + nroll - i) / nroll + mg or p < wins / nroll + mg):
+            break
+        played += 1
         while cum < u and j < k - 1:
             j += 1
             cum += wts[nowrap(j)]
@@ -230,11 +239,9 @@ def _decide(st, tb, seat, at_start):
         else:
             sc[nowrap(L.S_SACC + seat)] = L.SACC_BAR
         wins += _play_out(sc, tb, seat, not at_start)
-    wait = wins / nroll
-    mg = search._param(st, seat, P_RMARGIN) / L.PARAM_SCALE
-    if p >= wait + mg:
-        return best
-    return -1
+    if p >= wins / nroll + mg:  # wins: all of them, or enough to settle the choice
+        return best, played
+    return -1, played
 
 
 @njit(cache=True)
@@ -244,7 +251,7 @@ def before_turn(st, tb, seat):
     ch = st[nowrap(L.S_CHAR + seat)]
     t = -1
     if st[nowrap(L.S_POS + ch)] < 9:
-        t = _decide(st, tb, seat, True)
+        t = _decide(st, tb, seat, True, True)[0]
     st[nowrap(L.S_SACC + seat)] = t if t >= 0 else L.SACC_WAIT_TURN
 
 
@@ -254,7 +261,7 @@ def after_turn(st, tb, seat):
     accuse now or wait, by rollouts; then the bar is back for the seat's other choices."""
     ch = st[nowrap(L.S_CHAR + seat)]
     if st[L.S_OVER] == 0 and st[nowrap(L.S_ACTIVE + seat)] and st[nowrap(L.S_POS + ch)] < 9:
-        t = _decide(st, tb, seat, False)
+        t = _decide(st, tb, seat, False, True)[0]
         if t >= 0:
             accuse(st, seat, t)
     st[nowrap(L.S_SACC + seat)] = L.SACC_BAR
