@@ -355,6 +355,27 @@ def test_rollouts_guess_only_when_an_opponent_is_about_to_win():
     assert not rollout.active(st, 0)
 
 
+def _search_seat_in_a_room(tb, game_id, turns):
+    """Game ``game_id`` of a 4-player table (``tb``) played ``turns`` turns by every seat's
+    agent: ``(state, search seat)`` when the search seat is still in with its pawn in a room
+    (it may accuse, CL-T6), else None."""
+    from kernels.cluedo.rules import setup
+
+    st = np.zeros(L.STATE_SIZE, np.int64)
+    setup(st, tb, game_id, 4, 0)
+    seat = [s for s in range(4) if st[L.S_AGENT + s] == L.AGENT.SEARCH][0]
+    while not st[L.S_OVER] and st[L.S_TURNS] < turns:
+        cur = int(st[L.S_CUR])
+        if st[L.S_ACTIVE + cur]:
+            take_turn(st, tb, cur)
+        st[L.S_TURNS] += 1
+        st[L.S_CUR] = (cur + 1) % 4
+    ch = int(st[L.S_CHAR + seat])
+    if st[L.S_OVER] or not st[L.S_ACTIVE + seat] or st[L.S_POS + ch] >= 9:
+        return None
+    return st, seat
+
+
 def test_rollout_decisions_are_the_same_for_twins_that_differ_only_in_unseen_cards():
     """Mid-game positions at 4 players: the accusation decision by rollouts (``before_turn``:
     its triple or wait, and the stream numbers it used) is the same in two deals that differ
@@ -364,20 +385,10 @@ def test_rollout_decisions_are_the_same_for_twins_that_differ_only_in_unseen_car
     rng = np.random.default_rng(1)
     rolled = 0
     for game_id in range(40):
-        st = np.zeros(L.STATE_SIZE, np.int64)
-        from kernels.cluedo.rules import setup
-
-        setup(st, tb, game_id, 4, 0)
-        seat = [s for s in range(4) if st[L.S_AGENT + s] == L.AGENT.SEARCH][0]
-        while not st[L.S_OVER] and st[L.S_TURNS] < 12 + game_id % 9:
-            cur = int(st[L.S_CUR])
-            if st[L.S_ACTIVE + cur]:
-                take_turn(st, tb, cur)
-            st[L.S_TURNS] += 1
-            st[L.S_CUR] = (cur + 1) % 4
-        ch = int(st[L.S_CHAR + seat])
-        if st[L.S_OVER] or not st[L.S_ACTIVE + seat] or st[L.S_POS + ch] >= 9:
+        found = _search_seat_in_a_room(tb, game_id, 12 + game_id % 9)
+        if found is None:
             continue
+        st, seat = found
         tw = _unseen_swap(st, seat, rng)
         if tw is None:
             continue
@@ -463,22 +474,12 @@ def test_settled_rollouts_take_the_choice_all_rollouts_would():
         4, [dict(ROLL, params=dict(ROLL["params"], rollouts=32.0))] + [{"strategy": "prob"}] * 3, seed=6
     )
     tb = C.build_tables(res)
-    from kernels.cluedo.rules import setup
-
     decisions = fewer = 0
     for game_id in range(40):
-        st = np.zeros(L.STATE_SIZE, np.int64)
-        setup(st, tb, game_id, 4, 0)
-        seat = [s for s in range(4) if st[L.S_AGENT + s] == L.AGENT.SEARCH][0]
-        while not st[L.S_OVER] and st[L.S_TURNS] < 10 + game_id % 13:
-            cur = int(st[L.S_CUR])
-            if st[L.S_ACTIVE + cur]:
-                take_turn(st, tb, cur)
-            st[L.S_TURNS] += 1
-            st[L.S_CUR] = (cur + 1) % 4
-        ch = int(st[L.S_CHAR + seat])
-        if st[L.S_OVER] or not st[L.S_ACTIVE + seat] or st[L.S_POS + ch] >= 9:
+        found = _search_seat_in_a_room(tb, game_id, 10 + game_id % 13)
+        if found is None:
             continue
+        st, seat = found
         for at_start in (True, False):
             a, b = st.copy(), st.copy()
             t_all, n_all = rollout._decide(a, tb, seat, at_start, False)
