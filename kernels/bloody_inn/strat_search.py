@@ -28,7 +28,8 @@ With ``method`` 1 the same candidates and samples feed information-set MCTS inst
 the seat's own next ``tree_depth`` night actions, the other seats played by the rollout
 policy in between (the environment), one fresh sample per iteration, UCB1 over the
 actions available in that sample (``exploration``), as many iterations as DMC would play
-rollouts, and the root's most visited action taken.  DMC or ISMCTS: measured in
+rollouts (fewer once no later one could change the choice), and the root's most visited
+action taken.  DMC or ISMCTS: measured in
 docs/strategies.md.
 
 Randomness: every sample draws from a stream keyed by the game's own stream state, the

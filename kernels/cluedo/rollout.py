@@ -7,7 +7,8 @@ consistently with its own knowledge (``search._sample``: importance-weighted), i
 game on to its end on a scratch copy of the state with every seat's own agent code
 (``rules.take_turn``), the seat itself playing ``search`` without rollouts and with
 ``rsamples`` samples per decision.  It accuses when ``p >= wins when waiting + margin``
-(``margin`` > 0 makes it wait more).
+(``margin`` > 0 makes it wait more); the rollouts stop as soon as those left could not change
+that choice.
 
 In a sampled world the opponents' private knowledge is not known; it is *approximated*:
 each opponent knows its sampled hand, the public reveals, what the seat really showed it,
