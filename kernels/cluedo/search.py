@@ -237,11 +237,23 @@ def _pair_values(st, seat, room_card, hands, trip, wts, k, best):
     barred = (
         st[nowrap(L.S_TRUE + seat)] if st[nowrap(L.S_FORBID + seat)] & L.R_OWN else 0
     )  # restricted play (R_OWN)
-    # what the seat knows each player would rather show it: a card it already showed the
-    # seat or everyone (the agents' least revealing card, agents.choose_show)
-    pref = np.zeros(L.N_HOLDERS, np.int64)
-    for j in range(n):
-        pref[nowrap(j)] = st[nowrap(L.S_PUBLIC + j)] | st[nowrap(L.S_SHOWN + j * 6 + seat)]
+    # what the seat knows each opponent (in asking order) would rather show it: a card it
+    # already showed the seat or everyone (the agents' least revealing card, agents.choose_show)
+    pref = np.zeros(n, np.int64)
+    for d in range(1, n):
+        j = (seat + d) % n
+        pref[nowrap(d - 1)] = st[nowrap(L.S_PUBLIC + j)] | st[nowrap(L.S_SHOWN + j * 6 + seat)]
+    # read once for every pair: each sample's envelope cards (their columns of ``marg``) and
+    # each opponent's hand in asking order, one row per opponent
+    col = np.empty((3, k), np.int64)
+    opp = np.empty((n - 1, k), np.int64)
+    for i in range(k):
+        t = trip[nowrap(i)]
+        col[0, i] = t % 6
+        col[1, i] = 6 + (t // 6) % 6
+        col[2, i] = L.FIRST_ROOM + t // 36
+        for d in range(1, n):
+            opp[d - 1, i] = hands[i, (seat + d) % n]
     n_out = 1 + 3 * (n - 1)
     wsum = np.zeros(n_out)
     wsq = np.zeros(n_out)
@@ -258,32 +270,41 @@ def _pair_values(st, seat, room_card, hands, trip, wts, k, best):
             wsum[:] = 0.0
             wsq[:] = 0.0
             marg[:, :] = 0.0
-            for i in range(k):
-                t = trip[nowrap(i)]
-                o0 = 0
+            for i in range(k):  # in sample order: the sums as one pair at a time gives them
+                o = 0
                 shown = 0
-                for d in range(1, n):
-                    j = (seat + d) % n
-                    match = hands[i, j] & m
+                for d in range(n - 1):  # the first opponent holding a named card shows one
+                    match = opp[d, i] & m
                     if match:
-                        shown = match & pref[nowrap(j)]
+                        shown = match & pref[nowrap(d)]
                         if shown == 0:
                             shown = match
-                        o0 = 1 + 3 * (d - 1)
+                        o = 1 + 3 * d
                         break
+                x = wts[nowrap(i)]
                 if shown == 0:
-                    _add(wsum, wsq, marg, 0, t, wts[nowrap(i)])
+                    _add_cols(wsum, wsq, marg, 0, col, i, x)
                 else:
-                    x = wts[nowrap(i)] / popc(shown)
+                    x = x / popc(shown)
                     while shown:
                         c = low_card(shown)
                         shown &= shown - 1
-                        _add(wsum, wsq, marg, o0 + _category(c), t, x)
+                        _add_cols(wsum, wsq, marg, o + _category(c), col, i, x)
             v = _expected_entropy(wsum, wsq, marg, n_out)
             if v < best_v - 1e-12:
                 best_v = v
                 best[0] = s * 64 + w
     return best_v
+
+
+@njit(cache=True, inline="always")
+def _add_cols(wsum, wsq, marg, o, col, i, x):
+    """:func:`_add` with sample ``i``'s envelope columns read from ``col``."""
+    wsum[nowrap(o)] += x
+    wsq[nowrap(o)] += x * x
+    marg[o, col[0, i]] += x
+    marg[o, col[1, i]] += x
+    marg[o, col[2, i]] += x
 
 
 @njit(cache=True)
