@@ -45,7 +45,7 @@ def _dataset(wins_by_point, seeds=None, key=KEY, values=None, extra=None):
                 )
     seats = pl.DataFrame(rows).lazy()
     games = seats.filter(pl.col("lineup") == 0).select("point", key, "game_id", "players")
-    manifests = {f"p{k}": {"config": {"game": "fake", "seed": seeds[k]}} for k in range(n)}
+    manifests = {f"p{k}": {"resolved": {"game": "fake", "seed": seeds[k]}} for k in range(n)}
     return Dataset(Path("."), "sweep", "fake", manifests, points, [key, *extra], games, seats)
 
 

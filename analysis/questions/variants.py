@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from ..dataset import manifest_config
 from ..metrics import Metric, question, register
 from ..text import cell_label
 from .power import _iv, _pts, paired_power
@@ -33,7 +34,7 @@ def variant_keys(ds):
 
 
 def _one_seed(ds):
-    seeds = {man.get("config", {}).get("seed") for man in ds.manifests.values()}
+    seeds = {manifest_config(man).get("seed") for man in ds.manifests.values()}
     return len(seeds) == 1
 
 
