@@ -195,12 +195,25 @@ def _category(c):
 
 
 @njit(cache=True, inline="always")
-def _add(wsum, wsq, marg, o, t, x):
+def _envelope_cols(t):
+    """The columns of ``marg`` holding triple ``t``'s suspect, weapon and room."""
+    return t % 6, 6 + (t // 6) % 6, L.FIRST_ROOM + t // 36
+
+
+@njit(cache=True, inline="always")
+def _add_at(wsum, wsq, marg, o, cs, cw, cr, x):
+    """Weight ``x`` to outcome ``o``, and to its marginals in columns ``cs``, ``cw``, ``cr``."""
     wsum[nowrap(o)] += x
     wsq[nowrap(o)] += x * x
-    marg[o, t % 6] += x
-    marg[o, 6 + (t // 6) % 6] += x
-    marg[o, L.FIRST_ROOM + t // 36] += x
+    marg[o, cs] += x
+    marg[o, cw] += x
+    marg[o, cr] += x
+
+
+@njit(cache=True, inline="always")
+def _add(wsum, wsq, marg, o, t, x):
+    cs, cw, cr = _envelope_cols(t)
+    _add_at(wsum, wsq, marg, o, cs, cw, cr, x)
 
 
 @njit(sig(F1, F1, F2, I), cache=True)
@@ -248,10 +261,7 @@ def _pair_values(st, seat, room_card, hands, trip, wts, k, best):
     col = np.empty((3, k), np.int64)
     opp = np.empty((n - 1, k), np.int64)
     for i in range(k):
-        t = trip[nowrap(i)]
-        col[0, i] = t % 6
-        col[1, i] = 6 + (t // 6) % 6
-        col[2, i] = L.FIRST_ROOM + t // 36
+        col[0, i], col[1, i], col[2, i] = _envelope_cols(trip[nowrap(i)])
         for d in range(1, n):
             opp[d - 1, i] = hands[i, (seat + d) % n]
     n_out = 1 + 3 * (n - 1)
@@ -283,28 +293,18 @@ def _pair_values(st, seat, room_card, hands, trip, wts, k, best):
                         break
                 x = wts[nowrap(i)]
                 if shown == 0:
-                    _add_cols(wsum, wsq, marg, 0, col, i, x)
+                    _add_at(wsum, wsq, marg, 0, col[0, i], col[1, i], col[2, i], x)
                 else:
                     x = x / popc(shown)
                     while shown:
                         c = low_card(shown)
                         shown &= shown - 1
-                        _add_cols(wsum, wsq, marg, o + _category(c), col, i, x)
+                        _add_at(wsum, wsq, marg, o + _category(c), col[0, i], col[1, i], col[2, i], x)
             v = _expected_entropy(wsum, wsq, marg, n_out)
             if v < best_v - 1e-12:
                 best_v = v
                 best[0] = s * 64 + w
     return best_v
-
-
-@njit(cache=True, inline="always")
-def _add_cols(wsum, wsq, marg, o, col, i, x):
-    """:func:`_add` with sample ``i``'s envelope columns read from ``col``."""
-    wsum[nowrap(o)] += x
-    wsq[nowrap(o)] += x * x
-    marg[o, col[0, i]] += x
-    marg[o, col[1, i]] += x
-    marg[o, col[2, i]] += x
 
 
 @njit(cache=True)
