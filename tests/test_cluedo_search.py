@@ -466,8 +466,8 @@ def test_an_opponents_suggested_cards_become_likelier_to_be_elsewhere_with_tells
 
 
 def test_settled_rollouts_take_the_choice_all_rollouts_would():
-    """The accusation by rollouts stops once the rollouts left could not change its choice
-    (accuse when p >= wins / rollouts + margin).  At mid-game positions at 4 players, before
+    """The accusation by rollouts (CL-T6) stops once the rollouts left could not change its
+    choice (accuse when p >= wins / rollouts + margin).  At mid-game positions at 4 players, before
     and after the seat's turn: the same triple or wait as when every rollout is played, the
     same stream numbers used, never more rollouts, and in some decisions fewer."""
     res = resolved(
