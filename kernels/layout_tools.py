@@ -68,3 +68,33 @@ def block_count(games, threads, per_thread, min_games):
     block when done: ``per_thread`` blocks a thread, but no block under ``min_games`` games
     beyond one block a thread, and no empty block (at least one block)."""
     return max(1, min(threads * per_thread, max(threads, games // min_games), games))
+
+
+def block_bounds(games, n_blocks, threads, min_games):
+    """Where each block of a chunk starts, and the chunk's end: ``n_blocks`` blocks of
+    ``ceil(games / n_blocks)`` games, but the last ``threads`` blocks' games split into
+    blocks halving in size down to ``min_games``, so the threads end the chunk together
+    (one waits at most for a block of ``min_games`` games rather than a whole one).  No
+    block is larger than ``ceil(games / n_blocks)``: a block's buffers keep their size.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, increasing: block ``b`` is games ``bounds[b] .. bounds[b+1]-1``.
+    """
+    per = -(-games // n_blocks)
+    if threads < 2 or per == 0:  # nobody waits for a lone thread; no games, one empty block
+        sizes = [min(per, games - b * per) for b in range(n_blocks) if b * per < games] or [0]
+        return np.concatenate(([0], np.cumsum(sizes, dtype=np.int64))).astype(np.int64)
+    sizes = [per] * min(max(0, n_blocks - threads), games // per)
+    tail = games - sum(sizes)
+    size = per // 2
+    while tail > 0:
+        size = max(size, min(min_games, per), 1)
+        for _ in range(threads):
+            take = min(size, tail)
+            if take > 0:
+                sizes.append(take)
+                tail -= take
+        size //= 2
+    return np.concatenate(([0], np.cumsum(sizes, dtype=np.int64))).astype(np.int64)

@@ -298,6 +298,22 @@ def test_block_count_of_a_chunk():
     assert block_count(40, 2, 32, 1) == 40  # a search game a block
 
 
+def test_block_bounds_end_a_chunk_with_small_blocks():
+    from kernels.layout_tools import block_bounds
+
+    b = block_bounds(100_000, 64, 2, 100)
+    sizes = np.diff(b)
+    assert b[0] == 0 and b[-1] == 100_000 and (sizes > 0).all()
+    assert sizes.max() == 1563  # never more than a block's buffers hold (ceil(100,000 / 64))
+    assert (sizes[:62] == 1563).all()  # the blocks before the tail keep their size
+    assert (sizes[-2:] <= 100).all()  # a thread waits for at most a block of 100 games
+    assert (np.diff(sizes[62:]) <= 0).all()  # the tail's blocks shrink
+    # a small chunk keeps a block a thread; one thread keeps even blocks; no games, one block
+    assert list(np.diff(block_bounds(50, 2, 2, 100))) == [25, 25]
+    assert list(np.diff(block_bounds(1_000, 4, 1, 100))) == [250] * 4
+    assert list(block_bounds(0, 1, 2, 100)) == [0, 0]
+
+
 def test_blocks_of_a_chunk_do_not_change_the_games(monkeypatch):
     """The chunk's games are split into 1, 5 or 30 blocks (threads take the next block):
     same tables, events included."""

@@ -118,7 +118,7 @@ def play_games(
     seed,
     first_game,
     n_games,
-    n_blocks,
+    bounds,
     ev_rows_per_block,
     ev_game_cap,
     games,
@@ -133,6 +133,9 @@ def play_games(
 
     Parameters
     ----------
+    bounds : int64[n_blocks + 1]
+        Where each block of games starts, then ``n_games`` (``kernels.layout_tools.block_bounds``);
+        no block has more games than the per-block buffers hold.
     template : int64[:]
         A state array with the tables and rules filled in (``sim.games.bloody_inn``).
     params : float64[:]
@@ -173,7 +176,7 @@ def play_games(
         from . import strat_search  # noqa: F401
     checks = np.int64(1) if template[L.G_CHECK] != 0 else None
     strats = lineup_strategies(lineup)
-    per = (n_games + n_blocks - 1) // n_blocks
+    n_blocks = len(bounds) - 1
     ev_cap = ev_game_cap if template[L.G_LOG] != 0 else 0
     scratch = L.SEARCH_SCRATCH if search is not None else 0
     if tr_count is None:
@@ -185,14 +188,14 @@ def play_games(
         st[: L.STATE_END] = template[: L.STATE_END]
         st[L.G_SEARCH_AT] = L.STATE_END + ev_cap * L.EV_FIELDS if scratch > 0 else 0
         st[L.G_EV_CAP] = ev_cap
-        lo = b * per if lo is None else lo
+        lo = bounds[b] if lo is None else lo
         _play_block(
             st,
             params.copy(),
             np.int64(seed),
             np.int64(first_game),
             np.int64(lo),
-            np.int64(min(n_games, lo + per) if hi is None else hi),
+            np.int64(bounds[b + 1] if hi is None else hi),
             np.int64(b),
             np.int64(ev_rows_per_block),
             games,

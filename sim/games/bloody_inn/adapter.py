@@ -9,7 +9,7 @@ import numba
 import numpy as np
 import pyarrow as pa
 
-from kernels.layout_tools import alloc_columns, block_count
+from kernels.layout_tools import alloc_columns, block_bounds, block_count
 
 from ...buffers import ColumnPool
 from ...config import check_keys, check_seat_count, find_data_file, get_bool, get_choice, get_float, get_int
@@ -42,8 +42,8 @@ DECK_SIZE = {
 }
 
 #: Blocks of games per thread in a chunk.  A thread takes the next block when it is done,
-#: so at a chunk's end one thread waits for the other's last block: with 8 blocks a thread
-#: that was about half a block (3 % of a 2-thread chunk); with 32, under 1 %.
+#: so at a chunk's end one thread waits for the other's last block: the last blocks are
+#: smaller (``block_bounds``), so that wait is about half a block of ``BLOCK_GAMES``.
 #: A block has at least ``BLOCK_GAMES`` games (each block is a call from Python), one with a
 #: search seat (its games are long).
 #: A block's games and rows do not depend on the blocks (each game has its own stream).
@@ -655,10 +655,14 @@ class BloodyInnAdapter:
         lineup = st[L.L_STRAT : L.L_STRAT + st[L.G_NLINEUP]]
         # a search game takes ~0.1-1 s: a block of its own each keeps the threads even
         block_games = 1 if (lineup == _STRATEGIES.SEARCH).any() else BLOCK_GAMES
-        n_blocks = block_count(count, numba.get_num_threads(), BLOCKS_PER_THREAD, block_games)
+        threads = numba.get_num_threads()
+        bounds = block_bounds(
+            count, block_count(count, threads, BLOCKS_PER_THREAD, block_games), threads, block_games
+        )
+        n_blocks = len(bounds) - 1
         games = alloc_columns(L.GameCols, count)
         seats = alloc_columns(L.SeatCols, count * players)
-        per_block = (count + n_blocks - 1) // n_blocks
+        per_block = int(np.diff(bounds).max())
         ev_rows = per_block * 600 if events else 0  # ~450 events in a 3p long game
         ev_game_cap = 8192
         tr_rows = per_block * players * TRAJECTORY_ROUNDS if trajectory else 0
@@ -673,7 +677,7 @@ class BloodyInnAdapter:
                 np.int64(resolved["seed"]),
                 np.int64(start),
                 np.int64(count),
-                np.int64(n_blocks),
+                bounds,
                 np.int64(ev_rows),
                 np.int64(ev_game_cap),
                 games,
