@@ -288,3 +288,85 @@ def test_a_settled_search_takes_the_choice_all_its_iterations_would():
             visits = sorted((k[0] for k in _root_children(early)), reverse=True) + [0]
             assert visits[0] - visits[1] > n_all - n_played
     assert decisions >= 20 and stopped >= decisions // 4, (decisions, stopped)
+
+
+def _children_of_choice(s):
+    """{signature: visits} of the children of the root action ``s`` chose."""
+    t0 = s[L.G_SEARCH_AT] + 2 * L.STATE_END
+    chosen = _signature_of(s, s[S.C_CHOSEN])
+    ch = s[t0 + S.N_CHILD]
+    while tuple(s[t0 + ch * L.NODE_W + S.N_A : t0 + ch * L.NODE_W + 9]) != chosen:
+        ch = s[t0 + ch * L.NODE_W + S.N_NEXT]
+    kids = {}
+    g = s[t0 + ch * L.NODE_W + S.N_CHILD]
+    while g >= 0:
+        o = t0 + g * L.NODE_W
+        kids[tuple(s[o + S.N_A : o + 9])] = s[o + S.N_VISITS]
+        g = s[o + S.N_NEXT]
+    return kids
+
+
+def test_a_reused_tree_starts_from_the_children_of_the_last_choice():
+    """``tree_reuse``: at the seat's next night action the root starts with the visits its
+    candidates had one level below the action the seat chose last (the tree's own nodes for
+    that decision), and plays only what is left of the budget (at least one iteration a
+    candidate).  A record of another game is not used, nor one a decision without a tree
+    (DMC) left behind; without ``tree_reuse`` every iteration is played."""
+    used = 0
+    for gid, st, pr in _two_player_states(40):
+        p = st[L.G_FIRST]
+        if S.candidates(st.copy(), pr.copy(), p, 4, 30.0) < 2:
+            continue
+        first = _decide(st, pr, tree_reuse=1)
+        kept = _children_of_choice(first)
+        nxt, q = first.copy(), pr.copy()
+        q[S.search_index("tree_reuse")] = 1
+        if not play_to_seat(nxt, q, p, NO_STOP):  # the choice played, then on to p's next action
+            continue
+        nc = S.candidates(nxt.copy(), pr.copy(), p, 4, 30.0)
+        if nc < 2:
+            continue
+        n_iter = 64 * nc  # 64 samples a candidate, within the budget of 256
+        again = _decide(nxt, pr, tree_reuse=1)
+        t0 = again[L.G_SEARCH_AT] + 2 * L.STATE_END
+        root = {k[3]: k[0] for k in _root_children(again)}
+        matched = {sg: n for sg, n in kept.items() if sg in {_signature_of(again, k) for k in range(nc)}}
+        reused = sum(matched.values())
+        assert again[t0 + S.N_VISITS] == reused + max(nc, n_iter - reused), gid
+        assert all(root[sg] >= n for sg, n in matched.items())
+        assert set(root) <= {_signature_of(again, k) for k in range(nc)}  # no stale action at the root
+        plain = _decide(nxt, pr, tree_reuse=0)
+        assert plain[t0 + S.N_VISITS] == n_iter
+        other = nxt.copy()
+        other[L.G_GAME_ID] += 1
+        assert _decide(other, pr, tree_reuse=1)[t0 + S.N_VISITS] == n_iter
+        after_dmc = _decide(_decide(nxt, pr, tree_reuse=1, method=0), pr, tree_reuse=1)
+        assert after_dmc[t0 + S.N_VISITS] == n_iter
+        used += reused > 0
+    assert used >= 5, used
+
+
+def test_a_config_resolved_before_tree_reuse_existed_plays_without_it():
+    """A resolved config without ``tree_reuse`` (a dataset's manifest made before it existed)
+    is played as it was then, without reuse; a config resolved now gets the default, reuse."""
+    raw = {"game": "bloody_inn", "players": 2, "seed": 3, "games": 6}
+    raw["seats"] = [{"strategy": "search", "params": {"determinizations": 8}}, {"strategy": "expert"}]
+    now = api.resolve(raw)
+    assert now["seats"][0]["params"]["tree_reuse"] == 1.0
+    before = api.resolve(raw)
+    del before["seats"][0]["params"]["tree_reuse"]
+    without = api.resolve(
+        {
+            **raw,
+            "seats": [
+                {"strategy": "search", "params": {"determinizations": 8, "tree_reuse": 0}},
+                raw["seats"][1],
+            ],
+        }
+    )
+
+    def rows(resolved):
+        return api.play_range(resolved, 0, 6).seats.drop_columns(["config_id"])
+
+    assert rows(before).equals(rows(without))
+    assert not rows(now).equals(rows(without))

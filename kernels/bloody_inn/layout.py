@@ -282,7 +282,11 @@ STATE_END = _region.n
 # iteration count never above the largest ``budget`` (4096, search_params.SEARCH_BOUNDS)
 TREE_NODES = 4097
 NODE_W = 9  # ints per tree node (strat_search.N_*)
-SEARCH_SCRATCH = 2 * STATE_END + TREE_NODES * NODE_W  # two work states (a sample, a rollout), the tree
+#: ``tree_reuse``: per seat, the children of the action it last chose (the next root's)
+REUSE_MAX = 64  # most kept (a child per distinct next action met in the samples)
+REUSE_W = 2 + REUSE_MAX * 7  # game id + 1 (0: nothing kept), count, then per child its 7 ints
+REUSE_AT = 2 * STATE_END + TREE_NODES * NODE_W  # after the work states and the tree
+SEARCH_SCRATCH = REUSE_AT + MAXP * REUSE_W  # two work states (a sample, a rollout), the tree, kept children
 EV_FIELDS = 10  # seq is the row index; see EV_* below
 EV_BASE = STATE_END  # event rows follow; buffer size chosen at run time
 EV_ROUND, EV_KIND, EV_SEAT, EV_CARD, EV_A, EV_B, EV_C, EV_CASH, EV_CHEQUES, EV_PHASE = range(10)

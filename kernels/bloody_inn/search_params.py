@@ -53,7 +53,18 @@ SEARCH_PARAMS = (
         "ISMCTS: UCB1 constant on the outcome (win share + margin_weight x margin / 100; solo: the score / 40)",
     ),
     ("tree_depth", 2.0, "ISMCTS: own night actions in the tree (1: the root's choice only)"),
+    (
+        "tree_reuse",
+        1.0,
+        "ISMCTS, 1: a decision starts from the visits and outcomes its actions had one level "
+        "below the seat's last chosen action, and plays only the iterations left of its budget",
+    ),
 )
+
+#: A parameter's value that plays as the code did before the parameter existed: a resolved
+#: config that lacks it (a dataset's manifest made then) is played with this value, so it
+#: reruns to the same rows; a new config gets the default.
+SEARCH_PARAMS_BEFORE = {"tree_reuse": 0.0}
 
 SEARCH_BOUNDS = {
     "candidates": (1.0, 12.0),
@@ -68,6 +79,7 @@ SEARCH_BOUNDS = {
     "method": (0.0, 1.0),
     "exploration": (0.0, 10.0),
     "tree_depth": (1.0, 8.0),
+    "tree_reuse": (0.0, 1.0),
 }
 
 #: parameters that count something or pick one of a few settings: whole numbers only.  A
@@ -75,7 +87,7 @@ SEARCH_BOUNDS = {
 #: scratch by these bounds, and ``placement = 0.5`` would mean nothing)
 SEARCH_WHOLE = frozenset(
     ("candidates", "determinizations", "rollouts", "rollout_rounds", "rollout_policy", "budget")
-    + ("placement", "method", "tree_depth")
+    + ("placement", "method", "tree_depth", "tree_reuse")
 )
 
 

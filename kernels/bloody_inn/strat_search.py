@@ -29,7 +29,9 @@ the seat's own next ``tree_depth`` night actions, the other seats played by the 
 policy in between (the environment), one fresh sample per iteration, UCB1 over the
 actions available in that sample (``exploration``), as many iterations as DMC would play
 rollouts (fewer once no later one could change the choice), and the root's most visited
-action taken.  DMC or ISMCTS: measured in
+action taken.  With ``tree_reuse`` (the default) a decision's root starts from the nodes the
+seat's previous tree grew for it (one level below the action chosen then) and plays only the
+rest of its iterations.  DMC or ISMCTS: measured in
 docs/strategies.md.
 
 Randomness: every sample draws from a stream keyed by the game's own stream state, the
@@ -92,6 +94,7 @@ SP_GAP = search_index("gap")
 SP_METHOD = search_index("method")
 SP_EXPLORATION = search_index("exploration")
 SP_TREE_DEPTH = search_index("tree_depth")
+SP_TREE_REUSE = search_index("tree_reuse")
 
 # ISMCTS scratch, after the DMC table in ``S_E``
 DMAX = 8  # most own decisions in the tree (``tree_depth``)
@@ -506,8 +509,73 @@ def _most_visited(st, t0, nc):
     return best
 
 
-@njit(sig(ST, PR, I, I, I, I, I, I, F, F, F, I, I), cache=True, _nrt=False)
-def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, depth_max, settle):
+@njit(sig(ST, I), cache=True, _nrt=False)
+def _kept_at(st, p):
+    """Where seat ``p``'s kept children start: game id + 1 (0: none kept), their count,
+    then per child its visits, availability, outcome sum and signature (layout ``REUSE_AT``)."""
+    return st[L.G_SEARCH_AT] + L.REUSE_AT + p * L.REUSE_W
+
+
+@njit(sig(ST, I, I, I), cache=True, _nrt=False)
+def _keep_children(st, t0, p, c):
+    """Keep the children of root child ``c`` (the action seat ``p`` chose; -1: none) for its
+    next decision: they are its next night action's nodes, one per action met in the samples."""
+    r = _kept_at(st, p)
+    n = 0
+    ch = st[nowrap(t0 + c * L.NODE_W + N_CHILD)] if c >= 0 else -1
+    while ch >= 0 and n < L.REUSE_MAX:
+        oc = t0 + ch * L.NODE_W
+        o = r + 2 + n * 7
+        st[nowrap(o)] = st[nowrap(oc + N_VISITS)]
+        st[nowrap(o + 1)] = st[nowrap(oc + N_AVAIL)]
+        st[nowrap(o + 2)] = st[nowrap(oc + N_SUM)]
+        for j in range(4):
+            st[nowrap(o + 3 + j)] = st[nowrap(oc + N_A + j)]
+        n += 1
+        ch = st[nowrap(oc + N_NEXT)]
+    st[nowrap(r)] = st[L.G_GAME_ID] + 1
+    st[nowrap(r + 1)] = n
+
+
+@njit(sig(ST, I, I, I), cache=True, _nrt=False)
+def _start_from_kept(st, t0, p, nc):
+    """Give the fresh root (node 0) the children seat ``p`` kept at its last decision whose
+    actions are among ``st``'s ``nc`` candidates, with their visits, availability and outcome
+    sums; the kept ones are used up.  Returns their visits: the iterations they stand for."""
+    r = _kept_at(st, p)
+    if st[nowrap(r)] != st[L.G_GAME_ID] + 1:
+        return 0
+    st[nowrap(r)] = 0
+    total = 0
+    for j in range(st[nowrap(r + 1)]):
+        o = r + 2 + j * 7
+        for k in range(nc):
+            _signature(st, k, st, C_SIG)
+            if (
+                st[C_SIG] == st[nowrap(o + 3)]
+                and st[C_SIG + 1] == st[nowrap(o + 4)]
+                and st[C_SIG + 2] == st[nowrap(o + 5)]
+                and st[C_SIG + 3] == st[nowrap(o + 6)]
+            ):
+                c = _new_node(st, t0)
+                if c < 0:
+                    return total
+                oc = t0 + c * L.NODE_W
+                st[nowrap(oc + N_VISITS)] = st[nowrap(o)]
+                st[nowrap(oc + N_AVAIL)] = st[nowrap(o + 1)]
+                st[nowrap(oc + N_SUM)] = st[nowrap(o + 2)]
+                for i in range(4):
+                    st[nowrap(oc + N_A + i)] = st[nowrap(o + 3 + i)]
+                st[nowrap(oc + N_NEXT)] = st[nowrap(t0 + N_CHILD)]
+                st[nowrap(t0 + N_CHILD)] = c
+                total += st[nowrap(o)]
+                break
+    st[nowrap(t0 + N_VISITS)] += total
+    return total
+
+
+@njit(sig(ST, PR, I, I, I, I, I, I, F, F, F, I, I, I), cache=True, _nrt=False)
+def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, depth_max, settle, reuse):
     """SO-ISMCTS over seat ``p``'s next ``depth_max`` night actions, at most ``n_iter``
     iterations; leave the root's most visited candidate in ``C_CHOSEN``.
 
@@ -536,6 +604,8 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
     st[C_NODES] = 0
     root = _new_node(st, t0)
     st[C_PATH] = root
+    if reuse != 0:  # the kept visits stand for iterations: only the rest are played
+        n_iter = max(nc, n_iter - _start_from_kept(st, t0, p, nc))
     for it in range(n_iter):
         determinize(det, st, p, it, sid)
         det[STAMP] = -1
@@ -578,6 +648,9 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
         if settle != 0 and _lead(st, t0) > n_iter - 1 - it:
             break
     st[C_CHOSEN] = _most_visited(st, t0, nc)
+    if reuse != 0:
+        _signature(st, st[C_CHOSEN], st, C_SIG)
+        _keep_children(st, t0, p, _child_of(st, t0, root))
 
 
 @njit(sig(PR, I), cache=True, _nrt=False)
@@ -612,10 +685,14 @@ def search_night(st, pr, p, settle):
     nc = candidates(st, pr, p, kmax if st[L.G_SEARCH_AT] > 0 else 1, gap)
     st[STAMP] = -1  # the payment sorts the hand again
     st[C_CHOSEN] = 0
+    method = int(pr[nowrap(base + SP_METHOD)])
+    reuse = int(pr[nowrap(base + SP_TREE_REUSE)])
+    if reuse != 0 and st[L.G_SEARCH_AT] > 0 and (nc <= 1 or method != 1):
+        st[nowrap(_kept_at(st, p))] = 0  # no tree this decision: nothing for the next one
     if nc > 1:
         n_det = _samples(pr, base, nc)
         _rollout_params(pr, base, policy)
-        if int(pr[nowrap(base + SP_METHOD)]) == 1:  # as many iterations as DMC plays rollouts
+        if method == 1:  # as many iterations as DMC plays rollouts
             depth = int(pr[nowrap(base + SP_TREE_DEPTH)])
             depth = 1 if depth < 1 else (DMAX if depth > DMAX else depth)
             _ismcts(
@@ -632,6 +709,7 @@ def search_night(st, pr, p, settle):
                 pr[nowrap(base + SP_EXPLORATION)],
                 depth,
                 settle,
+                reuse,
             )
         else:
             _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[nowrap(base + SP_MARGIN_WEIGHT)], -1)

@@ -9,6 +9,7 @@ import numba
 import numpy as np
 import pyarrow as pa
 
+from kernels.bloody_inn.search_params import SEARCH_PARAMS_BEFORE
 from kernels.layout_tools import alloc_columns, block_bounds, block_count
 
 from ...buffers import ColumnPool
@@ -641,7 +642,10 @@ class BloodyInnAdapter:
             for cid in restrict.get("build", []):
                 st[L.L_NOBUILD + i] |= 1 << next(k for k, r in enumerate(kinds) if r["id"] == cid)
             for j, (pname, default, _) in enumerate(spec):
-                params[i * L.MAXPARAM + j] = seat["params"].get(pname, default)
+                # a manifest made before a parameter existed was played as SEARCH_PARAMS_BEFORE says
+                params[i * L.MAXPARAM + j] = seat["params"].get(
+                    pname, SEARCH_PARAMS_BEFORE.get(pname, default)
+                )
         names = [s["strategy"] for s in lineup]
         return st, params, names, inst
 
