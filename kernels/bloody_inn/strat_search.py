@@ -537,11 +537,27 @@ def _keep_children(st, t0, p, c):
     st[nowrap(r + 1)] = n
 
 
+@njit(sig(ST, I, I), cache=True, _nrt=False)
+def _candidate_with_signature(st, o, nc):
+    """The candidate of ``st``'s table (of ``nc``) whose signature is the 4 ints at ``o``, or -1."""
+    for k in range(nc):
+        _signature(st, k, st, C_SIG)
+        if (
+            st[C_SIG] == st[nowrap(o)]
+            and st[C_SIG + 1] == st[nowrap(o + 1)]
+            and st[C_SIG + 2] == st[nowrap(o + 2)]
+            and st[C_SIG + 3] == st[nowrap(o + 3)]
+        ):
+            return k
+    return -1
+
+
 @njit(sig(ST, I, I, I), cache=True, _nrt=False)
 def _start_from_kept(st, t0, p, nc):
     """Give the fresh root (node 0) the children seat ``p`` kept at its last decision whose
     actions are among ``st``'s ``nc`` candidates, with their visits, availability and outcome
-    sums; the kept ones are used up.  Returns their visits: the iterations they stand for."""
+    sums; the kept ones are used up.  Returns their visits: the iterations they stand for
+    (the root has room: at most ``REUSE_MAX`` of its ``TREE_NODES`` nodes are taken)."""
     r = _kept_at(st, p)
     if st[nowrap(r)] != st[L.G_GAME_ID] + 1:
         return 0
@@ -549,27 +565,18 @@ def _start_from_kept(st, t0, p, nc):
     total = 0
     for j in range(st[nowrap(r + 1)]):
         o = r + 2 + j * 7
-        for k in range(nc):
-            _signature(st, k, st, C_SIG)
-            if (
-                st[C_SIG] == st[nowrap(o + 3)]
-                and st[C_SIG + 1] == st[nowrap(o + 4)]
-                and st[C_SIG + 2] == st[nowrap(o + 5)]
-                and st[C_SIG + 3] == st[nowrap(o + 6)]
-            ):
-                c = _new_node(st, t0)
-                if c < 0:
-                    return total
-                oc = t0 + c * L.NODE_W
-                st[nowrap(oc + N_VISITS)] = st[nowrap(o)]
-                st[nowrap(oc + N_AVAIL)] = st[nowrap(o + 1)]
-                st[nowrap(oc + N_SUM)] = st[nowrap(o + 2)]
-                for i in range(4):
-                    st[nowrap(oc + N_A + i)] = st[nowrap(o + 3 + i)]
-                st[nowrap(oc + N_NEXT)] = st[nowrap(t0 + N_CHILD)]
-                st[nowrap(t0 + N_CHILD)] = c
-                total += st[nowrap(o)]
-                break
+        if _candidate_with_signature(st, o + 3, nc) < 0:
+            continue
+        c = _new_node(st, t0)
+        oc = t0 + c * L.NODE_W
+        st[nowrap(oc + N_VISITS)] = st[nowrap(o)]
+        st[nowrap(oc + N_AVAIL)] = st[nowrap(o + 1)]
+        st[nowrap(oc + N_SUM)] = st[nowrap(o + 2)]
+        for i in range(4):
+            st[nowrap(oc + N_A + i)] = st[nowrap(o + 3 + i)]
+        st[nowrap(oc + N_NEXT)] = st[nowrap(t0 + N_CHILD)]
+        st[nowrap(t0 + N_CHILD)] = c
+        total += st[nowrap(o)]
     st[nowrap(t0 + N_VISITS)] += total
     return total
 
