@@ -409,6 +409,17 @@ def _new_node(st, t0):
     return v
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _is_sig(st, o):
+    """Whether the 4 ints at ``o`` are the action signature at ``C_SIG``."""
+    return (
+        st[nowrap(o)] == st[C_SIG]
+        and st[nowrap(o + 1)] == st[C_SIG + 1]
+        and st[nowrap(o + 2)] == st[C_SIG + 2]
+        and st[nowrap(o + 3)] == st[C_SIG + 3]
+    )
+
+
 @njit(sig(ST, I, I), cache=True, _nrt=False)
 def _child_of(st, t0, v):
     """The child of node ``v`` whose action signature is the one at ``C_SIG``, or -1 (the
@@ -416,12 +427,7 @@ def _child_of(st, t0, v):
     ch = st[nowrap(t0 + v * L.NODE_W + N_CHILD)]
     while ch >= 0:
         oc = t0 + ch * L.NODE_W
-        if (
-            st[nowrap(oc + N_A)] == st[C_SIG]
-            and st[nowrap(oc + N_T)] == st[C_SIG + 1]
-            and st[nowrap(oc + N_NT)] == st[C_SIG + 2]
-            and st[nowrap(oc + N_X)] == st[C_SIG + 3]
-        ):
+        if _is_sig(st, oc + N_A):
             return ch
         ch = st[nowrap(oc + N_NEXT)]
     return -1
@@ -542,12 +548,7 @@ def _candidate_with_signature(st, o, nc):
     """The candidate of ``st``'s table (of ``nc``) whose signature is the 4 ints at ``o``, or -1."""
     for k in range(nc):
         _signature(st, k, st, C_SIG)
-        if (
-            st[C_SIG] == st[nowrap(o)]
-            and st[C_SIG + 1] == st[nowrap(o + 1)]
-            and st[C_SIG + 2] == st[nowrap(o + 2)]
-            and st[C_SIG + 3] == st[nowrap(o + 3)]
-        ):
+        if _is_sig(st, o):
             return k
     return -1
 
