@@ -247,8 +247,8 @@ def test_sim_validate_counts_every_rung_and_arm_of_the_quick_study():
     res = CliRunner().invoke(app, ["validate", str(REPO / "configs/studies/bloody_inn-quick.toml"), "--json"])
     assert res.exit_code == 0, res.stderr
     rows = {d["name"]: d for d in json.loads(res.stdout)["data"]}
-    # 2-4 players: heuristic and expert 20,000 games each, search8 240; 30 power arms x 10,000
-    assert rows["first_player"]["rungs"] == 3 and rows["first_player"]["games"] == 3 * (20_000 + 20_000 + 240)
+    # 2-4 players: heuristic and expert 20,000 games each, search8 276; 30 power arms x 10,000
+    assert rows["first_player"]["rungs"] == 3 and rows["first_player"]["games"] == 3 * (20_000 + 20_000 + 276)
     assert rows["power"]["points"] == 1 + 24 + 5 and rows["power"]["games"] == 30 * 10_000
 
 
