@@ -31,6 +31,7 @@ process's, so they hold on a shared machine where wall time does not):
   no search at all;
 - ``curve``: the strength-CPU curve: each arm of ``CURVE_ARMS`` solo on the same
   ``--solo-games`` deals and heads-up against ``expert`` (``--hu-games``), with its CPU per game;
+  ``curve_reuse``: the same for ``REUSE_ARMS`` (the default with tree reuse at 8-128 samples);
 - ``vsold``: the default ``search`` against the pinned default (``OLD_DEFAULT``) heads-up,
   ``--hu-games`` (4,000 for the target), seats rotated; ``rung``: the same for ``RUNG``.
 
@@ -331,7 +332,15 @@ OLD_DEFAULT = {
     "method": 1,
     "placement": 1,
     "tree_depth": 2,
+    "tree_reuse": 0,
 }
+#: the default since the search reuses its tree between a seat's night actions
+REUSE_DEFAULT = {**OLD_DEFAULT, "tree_reuse": 1}
+#: the strength-CPU curve of the default with reuse: samples (and the budget, 4 a sample)
+REUSE_ARMS = tuple(
+    (f"reuse, {d} samples", {**REUSE_DEFAULT, "determinizations": d, "budget": 4 * d})
+    for d in (8, 16, 32, 64, 80, 128)
+)
 #: the strength-CPU curve's arms: (name, search params)
 CURVE_ARMS = (
     ("old default (to the end)", OLD_DEFAULT),
@@ -391,8 +400,10 @@ def cell_profile():
             }
 
 
-def cell_curve():
-    for name, params in _arms():
+def cell_curve(arms=None):
+    run(1, [_search(REUSE_DEFAULT)], 2, 1)  # load the kernels before any CPU is counted
+    run(2, [_search(REUSE_DEFAULT), "expert"], 2, 1)
+    for name, params in arms or _arms():
         g, s, cpu = run(1, [_search(params)], SIZES["solo_games"], 101)
         x = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)
         g2, s2, cpu2 = run(2, [_search(params), "expert"], SIZES["hu_games"], 202)
@@ -435,7 +446,14 @@ def cell_rung():
     yield from _vs_old(RUNG, "rung vs old default")
 
 
-CELLS.update(profile=cell_profile, curve=cell_curve, vsold=cell_vsold, rung=cell_rung)
+def cell_curve_reuse():
+    want = SIZES["arms"]
+    yield from cell_curve([a for i, a in enumerate(REUSE_ARMS) if want is None or i in want])
+
+
+CELLS.update(
+    profile=cell_profile, curve=cell_curve, curve_reuse=cell_curve_reuse, vsold=cell_vsold, rung=cell_rung
+)
 
 
 def main():
