@@ -403,7 +403,7 @@ def cell_profile():
 def cell_curve(arms=None):
     run(1, [_search(REUSE_DEFAULT)], 2, 1)  # load the kernels before any CPU is counted
     run(2, [_search(REUSE_DEFAULT), "expert"], 2, 1)
-    for name, params in arms or _arms():
+    for name, params in _arms() if arms is None else arms:
         g, s, cpu = run(1, [_search(params)], SIZES["solo_games"], 101)
         x = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)
         g2, s2, cpu2 = run(2, [_search(params), "expert"], SIZES["hu_games"], 202)
