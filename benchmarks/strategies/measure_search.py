@@ -369,9 +369,10 @@ def _search(params):
     return {"strategy": "search", "params": params}
 
 
-def _arms():
+def _arms(arms=None):
+    """The arms of ``arms`` (default ``CURVE_ARMS``) that ``--arms`` selects."""
     want = SIZES["arms"]
-    return [a for i, a in enumerate(CURVE_ARMS) if want is None or i in want]
+    return [a for i, a in enumerate(CURVE_ARMS if arms is None else arms) if want is None or i in want]
 
 
 def cell_profile():
@@ -403,7 +404,7 @@ def cell_profile():
 def cell_curve(arms=None):
     run(1, [_search(REUSE_DEFAULT)], 2, 1)  # load the kernels before any CPU is counted
     run(2, [_search(REUSE_DEFAULT), "expert"], 2, 1)
-    for name, params in _arms() if arms is None else arms:
+    for name, params in _arms(arms):
         g, s, cpu = run(1, [_search(params)], SIZES["solo_games"], 101)
         x = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)
         g2, s2, cpu2 = run(2, [_search(params), "expert"], SIZES["hu_games"], 202)
@@ -447,8 +448,7 @@ def cell_rung():
 
 
 def cell_curve_reuse():
-    want = SIZES["arms"]
-    yield from cell_curve([a for i, a in enumerate(REUSE_ARMS) if want is None or i in want])
+    yield from cell_curve(REUSE_ARMS)
 
 
 CELLS.update(
