@@ -17,7 +17,7 @@ import pytest
 from kernels.bloody_inn import layout as L
 from kernels.bloody_inn import strat_search as S
 from kernels.bloody_inn.play import play_one
-from kernels.bloody_inn.rollout import NO_STOP, play_to_seat
+from kernels.bloody_inn.rollout import NO_STOP, play_from, play_to_seat
 from kernels.bloody_inn.setup import setup_game
 from kernels.bloody_inn.strat_heuristic import STAMP
 from kernels.bloody_inn.strategies import SEARCH
@@ -80,8 +80,9 @@ def test_ismcts_makes_only_legal_choices(players):
     assert (s.filter(pl.col("strategy") == "search")["score"] > 0).any()
 
 
-def test_ismcts_rows_do_not_depend_on_threads_or_chunks():
-    c = cfg(3, [seat("search", **FAST), seat("expert"), seat("banker")], 16, seed=13)
+@pytest.mark.parametrize("common", [0, 1], ids=["own-samples", "common-samples"])
+def test_ismcts_rows_do_not_depend_on_threads_or_chunks(common):
+    c = cfg(3, [seat("search", **FAST, common_samples=common), seat("expert"), seat("banker")], 16, seed=13)
     a = api.simulate(c, threads=1)
     b = api.simulate(c, threads=2)
     resolved = api.resolve(c)
@@ -102,17 +103,19 @@ def _ismcts_params(pr, **kw):
     return pr
 
 
+@pytest.mark.parametrize("common", [0, 1], ids=["own-samples", "common-samples"])
 @pytest.mark.parametrize("entrance_only", [False, True], ids=["hands-corpses-box", "entrance-order"])
-def test_ismcts_decisions_ignore_hidden_information(entrance_only):
+def test_ismcts_decisions_ignore_hidden_information(entrance_only, common):
     """As for DMC: the same decision on a state and on twins that differ only in cards the
     seat cannot see (the others' hands and corpses swapped with the box, or the Entrance
-    below its top card reordered), with a tree two own decisions deep."""
+    below its top card reordered), with a tree two own decisions deep, each iteration on its
+    own sample or with the root's actions on common samples (``common_samples``)."""
     rng = np.random.default_rng(2)
     players = 3
     checked = searched = differs = 0
     for gid in range(12):
         st, pr = template(players, ["search", "expert", "killer"], 23, search=True)
-        _ismcts_params(pr)
+        _ismcts_params(pr, common_samples=common)
         fresh(st, 23, gid)
         st[L.G_ROTATE] = 0
         if _to_night(st, pr, 1 + gid % 6, 0) is None:
@@ -207,6 +210,51 @@ def test_depth_one_trees_agree_with_dmc_where_its_means_are_clearly_apart():
         assert kids[0][0] > 1.5 * kids[1][0] and sum(k[0] for k in kids) == 128 * nc
         clear += 1
     assert clear >= 5
+
+
+def _replayed_sums(st, pr, n_det):
+    """Outside the tree: each root candidate of the solo seat's decision played to the end on
+    samples 0 .. ``n_det`` - 1 of its hidden cards (``determinize``, the rollout policy
+    ``expert`` at every seat), the outcomes (x ``OUT_SCALE``) summed per candidate."""
+    src, q = st.copy(), pr.copy()
+    nc = S.candidates(src, q, 0, 4, 30.0)
+    src[STAMP] = -1
+    S._rollout_params(q, 0, 2)
+    det = np.zeros(L.STATE_END, dtype=np.int64)
+    det[: L.TABLES_END] = st[: L.TABLES_END]
+    sums = {}
+    for k in range(nc):
+        total = 0
+        for d in range(n_det):
+            S.determinize(det, src, 0, d, 2)
+            det[STAMP] = -1
+            S._set_candidate(det, src, 0, k)
+            play_from(det, q, NO_STOP)
+            total += int(S.outcome(det, 0, 0.5) * S.OUT_SCALE)
+        sums[_signature_of(src, k)] = total
+    return sums
+
+
+def test_common_samples_compare_the_root_actions_on_the_same_samples():
+    """``common_samples = 1``: a root action's n-th iteration of a decision plays sample n of the
+    hidden cards.  Solo, depth 1, an exploration so large that UCB is round-robin: every root
+    child is visited ``n`` times, and its outcome sum is exactly that of its action replayed
+    outside the tree on samples 0 .. n - 1.  Without common samples (each iteration its own
+    sample) the sums are not those, so the check tells the two apart."""
+    n_det, checked, apart = 6, 0, 0
+    for gid, st, pr in _solo_states(12):
+        kw = {"determinizations": n_det, "budget": 4096, "method": 1, "tree_depth": 1, "exploration": 1e6}
+        kw["tree_reuse"] = 0
+        want = _replayed_sums(st, pr, n_det)
+        if len(want) < 2:
+            continue
+        common = _root_children(_decide(st, pr, common_samples=1, **kw))
+        assert {c[0] for c in common} == {n_det}
+        assert {c[3]: round(c[2] * c[0] * S.OUT_SCALE) for c in common} == want, gid
+        plain = _root_children(_decide(st, pr, common_samples=0, **kw))
+        apart += {c[3]: round(c[2] * c[0] * S.OUT_SCALE) for c in plain} != want
+        checked += 1
+    assert checked >= 3 and apart >= 2, (checked, apart)
 
 
 def test_deeper_trees_grow_with_consistent_counts():

@@ -59,12 +59,18 @@ SEARCH_PARAMS = (
         "ISMCTS, 1: a decision starts from the visits and outcomes its actions had one level "
         "below the seat's last chosen action, and plays only the iterations left of its budget",
     ),
+    (
+        "common_samples",
+        0.0,
+        "ISMCTS, 1: a root action's k-th iteration of a decision plays sample k, so the root's "
+        "actions are compared on the same samples (common random numbers)",
+    ),
 )
 
 #: A parameter's value that plays as the code did before the parameter existed: a resolved
 #: config that lacks it (a dataset's manifest made then) is played with this value, so it
 #: reruns to the same rows; a new config gets the default.
-SEARCH_PARAMS_BEFORE = {"tree_reuse": 0.0}
+SEARCH_PARAMS_BEFORE = {"tree_reuse": 0.0, "common_samples": 0.0}
 
 SEARCH_BOUNDS = {
     "candidates": (1.0, 12.0),
@@ -80,6 +86,7 @@ SEARCH_BOUNDS = {
     "exploration": (0.0, 10.0),
     "tree_depth": (1.0, 8.0),
     "tree_reuse": (0.0, 1.0),
+    "common_samples": (0.0, 1.0),
 }
 
 #: parameters that count something or pick one of a few settings: whole numbers only.  A
@@ -87,7 +94,7 @@ SEARCH_BOUNDS = {
 #: scratch by these bounds, and ``placement = 0.5`` would mean nothing)
 SEARCH_WHOLE = frozenset(
     ("candidates", "determinizations", "rollouts", "rollout_rounds", "rollout_policy", "budget")
-    + ("placement", "method", "tree_depth", "tree_reuse")
+    + ("placement", "method", "tree_depth", "tree_reuse", "common_samples")
 )
 
 

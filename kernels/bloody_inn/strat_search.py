@@ -19,11 +19,11 @@ At each of its night actions (BI-N1) a search seat
    margin over the best opponent / 100.  Ties go to the earlier candidate (the heuristic's
    order).
 
-This is determinized ("perfect-information") Monte Carlo at one ply (DMC, ``method`` 0,
-the default): the choice is made on means over samples, so there is no tree to fuse
+This is determinized ("perfect-information") Monte Carlo at one ply (DMC, ``method`` 0):
+the choice is made on means over samples, so there is no tree to fuse
 strategies across samples; the rollout policy's own moves are the known weakness.
 
-With ``method`` 1 the same candidates and samples feed information-set MCTS instead
+With ``method`` 1 (the default) the same candidates and samples feed information-set MCTS instead
 (single-observer SO-ISMCTS, Cowling, Powley and Whitehouse 2012; ``_ismcts``): a tree over
 the seat's own next ``tree_depth`` night actions, the other seats played by the rollout
 policy in between (the environment), one fresh sample per iteration, UCB1 over the
@@ -31,8 +31,10 @@ actions available in that sample (``exploration``), as many iterations as DMC wo
 rollouts (fewer once no later one could change the choice), and the root's most visited
 action taken.  With ``tree_reuse`` (the default) a decision's root starts from the nodes the
 seat's previous tree grew for it (one level below the action chosen then) and plays only the
-rest of its iterations.  DMC or ISMCTS: measured in
-docs/strategies.md.
+rest of its iterations.  With ``common_samples`` a root action's n-th iteration of a decision
+plays sample n, so the root's actions are compared on the same samples, as DMC's are (the
+root's action is then chosen before the sample is dealt).  DMC or ISMCTS, reuse and common
+samples: measured in docs/strategies.md.
 
 Randomness: every sample draws from a stream keyed by the game's own stream state, the
 turn, the seat and the sample index, so rows do not depend on threads or chunking and the
@@ -95,6 +97,7 @@ SP_METHOD = search_index("method")
 SP_EXPLORATION = search_index("exploration")
 SP_TREE_DEPTH = search_index("tree_depth")
 SP_TREE_REUSE = search_index("tree_reuse")
+SP_COMMON = search_index("common_samples")
 
 # ISMCTS scratch, after the DMC table in ``S_E``
 DMAX = 8  # most own decisions in the tree (``tree_depth``)
@@ -104,6 +107,7 @@ C_EXPANDED = C_PICK + 1  # 1 if ``_select`` created it now
 C_SIG = C_EXPANDED + 1  # an action signature (4 ints)
 C_PATH = C_SIG + 4  # the nodes of this iteration, root first (DMAX + 1)
 C_MATCH = C_PATH + DMAX + 1  # per candidate at the current node: its child, or -1
+C_ROOT_N = C_SUM  # common samples: iterations of each root action this decision (DMC's sums are free)
 # A tree node: visits, availability (times it could be chosen), outcome sum x OUT_SCALE, first
 # child, next sibling, then its action's signature (``_signature``).  Node v is NODE_W ints
 # at ``G_SEARCH_AT + 2 * STATE_END + v * NODE_W``, at most TREE_NODES of them (layout).
@@ -582,8 +586,10 @@ def _start_from_kept(st, t0, p, nc):
     return total
 
 
-@njit(sig(ST, PR, I, I, I, I, I, I, F, F, F, I, I, I), cache=True, _nrt=False)
-def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, depth_max, settle, reuse):
+@njit(sig(ST, PR, I, I, I, I, I, I, F, F, F, I, I, I, I), cache=True, _nrt=False)
+def _ismcts(
+    st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, depth_max, settle, reuse, common
+):
     """SO-ISMCTS over seat ``p``'s next ``depth_max`` night actions, at most ``n_iter``
     iterations; leave the root's most visited candidate in ``C_CHOSEN``.
 
@@ -596,6 +602,8 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
     horizon) with the rollout policy, and the outcome added to every node of the path.
     With ``settle`` the iterations stop once the most visited root child leads the next by
     more than the iterations left: the choice is then the one all ``n_iter`` would make.
+    With ``common`` the root's action is chosen before the sample is dealt, and a root
+    action's n-th iteration of the decision plays sample n (``common_samples``).
     """
     at = st[L.G_SEARCH_AT]
     det = st[at : at + L.STATE_END]
@@ -614,8 +622,19 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
     st[C_PATH] = root
     if reuse != 0:  # the kept visits stand for iterations: only the rest are played
         n_iter = max(nc, n_iter - _start_from_kept(st, t0, p, nc))
+    for k in range(nc):
+        st[nowrap(C_ROOT_N + k)] = 0
     for it in range(n_iter):
-        determinize(det, st, p, it, sid)
+        d = it
+        k0 = -1
+        if common != 0:
+            # the root's action first (it reads only the real state's candidates); its n-th
+            # iteration of this decision plays sample n, so the root's actions are compared on
+            # the same samples (common random numbers, as DMC's are)
+            k0 = _select(st, t0, root, st, nc, c_ucb, vscale)
+            d = st[nowrap(C_ROOT_N + k0)]
+            st[nowrap(C_ROOT_N + k0)] = d + 1
+        determinize(det, st, p, d, sid)
         det[STAMP] = -1
         v = root
         npath = 1
@@ -624,7 +643,7 @@ def _ismcts(st, pr, p, nc, n_iter, horizon, policy, kmax, gap, margin_w, c_ucb, 
                 play_from(det, pr, stop)
                 break
             if npath == 1:
-                k = _select(st, t0, v, st, nc, c_ucb, vscale)
+                k = k0 if common != 0 else _select(st, t0, v, st, nc, c_ucb, vscale)
                 _set_candidate(det, st, p, k)
             else:
                 det[L.P_LINEUP + p] = own  # the seat's own candidates, whatever the rollout policy
@@ -718,6 +737,7 @@ def search_night(st, pr, p, settle):
                 depth,
                 settle,
                 reuse,
+                int(pr[nowrap(base + SP_COMMON)]),
             )
         else:
             _search(st, pr, p, nc, n_det, n_roll, horizon, policy, pr[nowrap(base + SP_MARGIN_WEIGHT)], -1)
