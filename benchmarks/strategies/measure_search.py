@@ -33,7 +33,9 @@ process's, so they hold on a shared machine where wall time does not):
   ``--solo-games`` deals and heads-up against ``expert`` (``--hu-games``), with its CPU per game;
   ``curve_reuse``: the same for ``REUSE_ARMS`` (the default with tree reuse at 8-128 samples);
 - ``vsold``: the default ``search`` against the pinned default (``OLD_DEFAULT``) heads-up,
-  ``--hu-games`` (4,000 for the target), seats rotated; ``rung``: the same for ``RUNG``.
+  ``--hu-games`` (4,000 for the target), seats rotated; ``rung``: the same for ``RUNG``;
+- ``common``: ``common_samples`` on and off at 8-64 samples (solo on the same
+  ``--solo-games`` deals, heads-up on duplicate deals), and at 24 samples against the old default.
 
 Every line printed (and appended to ``--out``) is one JSON record with 95% intervals
 (Wilson for shares, normal for means).
@@ -451,8 +453,65 @@ def cell_curve_reuse():
     yield from cell_curve(REUSE_ARMS)
 
 
+def _duplicate_share(seats, games, seed):
+    """Heads-up on duplicate deals (each deal played from both seats): the first seat's win
+    share (ties split) paired over the deals, and the CPU seconds."""
+    cfg = {
+        "game": "bloody_inn",
+        "players": 2,
+        "games": games,
+        "seed": seed,
+        "rotate": "duplicate",
+        "rules": {"length": "long", "check_invariants": True},
+        "seats": seats,
+    }
+    t = time.process_time()
+    r = api.simulate(cfg, threads=2)
+    cpu = time.process_time() - t
+    s = pl.from_arrow(r.seats).filter(pl.col("lineup") == 0)
+    per_deal = s.group_by(pl.col("game_id") // 2).agg(pl.col("win").mean())["win"]
+    return mean_ci(per_deal.to_numpy()), round(cpu, 1)
+
+
+def _samples_arm(d, common):
+    return {**REUSE_DEFAULT, "determinizations": d, "budget": 4 * d, "common_samples": common}
+
+
+def cell_common():
+    """``common_samples``: solo paired on the same 1,000 deals at 8-64 samples, heads-up
+    against the same player without it on duplicate deals, and a third of the old default's
+    CPU (24 samples) against the old default, with and without it."""
+    for d in (8, 16, 32, 64):
+        x = {}
+        for c in (0, 1):
+            run(1, [_search(_samples_arm(d, c))], 2, 1)  # load the kernels before any CPU is counted
+            g, s, cpu = run(1, [_search(_samples_arm(d, c))], SIZES["solo_games"], 101)
+            s = s.sort("game_id")
+            x[c] = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)
+            yield {
+                "cell": "common solo",
+                "samples": d,
+                "common": c,
+                "mean": mean_ci(x[c]),
+                "cpu_ms": round(1000 * cpu / len(x[c]), 2),
+            }
+        yield {"cell": "common solo", "samples": d, "common minus own": mean_ci(x[1] - x[0])}
+    for d, games, seed in ((8, 2000, 5103), (16, 4000, 5101), (64, 2000, 5102)):
+        share, cpu = _duplicate_share([_search(_samples_arm(d, 1)), _search(_samples_arm(d, 0))], games, seed)
+        yield {"cell": "common vs own", "samples": d, "games": games, "share": share, "cpu_s": cpu}
+    for c, extra in ((1, {}), (0, {}), (1, {"exploration": 0.4}), (1, {"exploration": 1.2})):
+        arm = {**_samples_arm(24, c), **extra}
+        share, cpu = _duplicate_share([_search(arm), _search(OLD_DEFAULT)], 1000, 6101)
+        yield {"cell": "common vs old default", "params": arm, "games": 1000, "share": share, "cpu_s": cpu}
+
+
 CELLS.update(
-    profile=cell_profile, curve=cell_curve, curve_reuse=cell_curve_reuse, vsold=cell_vsold, rung=cell_rung
+    profile=cell_profile,
+    curve=cell_curve,
+    curve_reuse=cell_curve_reuse,
+    vsold=cell_vsold,
+    rung=cell_rung,
+    common=cell_common,
 )
 
 
