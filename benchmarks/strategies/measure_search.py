@@ -335,6 +335,7 @@ OLD_DEFAULT = {
     "placement": 1,
     "tree_depth": 2,
     "tree_reuse": 0,
+    "common_samples": 0,
 }
 #: the default since the search reuses its tree between a seat's night actions
 REUSE_DEFAULT = {**OLD_DEFAULT, "tree_reuse": 1}

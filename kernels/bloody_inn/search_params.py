@@ -61,7 +61,7 @@ SEARCH_PARAMS = (
     ),
     (
         "common_samples",
-        0.0,
+        1.0,
         "ISMCTS, 1: a root action's k-th iteration of a decision plays sample k, so the root's "
         "actions are compared on the same samples (common random numbers)",
     ),
