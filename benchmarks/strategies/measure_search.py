@@ -481,7 +481,8 @@ def _samples_arm(d, common):
 def cell_common():
     """``common_samples``: solo paired on the same 1,000 deals at 8-64 samples, heads-up
     against the same player without it on duplicate deals, and a third of the old default's
-    CPU (24 samples) against the old default, with and without it."""
+    CPU (24 samples) against the old default, with and without it, and with common samples
+    and one other setting changed (exploration, candidates, depth, placement off)."""
     for d in (8, 16, 32, 64):
         x = {}
         for c in (0, 1):
@@ -500,7 +501,16 @@ def cell_common():
     for d, games, seed in ((8, 2000, 5103), (16, 4000, 5101), (64, 2000, 5102)):
         share, cpu = _duplicate_share([_search(_samples_arm(d, 1)), _search(_samples_arm(d, 0))], games, seed)
         yield {"cell": "common vs own", "samples": d, "games": games, "share": share, "cpu_s": cpu}
-    for c, extra in ((1, {}), (0, {}), (1, {"exploration": 0.4}), (1, {"exploration": 1.2})):
+    screen = (
+        {"exploration": 0.4},
+        {"exploration": 1.2},
+        {"candidates": 3},
+        {"candidates": 5},
+        {"tree_depth": 3},
+        {"tree_depth": 1},
+        {"placement": 0, "determinizations": 32, "budget": 128},
+    )
+    for c, extra in ((1, {}), (0, {}), *((1, x) for x in screen)):
         arm = {**_samples_arm(24, c), **extra}
         share, cpu = _duplicate_share([_search(arm), _search(OLD_DEFAULT)], 1000, 6101)
         yield {"cell": "common vs old default", "params": arm, "games": 1000, "share": share, "cpu_s": cpu}
