@@ -243,8 +243,14 @@ def test_common_samples_compare_the_root_actions_on_the_same_samples():
     sample) the sums are not those, so the check tells the two apart."""
     n_det, checked, apart = 6, 0, 0
     for gid, st, pr in _solo_states(12):
-        kw = {"determinizations": n_det, "budget": 4096, "method": 1, "tree_depth": 1, "exploration": 1e6}
-        kw["tree_reuse"] = 0
+        kw = {
+            "determinizations": n_det,
+            "budget": 4096,
+            "method": 1,
+            "tree_depth": 1,
+            "exploration": 1e6,
+            "tree_reuse": 0,
+        }
         want = _replayed_sums(st, pr, n_det)
         if len(want) < 2:
             continue

@@ -483,10 +483,10 @@ def cell_common():
     against the same player without it on duplicate deals, and a third of the old default's
     CPU (24 samples) against the old default, with and without it, and with common samples
     and one other setting changed (exploration, candidates, depth, placement off)."""
+    run(1, [_search(_samples_arm(8, 1))], 2, 1)  # load the kernels before any CPU is counted
     for d in (8, 16, 32, 64):
         x = {}
         for c in (0, 1):
-            run(1, [_search(_samples_arm(d, c))], 2, 1)  # load the kernels before any CPU is counted
             g, s, cpu = run(1, [_search(_samples_arm(d, c))], SIZES["solo_games"], 101)
             s = s.sort("game_id")
             x[c] = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)

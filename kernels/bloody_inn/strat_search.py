@@ -622,8 +622,9 @@ def _ismcts(
     st[C_PATH] = root
     if reuse != 0:  # the kept visits stand for iterations: only the rest are played
         n_iter = max(nc, n_iter - _start_from_kept(st, t0, p, nc))
-    for k in range(nc):
-        st[nowrap(C_ROOT_N + k)] = 0
+    if common != 0:
+        for k in range(nc):
+            st[nowrap(C_ROOT_N + k)] = 0
     for it in range(n_iter):
         d = it
         k0 = -1
