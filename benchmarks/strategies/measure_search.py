@@ -35,7 +35,11 @@ process's, so they hold on a shared machine where wall time does not):
 - ``vsold``: the default ``search`` against the pinned default (``OLD_DEFAULT``) heads-up,
   ``--hu-games`` (4,000 for the target), seats rotated; ``rung``: the same for ``RUNG``;
 - ``common``: ``common_samples`` on and off at 8-64 samples (solo on the same
-  ``--solo-games`` deals, heads-up on duplicate deals), and at 24 samples against the old default.
+  ``--solo-games`` deals, heads-up on duplicate deals), and at 24 samples against the old default;
+- ``pairing``: how much comparing root actions on the same samples can gain: at 200 decisions
+  each (solo, heads-up against ``expert``), every root candidate played to the end on samples
+  0-63 (``expert`` rollouts), the correlation of the two best candidates' outcomes over those
+  samples and the variance of their paired difference over the sum of their variances.
 
 Every line printed (and appended to ``--out``) is one JSON record with 95% intervals
 (Wilson for shares, normal for means).
@@ -516,7 +520,92 @@ def cell_common():
         yield {"cell": "common vs old default", "params": arm, "games": 1000, "share": share, "cpu_s": cpu}
 
 
+def _decision_states(players, n, seed):
+    """Up to ``n`` states just before a night action of seat 0 (``search``; the other seat
+    ``expert``), one a game: game ``gid`` is played by the heuristic to that seat's
+    ``1 + gid % 12``-th night action (``play_to_seat``)."""
+    from kernels.bloody_inn import layout as L
+    from kernels.bloody_inn.rollout import NO_STOP, play_to_seat
+    from kernels.bloody_inn.setup import setup_game
+    from kernels.bloody_inn.strategies import HEURISTIC, SEARCH
+    from kernels.rng import stream_key
+    from sim.games.bloody_inn.adapter import ADAPTER
+
+    seats = [_search({})] + [{"strategy": "expert"}] * (players - 1)
+    cfg = {"game": "bloody_inn", "players": players, "games": 1, "seed": seed, "seats": seats}
+    cfg["rules"] = {"length": "long"}
+    tmpl, pr, _, _ = ADAPTER.build_template(api.resolve(cfg), events=False)
+    for gid in range(n):
+        st = np.zeros(L.STATE_END + L.SEARCH_SCRATCH, dtype=np.int64)
+        st[: L.STATE_END] = tmpl
+        st[L.G_SEARCH_AT] = L.STATE_END
+        st[L.G_ROTATE] = 0
+        st[L.G_GAME_ID] = gid
+        st[L.G_RNG] = stream_key(seed, gid)
+        q = pr.copy()
+        setup_game(st)
+        st[L.P_STRAT] = HEURISTIC  # the way there is the heuristic's (no search to reach it)
+        if all(play_to_seat(st, q, 0, NO_STOP) for _ in range(1 + gid % 12)):
+            st[L.P_STRAT] = SEARCH
+            yield st, q
+
+
+def _root_outcomes(st, pr, n_det):
+    """Candidates x samples: each root candidate of seat 0 played to the end on samples
+    0 .. ``n_det`` - 1 (``determinize``, ``expert`` rollouts), its outcome for seat 0."""
+    from kernels.bloody_inn import layout as L
+    from kernels.bloody_inn import strat_search as S
+    from kernels.bloody_inn.rollout import NO_STOP, play_from
+    from kernels.bloody_inn.strat_heuristic import STAMP
+
+    src, q = st.copy(), pr.copy()
+    nc = S.candidates(src, q, 0, 4, 30.0)
+    src[STAMP] = -1
+    S._rollout_params(q, 0, 2)
+    det = np.zeros(L.STATE_END, dtype=np.int64)
+    det[: L.TABLES_END] = st[: L.TABLES_END]
+    x = np.zeros((nc, n_det))
+    for k in range(nc):
+        for d in range(n_det):
+            S.determinize(det, src, 0, d, 2)
+            det[STAMP] = -1
+            S._set_candidate(det, src, 0, k)
+            play_from(det, q, NO_STOP)
+            x[k, d] = S.outcome(det, 0, 0.5)
+    return x
+
+
+def cell_pairing():
+    """How much common samples can gain at the root: the two best candidates' outcomes over
+    the same 64 samples, their correlation and the variance factor of their paired difference
+    (1 - rho for equal variances; 1: no gain over independent samples), solo and heads-up."""
+    for players in (1, 2):
+        rho, factor, z = [], [], []
+        for st, pr in _decision_states(players, 200, 21):
+            x = _root_outcomes(st, pr, 64)
+            if len(x) < 2:
+                continue
+            a, b = x[np.argsort(-x.mean(axis=1))[:2]]
+            if a.std() == 0 or b.std() == 0:
+                continue
+            rho.append(np.corrcoef(a, b)[0, 1])
+            factor.append(np.var(a - b) / (np.var(a) + np.var(b)))
+            z.append(abs(a.mean() - b.mean()) / math.sqrt((np.var(a) + np.var(b)) / 64))
+        yield {
+            "cell": "pairing",
+            "players": players,
+            "decisions": len(rho),
+            "rho": {
+                "median": round(float(np.median(rho)), 3),
+                "quartiles": np.percentile(rho, [25, 75]).round(3).tolist(),
+            },
+            "paired variance factor": {"mean": mean_ci(factor), "median": round(float(np.median(factor)), 3)},
+            "gap of the two best in standard errors (independent), median": round(float(np.median(z)), 2),
+        }
+
+
 CELLS.update(
+    pairing=cell_pairing,
     profile=cell_profile,
     curve=cell_curve,
     curve_reuse=cell_curve_reuse,
