@@ -39,7 +39,12 @@ process's, so they hold on a shared machine where wall time does not):
 - ``pairing``: how much comparing root actions on the same samples can gain: at 200 decisions
   each (solo, heads-up against ``expert``), every root candidate played to the end on samples
   0-63 (``expert`` rollouts), the correlation of the two best candidates' outcomes over those
-  samples and the variance of their paired difference over the sum of their variances.
+  samples and the variance of their paired difference over the sum of their variances;
+- ``gap``: the default with ``gap`` 5 / 10 / 20 (candidates searched within that many francs of
+  the heuristic's best; default 30) against the default heads-up on duplicate deals
+  (``--hu-games`` / 4 each, seed 7101), ``gap`` 20 against it on ``--hu-games`` (seed 7201), solo
+  paired on the same ``--solo-games`` deals, and the CPU a game of each, one thread, 3 rounds
+  interleaved (solo and against ``expert``, 150 games each).
 
 Every line printed (and appended to ``--out``) is one JSON record with 95% intervals
 (Wilson for shares, normal for means).
@@ -604,7 +609,35 @@ def cell_pairing():
         }
 
 
+def cell_gap():
+    """``gap``: fewer candidates searched, strength and CPU against the default."""
+    default = {**REUSE_DEFAULT, "common_samples": 1}
+    arms = {g: {**default, "gap": g} for g in (5, 10, 20)}
+    run(1, [_search(default)], 2, 1, threads=1)
+    for g, arm in arms.items():
+        share, cpu = _duplicate_share([_search(arm), _search(default)], max(2, SIZES["hu_games"] // 4), 7101)
+        yield {"cell": "gap vs default", "gap": g, "share": share, "cpu_s": cpu}
+    share, cpu = _duplicate_share([_search(arms[20]), _search(default)], SIZES["hu_games"], 7201)
+    yield {"cell": "gap vs default", "gap": 20, "games": SIZES["hu_games"], "share": share, "cpu_s": cpu}
+    x = {}
+    for g, arm in ((30, default), (20, arms[20])):
+        _, s, _ = run(1, [_search(arm)], SIZES["solo_games"], 101)
+        s = s.sort("game_id")
+        x[g] = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)
+        yield {"cell": "gap solo", "gap": g, "mean": mean_ci(x[g])}
+    yield {"cell": "gap solo", "gap 20 minus 30": mean_ci(x[20] - x[30])}
+    cpu = {g: {"solo": [], "vs expert": []} for g in (30, 20, 10)}
+    for _ in range(3):
+        for g, arm in ((30, default), (20, arms[20]), (10, arms[10])):
+            cpu[g]["solo"].append(round(1000 * run(1, [_search(arm)], 150, 101, threads=1)[2] / 150, 1))
+            cpu[g]["vs expert"].append(
+                round(1000 * run(2, [_search(arm), "expert"], 150, 202, threads=1)[2] / 150, 1)
+            )
+    yield {"cell": "gap cpu ms a game, one thread", "rounds": cpu}
+
+
 CELLS.update(
+    gap=cell_gap,
     pairing=cell_pairing,
     profile=cell_profile,
     curve=cell_curve,
