@@ -17,7 +17,7 @@ import pytest
 from kernels.bloody_inn import layout as L
 from kernels.bloody_inn import strat_search as S
 from kernels.bloody_inn.play import play_one
-from kernels.bloody_inn.rollout import NO_STOP, play_from, play_to_seat
+from kernels.bloody_inn.rollout import NO_STOP, play_to_seat
 from kernels.bloody_inn.setup import setup_game
 from kernels.bloody_inn.strat_heuristic import STAMP
 from kernels.bloody_inn.strategies import SEARCH
@@ -214,24 +214,12 @@ def test_depth_one_trees_agree_with_dmc_where_its_means_are_clearly_apart():
 
 def _replayed_sums(st, pr, n_det):
     """Outside the tree: each root candidate of the solo seat's decision played to the end on
-    samples 0 .. ``n_det`` - 1 of its hidden cards (``determinize``, the rollout policy
-    ``expert`` at every seat), the outcomes (x ``OUT_SCALE``) summed per candidate."""
-    src, q = st.copy(), pr.copy()
-    nc = S.candidates(src, q, 0, 4, 30.0)
-    src[STAMP] = -1
-    S._rollout_params(q, 0, 2)
-    det = np.zeros(L.STATE_END, dtype=np.int64)
-    det[: L.TABLES_END] = st[: L.TABLES_END]
+    samples 0 .. ``n_det`` - 1 of its hidden cards (``root_outcomes``: ``determinize``, the
+    rollout policy ``expert`` at every seat), the outcomes (x ``OUT_SCALE``) summed per candidate."""
+    table, x = S.root_outcomes(st, pr, 0, n_det)
     sums = {}
-    for k in range(nc):
-        total = 0
-        for d in range(n_det):
-            S.determinize(det, src, 0, d, 2)
-            det[STAMP] = -1
-            S._set_candidate(det, src, 0, k)
-            play_from(det, q, NO_STOP)
-            total += int(S.outcome(det, 0, 0.5) * S.OUT_SCALE)
-        sums[_signature_of(src, k)] = total
+    for k in range(len(x)):
+        sums[_signature_of(table, k)] = sum(int(v * S.OUT_SCALE) for v in x[k])
     return sums
 
 

@@ -555,39 +555,16 @@ def _decision_states(players, n, seed):
             yield st, q
 
 
-def _root_outcomes(st, pr, n_det):
-    """Candidates x samples: each root candidate of seat 0 played to the end on samples
-    0 .. ``n_det`` - 1 (``determinize``, ``expert`` rollouts), its outcome for seat 0."""
-    from kernels.bloody_inn import layout as L
-    from kernels.bloody_inn import strat_search as S
-    from kernels.bloody_inn.rollout import NO_STOP, play_from
-    from kernels.bloody_inn.strat_heuristic import STAMP
-
-    src, q = st.copy(), pr.copy()
-    nc = S.candidates(src, q, 0, 4, 30.0)
-    src[STAMP] = -1
-    S._rollout_params(q, 0, 2)
-    det = np.zeros(L.STATE_END, dtype=np.int64)
-    det[: L.TABLES_END] = st[: L.TABLES_END]
-    x = np.zeros((nc, n_det))
-    for k in range(nc):
-        for d in range(n_det):
-            S.determinize(det, src, 0, d, 2)
-            det[STAMP] = -1
-            S._set_candidate(det, src, 0, k)
-            play_from(det, q, NO_STOP)
-            x[k, d] = S.outcome(det, 0, 0.5)
-    return x
-
-
 def cell_pairing():
     """How much common samples can gain at the root: the two best candidates' outcomes over
     the same 64 samples, their correlation and the variance factor of their paired difference
     (1 - rho for equal variances; 1: no gain over independent samples), solo and heads-up."""
+    from kernels.bloody_inn.strat_search import root_outcomes
+
     for players in (1, 2):
         rho, factor, z = [], [], []
         for st, pr in _decision_states(players, 200, 21):
-            x = _root_outcomes(st, pr, 64)
+            _, x = root_outcomes(st, pr, 0, 64)
             if len(x) < 2:
                 continue
             a, b = x[np.argsort(-x.mean(axis=1))[:2]]

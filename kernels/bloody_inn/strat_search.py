@@ -802,3 +802,32 @@ def search_placement(st, pr, p, card):
     margin_w = pr[nowrap(base + SP_MARGIN_WEIGHT)]
     _search(st, pr, p, nc, _samples(pr, base, nc), n_roll, horizon, policy, margin_w, card)
     return st[nowrap(C_TAB + st[C_CHOSEN] * C_W)]
+
+
+def root_outcomes(st, pr, p, n_det, kmax=4, gap=30.0, policy=2, margin_w=0.5):
+    """Outside the tree (for tests and measurements): seat ``p``'s root candidates in ``st``,
+    each played to the end on samples 0 .. ``n_det`` - 1 of its hidden cards (``determinize``,
+    the rollout ``policy`` at every seat), and its outcome for ``p``.
+
+    Returns
+    -------
+    table : ndarray
+        A copy of ``st`` holding the candidates (``_signature`` reads them).
+    outcomes : ndarray
+        Candidates x samples, float (``outcome``).
+    """
+    table, q = st.copy(), pr.copy()
+    nc = candidates(table, q, p, kmax, gap)
+    table[STAMP] = -1
+    _rollout_params(q, st[L.P_LINEUP + p] * L.MAXPARAM, policy)
+    det = np.zeros(L.STATE_END, dtype=np.int64)
+    det[: L.TABLES_END] = st[: L.TABLES_END]
+    x = np.zeros((nc, n_det))
+    for k in range(nc):
+        for d in range(n_det):
+            determinize(det, table, p, d, POLICY_ID[policy])
+            det[STAMP] = -1
+            _set_candidate(det, table, p, k)
+            play_from(det, q, NO_STOP)
+            x[k, d] = outcome(det, p, margin_w)
+    return table, x
