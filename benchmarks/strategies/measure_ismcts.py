@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numba
 import polars as pl
-from measure_search import mean_ci, share_ci
+from measure_search import mean_ci, share_ci, solo_scores
 
 from sim import api
 
@@ -66,12 +66,6 @@ def dmc(a):
     """DMC (``method`` 0; its default when these runs were made, ISMCTS's since).  ``--placement``:
     the runs were made before search at placement existed (0) and once after (1, seed 919)."""
     return {"strategy": "search", "params": {"method": 0, "placement": a.placement}}
-
-
-def solo_scores(seat, games, seed):
-    _, s, cpu = run(1, [seat], games, seed)
-    s = s.sort("game_id")
-    return (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float), cpu
 
 
 def cell_cost(a):

@@ -87,6 +87,14 @@ def run(players, seats, games, seed, threads=2):
     return g, s, time.process_time() - t
 
 
+def solo_scores(seat, games, seed, threads=2):
+    """Solo scores (a lost game counts 0, BI-X3) in game order, so two arms on the same seed
+    pair deal by deal, and the CPU seconds."""
+    _, s, cpu = run(1, [seat], games, seed, threads)
+    s = s.sort("game_id")
+    return (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float), cpu
+
+
 def mean_ci(x):
     x = np.asarray(x, dtype=float)
     h = 1.96 * x.std(ddof=1) / math.sqrt(len(x))
@@ -197,9 +205,7 @@ def cell_budget():
     for nc, nd, nr in BUDGET_ARMS:
         params = {"candidates": nc, "determinizations": nd, "rollouts": nr, "budget": 256}
         params.update(placement=0, method=0)  # measured before either existed
-        g, s, cpu = run(1, [{"strategy": "search", "params": params}], 400, 101)
-        s = s.sort("game_id")
-        x = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)
+        x, cpu = solo_scores({"strategy": "search", "params": params}, 400, 101)
         if base is None:
             base = x
         yield {
@@ -272,9 +278,7 @@ def cell_place():
     )
     base = None
     for name, params in arms:
-        g, s, cpu = run(1, [{"strategy": "search", "params": params}], 2000, 11)
-        s = s.sort("game_id")
-        x = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)
+        x, cpu = solo_scores({"strategy": "search", "params": params}, 2000, 11)
         if base is None:
             base = x
         yield {
@@ -496,9 +500,7 @@ def cell_common():
     for d in (8, 16, 32, 64):
         x = {}
         for c in (0, 1):
-            g, s, cpu = run(1, [_search(_samples_arm(d, c))], SIZES["solo_games"], 101)
-            s = s.sort("game_id")
-            x[c] = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)
+            x[c], cpu = solo_scores(_search(_samples_arm(d, c)), SIZES["solo_games"], 101)
             yield {
                 "cell": "common solo",
                 "samples": d,
@@ -588,7 +590,7 @@ def cell_pairing():
 
 def cell_gap():
     """``gap``: fewer candidates searched, strength and CPU against the default."""
-    default = {**REUSE_DEFAULT, "common_samples": 1}
+    default = _samples_arm(64, 1)  # the default: reuse, common samples, gap 30
     arms = {g: {**default, "gap": g} for g in (5, 10, 20)}
     run(1, [_search(default)], 2, 1, threads=1)
     for g, arm in arms.items():
@@ -598,15 +600,13 @@ def cell_gap():
     yield {"cell": "gap vs default", "gap": 20, "games": SIZES["hu_games"], "share": share, "cpu_s": cpu}
     x = {}
     for g, arm in ((30, default), (20, arms[20])):
-        _, s, _ = run(1, [_search(arm)], SIZES["solo_games"], 101)
-        s = s.sort("game_id")
-        x[g] = (s["score"] * (1 - s["solo_lost"])).to_numpy().astype(float)
+        x[g], _ = solo_scores(_search(arm), SIZES["solo_games"], 101)
         yield {"cell": "gap solo", "gap": g, "mean": mean_ci(x[g])}
     yield {"cell": "gap solo", "gap 20 minus 30": mean_ci(x[20] - x[30])}
     cpu = {g: {"solo": [], "vs expert": []} for g in (30, 20, 10)}
     for _ in range(3):
         for g, arm in ((30, default), (20, arms[20]), (10, arms[10])):
-            cpu[g]["solo"].append(round(1000 * run(1, [_search(arm)], 150, 101, threads=1)[2] / 150, 1))
+            cpu[g]["solo"].append(round(1000 * solo_scores(_search(arm), 150, 101, threads=1)[1] / 150, 1))
             cpu[g]["vs expert"].append(
                 round(1000 * run(2, [_search(arm), "expert"], 150, 202, threads=1)[2] / 150, 1)
             )

@@ -804,10 +804,11 @@ def search_placement(st, pr, p, card):
     return st[nowrap(C_TAB + st[C_CHOSEN] * C_W)]
 
 
-def root_outcomes(st, pr, p, n_det, kmax=4, gap=30.0, policy=2, margin_w=0.5):
-    """Outside the tree (for tests and measurements): seat ``p``'s root candidates in ``st``,
-    each played to the end on samples 0 .. ``n_det`` - 1 of its hidden cards (``determinize``,
-    the rollout ``policy`` at every seat), and its outcome for ``p``.
+def root_outcomes(st, pr, p, n_det):
+    """Outside the tree (for tests and measurements): seat ``p``'s root candidates in ``st``
+    (its own ``candidates`` and ``gap``), each played to the end on samples 0 .. ``n_det`` - 1
+    of its hidden cards (``determinize``, its ``rollout_policy`` at every seat), and its
+    outcome for ``p`` (its ``margin_weight``).
 
     Returns
     -------
@@ -816,18 +817,20 @@ def root_outcomes(st, pr, p, n_det, kmax=4, gap=30.0, policy=2, margin_w=0.5):
     outcomes : ndarray
         Candidates x samples, float (``outcome``).
     """
+    base = st[L.P_LINEUP + p] * L.MAXPARAM
+    policy = int(pr[base + SP_ROLLOUT_POLICY])
     table, q = st.copy(), pr.copy()
-    nc = candidates(table, q, p, kmax, gap)
+    nc = candidates(table, q, p, _kmax(pr, base), pr[base + SP_GAP])
     table[STAMP] = -1
-    _rollout_params(q, st[L.P_LINEUP + p] * L.MAXPARAM, policy)
+    _rollout_params(q, base, policy)
     det = np.zeros(L.STATE_END, dtype=np.int64)
     det[: L.TABLES_END] = st[: L.TABLES_END]
     x = np.zeros((nc, n_det))
     for k in range(nc):
         for d in range(n_det):
-            determinize(det, table, p, d, POLICY_ID[policy])
+            determinize(det, table, p, d, POLICY_ID[policy if 0 <= policy <= 2 else 2])
             det[STAMP] = -1
             _set_candidate(det, table, p, k)
             play_from(det, q, NO_STOP)
-            x[k, d] = outcome(det, p, margin_w)
+            x[k, d] = outcome(det, p, pr[base + SP_MARGIN_WEIGHT])
     return table, x
