@@ -12,11 +12,19 @@ from ..index import nowrap
 from . import layout as L
 
 
-@njit(sig(ST, I, I, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def log_event(st, kind, seat, card, a, b, c):
-    """Append one event row (when the run asked for events)."""
-    if st[L.G_LOG] == 0:
-        return
+    """Append one event row when the run asked for events.  The check is inlined at every
+    call site and only a run with events calls ``append_event``: a 3-player game logs ~630
+    events, and a call for each cost a run without events ~2.5% of its instructions."""
+    if st[L.G_LOG] != 0:
+        append_event(st, kind, seat, card, a, b, c)
+
+
+@njit(sig(ST, I, I, I, I, I, I), cache=True, error_model="numpy", _nrt=False)
+def append_event(st, kind, seat, card, a, b, c):
+    """Write one event row to the state's event buffer (``log_event`` checks that events
+    are on)."""
     n = st[L.G_EV_N]
     if n >= st[L.G_EV_CAP]:
         st[L.G_EV_OVERFLOW] = 1
