@@ -1,0 +1,116 @@
+"""Instructions a game of a run config executes, counted by valgrind: an A/B below timing noise.
+
+On the shared 2-core VM a game's CPU time moves by 5-10% between runs minutes apart, so a
+change worth 2-4% cannot be seen by timing it.  The instructions a game executes do not move:
+valgrind's ``cachegrind`` tool (no cache simulation) counts them exactly, the same on every
+run of the same tree.  The count is
+
+    (instructions of a process that plays ``games`` games - those of one that plays none) / games
+
+the two processes being alike but for the games (start-up, loading the compiled kernels and a
+100-game warm-up in both).  Fewer instructions is not the same as less time (cache misses and
+mispredicted branches are not counted), so a change found this way is timed as well, but a
+change that removes work shows here whatever the machine is doing.
+
+Usage (from the project root; ``PYTHONPATH=<worktree>`` measures another tree)::
+
+    python benchmarks/instructions.py configs/bloody_inn/strategies/expert-3p.toml
+    python benchmarks/instructions.py CONFIG --games 5000 --cache /tmp/vg-cache
+
+Under valgrind the CPU reports other features, so numba compiles the kernels again for it
+(about 10 minutes the first time, cached in ``--cache``, by default a directory of its own
+under the system's temporary directory: the project's cache keeps the native code). Needs
+``valgrind`` (Debian: ``apt-get install valgrind``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+WARMUP = 100
+_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
+
+
+def instruction_count(stderr):
+    """The ``I refs`` total of a cachegrind run's report, or None."""
+    m = _REFS.search(stderr)
+    return int(m.group(1).replace(",", "")) if m else None
+
+
+def _child(config, games):
+    """Play ``WARMUP`` then ``games`` games of ``config`` on one thread (under valgrind)."""
+    from sim import api
+
+    resolved = api.resolve(config, games=max(games, WARMUP) + WARMUP)
+    api.set_threads(1)
+    api.play_range(resolved, 0, WARMUP)
+    if games:
+        api.play_range(resolved, WARMUP, games)
+
+
+def _count(config, games, env):
+    cmd = [
+        "valgrind",
+        "--tool=cachegrind",
+        "--cache-sim=no",
+        "--smc-check=all-non-file",  # the kernels are machine code written at run time
+        "--cachegrind-out-file=/dev/null",
+        sys.executable,
+        __file__,
+        "--child",
+        str(games),
+        str(config),
+    ]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    n = instruction_count(done.stderr)
+    if done.returncode != 0 or n is None:
+        tail = "\n".join(done.stderr.strip().splitlines()[-5:])
+        raise SystemExit(
+            f"instructions: valgrind run of {games} games failed (exit {done.returncode}):\n{tail}"
+        )
+    return n
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("config", type=Path, help="a run config (TOML)")
+    ap.add_argument("--games", type=int, default=5000, help="games of the measured process (default 5000)")
+    ap.add_argument("--cache", type=Path, default=None, help="numba cache for the valgrind runs")
+    ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child is not None:
+        _child(args.config, args.child)
+        return
+    if shutil.which("valgrind") is None:
+        print("instructions: valgrind is not installed (Debian: apt-get install valgrind)", file=sys.stderr)
+        raise SystemExit(2)
+    if not args.config.is_file():
+        print(f"instructions: {args.config}: no such file", file=sys.stderr)
+        raise SystemExit(2)
+    if args.games < 1:
+        print(f"instructions: --games {args.games} is invalid; allowed: 1 or more", file=sys.stderr)
+        raise SystemExit(2)
+    cache = args.cache or Path(tempfile.gettempdir()) / "boardsim-valgrind-cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, BOARDSIM_CACHE_DIR=str(cache))
+    from kernels import source_hash
+
+    if not any((cache / f"kernels-{source_hash()}").rglob("*.nbc")):
+        print(f"compiling the kernels under valgrind into {cache} (about 10 minutes) ...", file=sys.stderr)
+        _count(args.config, 0, env)  # fills the cache: the two runs below load the same code
+    with ThreadPoolExecutor(2) as pool:
+        base, played = pool.map(lambda n: _count(args.config, n, env), (0, args.games))
+    per_game = (played - base) / args.games
+    print(f"{args.config}: {per_game:,.0f} instructions a game ({args.games:,} games; {base:,} without them)")
+
+
+if __name__ == "__main__":
+    main()
