@@ -1,9 +1,9 @@
 """Instructions a game of a run config executes, counted by valgrind: an A/B below timing noise.
 
 On the shared 2-core VM a game's CPU time moves by 5-10% between runs minutes apart, so a
-change worth 2-4% cannot be seen by timing it.  The instructions a game executes do not move:
-valgrind's ``cachegrind`` tool (no cache simulation) counts them exactly, the same on every
-run of the same tree.  The count is
+change worth 2-4% cannot be seen by timing it.  The instructions a game executes hardly move:
+valgrind's ``cachegrind`` tool (no cache simulation) counts them, whatever else the machine is
+doing.  The count is
 
     (instructions of a process that plays ``games`` games - those of one that plays none) / games
 
@@ -12,10 +12,12 @@ the two processes being alike but for the games (start-up, loading the compiled 
 instructions is not the same as less time (cache misses and mispredicted branches are not
 counted), so a change found this way is timed as well.
 
-How far to trust it: the same tree and games give the same count within ~0.3% (two runs of
-``expert-3p``, with and without ``PYTHONHASHSEED=0``).  But one change (the event log's check
-inlined) measured -1.8% on games 1000-5999 and +0.9% on games 100-5099 against the tree
-before it, which nothing explained: measure a change on two game ranges before believing it.
+How far to trust it: the same tree, config and games give the same count within ~0.3% (two
+runs of ``expert-3p``, with and without ``PYTHONHASHSEED=0``).  But one change (the event log's
+check inlined) measured -1.8% against the tree before it through a config written as a dict
+(3 players, long game, ``expert``, no ``rotate``) and +0.7% / +0.9% through
+``configs/bloody_inn/strategies/expert-3p.toml`` (games 1000-5999 / 100-5099), which nothing
+explained: measure a change on more than one config before believing it.
 
 Usage (from the project root; ``PYTHONPATH=<worktree>`` measures another tree)::
 
