@@ -314,6 +314,13 @@ def outcome(w, p, margin_w):
     return share + margin_w * (w[nowrap(L.P_SCORE + p)] - other) / 100.0
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _rollout_strategy(policy):
+    """The strategy every seat of a rollout plays for a ``rollout_policy`` value (out of
+    range: the heuristic)."""
+    return POLICY_ID[policy if 0 <= policy <= 2 else 2]
+
+
 @njit(sig(PR, I, I), cache=True, _nrt=False)
 def _rollout_params(pr, base, policy):
     """The rollout policy's parameters in every block of the second half of ``pr``."""
@@ -340,7 +347,7 @@ def _search(st, pr, p, nc, n_det, n_roll, horizon, policy, margin_w, card):
         det[i] = st[nowrap(i)]
         work[i] = st[nowrap(i)]
     stop = st[L.G_ROUND] + horizon if horizon > 0 else NO_STOP
-    sid = POLICY_ID[policy if 0 <= policy <= 2 else 2]
+    sid = _rollout_strategy(policy)
     salt = 0 if card < 0 else PLACE_SALT * (st[L.G_ENT_POS] + 1)
     for k in range(nc):
         st[nowrap(C_SUM + k)] = 0
@@ -613,7 +620,7 @@ def _ismcts(
     np_ = st[L.G_NP]
     own = st[nowrap(L.P_LINEUP + p)]
     stop = st[L.G_ROUND] + horizon if horizon > 0 else NO_STOP
-    sid = POLICY_ID[policy if 0 <= policy <= 2 else 2]
+    sid = _rollout_strategy(policy)
     # UCB sees solo scores / 40: their spread over rollouts is then about that of a
     # heads-up outcome, and one ``exploration`` is best in both (docs/strategies.md)
     vscale = 0.025 if np_ == 1 else 1.0
@@ -825,10 +832,11 @@ def root_outcomes(st, pr, p, n_det):
     _rollout_params(q, base, policy)
     det = np.zeros(L.STATE_END, dtype=np.int64)
     det[: L.TABLES_END] = st[: L.TABLES_END]
+    sid = _rollout_strategy(policy)
     x = np.zeros((nc, n_det))
     for k in range(nc):
         for d in range(n_det):
-            determinize(det, table, p, d, POLICY_ID[policy if 0 <= policy <= 2 else 2])
+            determinize(det, table, p, d, sid)
             det[STAMP] = -1
             _set_candidate(det, table, p, k)
             play_from(det, q, NO_STOP)
