@@ -12,13 +12,14 @@ the two processes being alike but for the games (start-up, loading the compiled 
 instructions is not the same as less time (cache misses and mispredicted branches are not
 counted), so a change found this way is timed as well.
 
-How far to trust it: a repeat of the same tree, config and games agreed within 0.3% (with and
-without ``PYTHONHASHSEED=0``), but the same tree and the same games counted 242,312 / 244,651 /
-247,358 instructions a game through three ways of writing the same 3-player ``expert`` config
-(a dict with ``rotate``, one without, ``configs/bloody_inn/strategies/expert-3p.toml``), and one
-change (the event log's check inlined) measured -1.8% through one and +0.7% through another.
-So the count carries ~2% that is not the games' own work, not understood yet: it finds
-changes of 5% and more, not the 2% ones it was written for.
+How far to trust it: the same tree and the same 5,000 games, through three ways of writing the
+same 3-player ``expert`` config (with and without ``rotate``, and
+``configs/bloody_inn/strategies/expert-3p.toml``), count 248,381 / 249,495 / 249,839
+instructions a game, and a repeat of one of them 250,603: within ~1%.  Before the two
+processes resolved the config with the same game count, the same three counted 259,724 /
+257,781 / 252,949 (a 2.7% spread, 4% above): Python work of the playing process alone was
+counted as the games'.  With the same count but the garbage collector left on during the games,
+the first counts 250,749 (+1%).
 
 Usage (from the project root; ``PYTHONPATH=<worktree>`` measures another tree)::
 
@@ -73,23 +74,42 @@ def d1_misses(stderr):
     return tuple(_int(g) for g in m.groups()) if m else None
 
 
-def _child(config, games, first):
+def _child(config, games, first, total):
     """Play games ``0 .. WARMUP-1``, then ``first .. first+games-1`` of ``config`` on one
-    thread (under valgrind)."""
+    thread (under valgrind).
+
+    Both processes of a count resolve the config with the same ``total`` games (the same
+    config id and objects), and the garbage collector is off while the games are played (a
+    collection only the playing process triggers walks every object numba holds): their
+    difference is then the games' own work."""
+    import gc
+
     from sim import api
 
-    resolved = api.resolve(config, games=first + games + WARMUP)
+    resolved = api.resolve(config, games=total)
     api.set_threads(1)
     api.play_range(resolved, 0, WARMUP)
+    gc.collect()
+    gc.disable()
     if games:
         api.play_range(resolved, first, games)
 
 
-def _child_cmd(config, games, first):
-    return [sys.executable, __file__, "--child", str(games), "--first", str(first), str(config)]
+def _child_cmd(config, games, first, total):
+    return [
+        sys.executable,
+        __file__,
+        "--child",
+        str(games),
+        "--first",
+        str(first),
+        "--total",
+        str(total),
+        str(config),
+    ]
 
 
-def _count(config, games, first, env, cache_sim=False):
+def _count(config, games, first, total, env, cache_sim=False):
     """(instructions, D1 misses or None) of a valgrind run playing ``games`` games."""
     cmd = [
         "valgrind",
@@ -97,7 +117,7 @@ def _count(config, games, first, env, cache_sim=False):
         *(CACHE_SIM if cache_sim else ("--cache-sim=no",)),
         "--smc-check=all-non-file",  # the kernels are machine code written at run time
         "--cachegrind-out-file=/dev/null",
-        *_child_cmd(config, games, first),
+        *_child_cmd(config, games, first, total),
     ]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     n = instruction_count(done.stderr)
@@ -125,9 +145,10 @@ def main(argv=None):
         help="compile natively for a generic x86-64 CPU (~40 s) instead of under valgrind (~10 min)",
     )
     ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--total", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child is not None:
-        _child(args.config, args.child, args.first)
+        _child(args.config, args.child, args.first, args.total)
         return
     if shutil.which("valgrind") is None:
         print("instructions: valgrind is not installed (Debian: apt-get install valgrind)", file=sys.stderr)
@@ -149,21 +170,23 @@ def main(argv=None):
         env["NUMBA_CPU_NAME"] = "generic"  # numba's public setting: code valgrind runs as it is
     from kernels import source_hash
 
+    total = args.first + args.games + WARMUP  # resolved alike in both processes
+
     if not any((cache / f"kernels-{source_hash(env)}").rglob("*.nbc")):
         # fills the cache: the two runs below load the same code
         if args.generic_cpu:
             print(
                 f"compiling the kernels for a generic CPU into {cache} (under a minute) ...", file=sys.stderr
             )
-            subprocess.run(_child_cmd(args.config, 0, args.first), env=env, check=True)
+            subprocess.run(_child_cmd(args.config, 0, args.first, total), env=env, check=True)
         else:
             print(
                 f"compiling the kernels under valgrind into {cache} (about 10 minutes) ...", file=sys.stderr
             )
-            _count(args.config, 0, args.first, env)
+            _count(args.config, 0, args.first, total, env)
     with ThreadPoolExecutor(2) as pool:
         (base, base_miss), (played, played_miss) = pool.map(
-            lambda n: _count(args.config, n, args.first, env, args.cache_sim), (0, args.games)
+            lambda n: _count(args.config, n, args.first, total, env, args.cache_sim), (0, args.games)
         )
     per_game = (played - base) / args.games
     last = args.first + args.games - 1
