@@ -170,6 +170,19 @@ def bench_targets():
     ]
 
 
+def bench_ratio_targets():
+    """``{label: least games/s over the yardstick's}`` of the targets that set one (a target's
+    ``yardstick_ratio``, both cores against the yardstick on both cores)."""
+    from . import registry
+
+    return {
+        t["label"]: t["yardstick_ratio"]
+        for game in registry.game_names()
+        for t in registry.get_adapter(game).bench_targets()
+        if t.get("yardstick_ratio") is not None
+    }
+
+
 def to_toml(cfg):
     """TOML text of a run config (``sim.toml_writer``)."""
     from . import toml_writer
@@ -786,11 +799,22 @@ def startup(game, players, mix, lineup):
     }
 
 
-def targets(games):
+def targets(games, yardstick=None, sittings=1, threads=None):
     """Every game's throughput targets through ``sim run`` (``games`` each; the time target is
-    scaled when ``games`` is not 1,000,000)."""
+    scaled when ``games`` is not 1,000,000).
+
+    Each target is run ``sittings`` times.  With a ``yardstick`` file the yardstick is read on
+    ``threads`` (default: all cores) before the first run and after every run, so each run
+    lies between two readings (shared with its neighbours) and its ratio is its games/s over
+    their geometric mean: the machine's speed drifts (2x within half an hour here), and only a
+    reading taken beside a run says how fast the machine was for it.  A row gives the median
+    run (elapsed, CPU, games/s), the median ratio and, from two runs up, a 95 % interval of
+    the mean ratio (Student's t over the runs).
+    """
     from . import registry
 
+    ratio_targets = bench_ratio_targets()
+    threads = threads or _all_threads()
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-targets-") as tmp:
         tmp = Path(tmp)
@@ -813,20 +837,69 @@ def targets(games):
             path.write_text(to_toml(dict(cfg, games=games, seed=1, name="bench-target")))
             env = _child_env()
             _sim_run(path, tmp / "warm", 1_000, env=env, cwd=tmp)  # compile outside the clock
-            wall, rss, summary = _sim_run(path, tmp / "out", games, env=env, cwd=tmp)
-            shutil.rmtree(tmp / "out", ignore_errors=True)
-            row.update(
-                {
-                    "elapsed_s": summary["elapsed_s"],
-                    "wall_s": round(wall, 3),
-                    "games_per_s": summary["games_per_s"],
-                    "peak_rss_bytes": rss,
-                    "process_cpu_s": summary["cpu_s"],
-                    "ok": summary["elapsed_s"] <= scaled,
-                }
-            )
+            runs = []
+            before = yardstick_reading(yardstick, [threads]).get(threads) if yardstick else None
+            for _ in range(sittings):
+                wall, rss, summary = _sim_run(path, tmp / "out", games, env=env, cwd=tmp)
+                shutil.rmtree(tmp / "out", ignore_errors=True)
+                after = yardstick_reading(yardstick, [threads]).get(threads) if yardstick else None
+                yard = _geomean([before, after]) if before and after else None
+                runs.append(
+                    {
+                        "elapsed_s": summary["elapsed_s"],
+                        "wall_s": round(wall, 3),
+                        "games_per_s": summary["games_per_s"],
+                        "peak_rss_bytes": rss,
+                        "process_cpu_s": summary["cpu_s"],
+                        "yardstick_before": before,
+                        "yardstick_after": after,
+                        "yardstick_ratio": round(summary["games_per_s"] / yard, 4) if yard else None,
+                    }
+                )
+                before = after
+            row.update(_summarise_runs(runs, ratio_targets.get(label)))
+            row["ok"] = row["elapsed_s"] <= scaled
             rows.append(row)
     return rows
+
+
+def _summarise_runs(runs, ratio_target=None):
+    """A target row's fields from its runs: the median run's elapsed seconds, CPU and games/s
+    (the lower middle one for an even count, by games/s), the largest peak memory, the median
+    yardstick ratio, a 95 % interval of the mean ratio (Student's t, two runs or more) and,
+    when the target sets one, whether the median ratio reaches ``ratio_target``."""
+    from scipy import stats
+
+    mid = _median_pass(runs)
+    ratios = [r["yardstick_ratio"] for r in runs if r["yardstick_ratio"] is not None]
+    out = {
+        "runs": runs,
+        "elapsed_s": mid["elapsed_s"],
+        "wall_s": mid["wall_s"],
+        "games_per_s": mid["games_per_s"],
+        "process_cpu_s": mid["process_cpu_s"],
+        "peak_rss_bytes": max(r["peak_rss_bytes"] for r in runs),
+        "yardstick_ratio": round(statistics.median(ratios), 4) if ratios else None,
+        "yardstick_ratio_ci95": None,
+        "yardstick_ratio_target": ratio_target,
+        "ratio_ok": None,
+    }
+    if len(ratios) >= 2:
+        mean = statistics.fmean(ratios)
+        half = stats.t.ppf(0.975, len(ratios) - 1) * statistics.stdev(ratios) / len(ratios) ** 0.5
+        out["yardstick_ratio_ci95"] = [round(mean - half, 4), round(mean + half, 4)]
+    if ratio_target is not None and ratios:
+        out["ratio_ok"] = out["yardstick_ratio"] >= ratio_target
+    return out
+
+
+def _ratio_cell(row):
+    """'0.0992 [0.0961, 0.1023]' for a target row's ratio and interval ('-' without a ratio)."""
+    ratio = row.get("yardstick_ratio")
+    if ratio is None:
+        return "-"
+    ci = row.get("yardstick_ratio_ci95")
+    return f"{ratio:.4f}" + (f" [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "")
 
 
 def speedup_target(row):
@@ -898,6 +971,17 @@ def checks(result):
                     "ok": row["ok"],
                 }
             )
+            if row.get("ratio_ok") is not None:
+                runs = len(row["runs"])
+                out.append(
+                    {
+                        "check": f"{row['target']}: games/s over the yardstick's, median of {runs} run(s)",
+                        "target": f">= {row['yardstick_ratio_target']}",
+                        "value": row["yardstick_ratio"],
+                        "spec": ".4f",
+                        "ok": row["ratio_ok"],
+                    }
+                )
     return out
 
 
@@ -1131,25 +1215,48 @@ def render(result):
             [
                 r["target"],
                 r["games"],
+                len(r.get("runs", [])),
                 (r["target_s"], ".1f"),
                 (r.get("elapsed_s"), ".2f"),
                 (r.get("process_cpu_s"), ".1f"),
                 (r.get("games_per_s"), ",.0f"),
                 r.get("ok") if "skipped" not in r else r["skipped"],
+                _ratio_cell(r),
+                (r.get("yardstick_ratio_target"), ".2f"),
+                r.get("ratio_ok"),
             ]
             for r in result["targets"]
         ]
         out += [
             "",
-            "targets through `sim run` (both cores, Parquet included)",
-            _table(["target", "games", "target s", "elapsed s", "cpu s", "games/s", "met"], rows),
+            "targets through `sim run` (both cores, Parquet included; each run between two "
+            "yardstick readings, the median run and the median ratio [95% interval of the mean])",
+            _table(
+                [
+                    "target",
+                    "games",
+                    "runs",
+                    "target s",
+                    "elapsed s",
+                    "cpu s",
+                    "games/s",
+                    "met",
+                    "x yard",
+                    "ratio target",
+                    "ratio met",
+                ],
+                rows,
+            ),
         ]
     if result["checks"]:
         out += [
             "",
             _table(
                 ["check", "target", "value", "met"],
-                [[c["check"], c["target"], (c["value"], ",.2f"), c["ok"]] for c in result["checks"]],
+                [
+                    [c["check"], c["target"], (c["value"], c.get("spec", ",.2f")), c["ok"]]
+                    for c in result["checks"]
+                ],
             ),
         ]
     return "\n".join(out)
@@ -1299,7 +1406,9 @@ def run(game=None, players=None, mix=None, *, settings, yardstick=None, say=prin
             result["startup"].append(r)
             progress(f"{g}: cold start {r['cold_s']:.1f} s, warm start {r['warm_s']:.1f} s")
     if targets_:
-        result["targets"] = targets(settings["target_games"])
+        result["targets"] = targets(
+            settings["target_games"], yard_path, settings.get("target_sittings") or 1, all_threads
+        )
         progress(f"targets through sim run: {sum(1 for t in result['targets'] if t.get('ok'))} met")
     if yard_path:
         result["yardstick"]["readings"].append(yardstick_reading(yard_path, threads_used))
@@ -1351,7 +1460,11 @@ def expected_seconds(plan, refs, settings, *, threads, yardstick):
         total += len(refs) * (COLD_START_S + WARM_START_S)
     if settings["targets"]:
         scale = settings["target_games"] / 1_000_000
-        total += sum(2 * WARM_START_S + t * scale for _, _, t in bench_targets())
+        sittings = settings.get("target_sittings") or 1
+        for _, _, t in bench_targets():
+            total += 2 * WARM_START_S + sittings * (WARM_START_S + t * scale)
+            if yardstick:  # one reading before the first run and one after each run
+                total += (sittings + 1) * YARDSTICK_S
     if yardstick:
         total += 2 * YARDSTICK_S
     return round(total)

@@ -59,13 +59,16 @@ class StrategyRow(TypedDict):
     param_help: dict[str, str]
 
 
-class BenchTarget(TypedDict):
-    """A throughput target of ``sim bench --targets``: a run config, and the seconds that
-    1,000,000 of its games may take through ``sim run`` on the reference 2-core machine."""
+class BenchTarget(TypedDict, total=False):
+    """A throughput target of ``sim bench --targets``: a run config, the seconds that
+    1,000,000 of its games may take through ``sim run`` on the reference 2-core machine and,
+    optionally, the least games/s over the yardstick's (both cores) that the median of its
+    runs must reach (``yardstick_ratio``)."""
 
     label: str
     config: dict
     seconds: float
+    yardstick_ratio: float
 
 
 class Referee(Protocol):

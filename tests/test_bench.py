@@ -200,9 +200,81 @@ def test_targets_skip_a_missing_strategy(monkeypatch):
     assert "nosuch" in row["skipped"] and row["target_s"] == pytest.approx(0.008)
 
 
+def _scripted_targets(monkeypatch, readings, runs, ratio_target=0.10):
+    """``bench.targets`` on the expert target with scripted yardstick readings and
+    ``sim run`` results (the first run is the warm-up's)."""
+    label = "bloody_inn 3p long, expert at every seat"
+    config = dict(next(c for name, c, _ in bench.bench_targets() if name == label))
+    monkeypatch.setattr(bench, "bench_targets", lambda: [(label, config, 20.0)])
+    monkeypatch.setattr(bench, "bench_ratio_targets", lambda: {label: ratio_target})
+    readings = iter(readings)
+    monkeypatch.setattr(bench, "yardstick_reading", lambda path, threads: {threads[0]: next(readings)})
+    runs = iter([(1.0, 1, {"elapsed_s": 0.5, "games_per_s": 2000.0, "cpu_s": 1.0})] + runs)
+    monkeypatch.setattr(bench, "_sim_run", lambda *a, **k: next(runs))
+    return label
+
+
+def _run(elapsed, rate, rss=300_000_000):
+    return (elapsed + 1.0, rss, {"elapsed_s": elapsed, "games_per_s": rate, "cpu_s": 2 * elapsed})
+
+
+def test_each_target_run_is_read_against_the_yardstick_on_either_side(monkeypatch):
+    # readings 600k, then 800k, 700k, 640k after the runs: each run's ratio is over the
+    # geometric mean of the readings beside it (692,820; 748,331; 669,328)
+    _scripted_targets(
+        monkeypatch,
+        [600_000, 800_000, 700_000, 640_000],
+        [_run(14.3, 70_000), _run(15.2, 66_000, 310_000_000), _run(16.7, 60_000)],
+    )
+    (row,) = bench.targets(1_000_000, yardstick=Path("yard.py"), sittings=3, threads=2)
+    assert [r["yardstick_ratio"] for r in row["runs"]] == [0.101, 0.0882, 0.0896]
+    assert [(r["yardstick_before"], r["yardstick_after"]) for r in row["runs"]] == [
+        (600_000, 800_000),
+        (800_000, 700_000),
+        (700_000, 640_000),
+    ]
+    # the median run (by games/s) and the median ratio; Student's t with 2 degrees of freedom
+    assert (row["games_per_s"], row["elapsed_s"], row["peak_rss_bytes"]) == (66_000, 15.2, 310_000_000)
+    assert row["yardstick_ratio"] == 0.0896
+    assert row["yardstick_ratio_ci95"] == [0.0755, 0.1104]
+    assert row["ratio_ok"] is False and row["ok"] is True  # 15.2 s of the 20 allowed
+    (check,) = [
+        c
+        for c in bench.checks({"throughput": [], "startup": [], "pure_python": [], "targets": [row]})
+        if ">=" in c["target"]
+    ]
+    assert (check["target"], check["value"], check["ok"]) == (">= 0.1", 0.0896, False)
+
+
+def test_one_target_run_has_a_ratio_but_no_interval(monkeypatch):
+    _scripted_targets(monkeypatch, [700_000, 700_000], [_run(14.0, 71_000)])
+    (row,) = bench.targets(1_000_000, yardstick=Path("yard.py"), sittings=1, threads=2)
+    assert row["yardstick_ratio"] == 0.1014 and row["ratio_ok"] is True
+    assert row["yardstick_ratio_ci95"] is None
+    text = bench.render(
+        {
+            "machine": {"cpu": "x", "usable_cpus": 2, "versions": {}, "numba_threads": 2, "load_average": []},
+            "throughput": [],
+            "pure_python": [],
+            "startup": [],
+            "search": [],
+            "targets": [row],
+            "checks": [],
+        }
+    )
+    assert "0.1014" in text and "x yard" in text
+
+
+def test_target_runs_without_a_yardstick_have_no_ratio(monkeypatch):
+    _scripted_targets(monkeypatch, [], [_run(14.0, 71_000), _run(14.5, 69_000)])
+    (row,) = bench.targets(1_000_000, yardstick=None, sittings=2, threads=2)
+    assert row["yardstick_ratio"] is None and row["ratio_ok"] is None and len(row["runs"]) == 2
+
+
 @pytest.mark.parametrize(
     "args, fragment",
     [
+        (["--target-sittings", "0"], "--target-sittings = 0"),
         (["--game", "chess"], "--game = 'chess'"),
         (["--game", "bloody_inn", "--players", "9"], "--players"),
         (["--game", "bloody_inn", "--mix", "nosuch"], "--mix = 'nosuch'"),

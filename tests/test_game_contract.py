@@ -203,6 +203,7 @@ def test_the_strategies_schema(game):
         assert api.resolve(cfg)["seats"][0]["strategy"] == r["name"]
     for t in a.bench_targets():
         assert t["config"]["game"] == game and t["seconds"] > 0
+        assert 0 < t.get("yardstick_ratio", 1) <= 1  # games/s over the yardstick's, when set
         api.resolve(dict(t["config"], games=1, seed=0))
 
 

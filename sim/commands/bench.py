@@ -62,6 +62,14 @@ def bench(
         ),
     ] = False,
     target_games: Annotated[int, typer.Option("--target-games", help="Games per target run.")] = 1_000_000,
+    target_sittings: Annotated[
+        int,
+        typer.Option(
+            "--target-sittings",
+            help="Runs of each target, each between two yardstick readings (shared with its "
+            "neighbours): the median run and ratio, and a 95% interval of the mean ratio from 2 runs up.",
+        ),
+    ] = 1,
     quick: Annotated[
         bool,
         typer.Option(
@@ -102,6 +110,8 @@ def bench(
         raise ConfigError("--py-games", py_games, "an integer from 0 to 10000")
     if not 1 <= target_games <= 100_000_000:
         raise ConfigError("--target-games", target_games, "an integer from 1 to 100000000")
+    if not 1 <= target_sittings <= 20:
+        raise ConfigError("--target-sittings", target_sittings, "an integer from 1 to 20")
     if yardstick is not None and not yardstick.is_file():
         raise ConfigError(
             "--yardstick", str(yardstick), "an existing file (the project's shared/bench/yardstick.py)"
@@ -120,6 +130,7 @@ def bench(
         "startup": startup_,
         "targets": targets_,
         "target_games": target_games if targets_ else None,
+        "target_sittings": target_sittings if targets_ else None,
     }
     result = B.run(
         game, players, mix, settings=settings, yardstick=yard_path, say=lambda m: typer.echo(m, err=True)
