@@ -158,28 +158,24 @@ def bench_config(game, players, lineup, games=WARM_GAMES, seed=1):
     return {"game": game, "games": games, "seed": seed, "name": f"bench-{game}-{players}p", **cfg}
 
 
+def _adapter_targets():
+    """Every registered game's ``bench_targets`` (``registry.BenchTarget`` dicts)."""
+    from . import registry
+
+    return [t for game in registry.game_names() for t in registry.get_adapter(game).bench_targets()]
+
+
 def bench_targets():
     """Every registered game's throughput targets: ``(label, config, seconds for 1,000,000
     games)``."""
-    from . import registry
-
-    return [
-        (t["label"], t["config"], t["seconds"])
-        for game in registry.game_names()
-        for t in registry.get_adapter(game).bench_targets()
-    ]
+    return [(t["label"], t["config"], t["seconds"]) for t in _adapter_targets()]
 
 
 def bench_ratio_targets():
     """``{label: least games/s over the yardstick's}`` of the targets that set one (a target's
     ``yardstick_ratio``, both cores against the yardstick on both cores)."""
-    from . import registry
-
     return {
-        t["label"]: t["yardstick_ratio"]
-        for game in registry.game_names()
-        for t in registry.get_adapter(game).bench_targets()
-        if t.get("yardstick_ratio") is not None
+        t["label"]: t["yardstick_ratio"] for t in _adapter_targets() if t.get("yardstick_ratio") is not None
     }
 
 
