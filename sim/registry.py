@@ -63,12 +63,14 @@ class BenchTarget(TypedDict, total=False):
     """A throughput target of ``sim bench --targets``: a run config, the seconds that
     1,000,000 of its games may take through ``sim run`` on the reference 2-core machine and,
     optionally, the least games/s over the yardstick's (both cores) that the median of its
-    runs must reach (``yardstick_ratio``)."""
+    runs must reach (``yardstick_ratio``) and the seconds 1,000,000 games typically take
+    there (``typical_s``, for the bench's estimate of its own duration)."""
 
     label: str
     config: dict
     seconds: float
     yardstick_ratio: float
+    typical_s: float
 
 
 class Referee(Protocol):

@@ -265,6 +265,24 @@ def test_one_target_run_has_a_ratio_but_no_interval(monkeypatch):
     assert "0.1014" in text and "x yard" in text
 
 
+def test_the_duration_estimate_budgets_a_targets_typical_seconds_not_its_allowed_ones(monkeypatch):
+    target = {"label": "t", "config": {}, "seconds": 100.0, "typical_s": 10.0}
+    monkeypatch.setattr(bench, "_adapter_targets", lambda: [target])
+    settings = {
+        "rounds": 1,
+        "seconds": 1.0,
+        "games": None,
+        "quick": True,
+        "py_games": 0,
+        "startup": False,
+        "targets": True,
+        "target_games": 1_000_000,
+    }
+    one = bench.expected_seconds([], [], dict(settings, target_sittings=1), threads=2, yardstick=None)
+    three = bench.expected_seconds([], [], dict(settings, target_sittings=3), threads=2, yardstick=None)
+    assert one < 100 and 20 < three - one < 30  # two more runs of ~10 s (and their starts)
+
+
 def test_target_runs_without_a_yardstick_have_no_ratio(monkeypatch):
     _scripted_targets(monkeypatch, [], [_run(14.0, 71_000), _run(14.5, 69_000)])
     (row,) = bench.targets(1_000_000, yardstick=None, sittings=2, threads=2)

@@ -204,6 +204,7 @@ def test_the_strategies_schema(game):
     for t in a.bench_targets():
         assert t["config"]["game"] == game and t["seconds"] > 0
         assert 0 < t.get("yardstick_ratio", 1) <= 1  # games/s over the yardstick's, when set
+        assert 0 < t.get("typical_s", t["seconds"]) <= t["seconds"] * 10  # an estimate, when set
         api.resolve(dict(t["config"], games=1, seed=0))
 
 
